@@ -1,0 +1,31 @@
+package io.joulie.api.v1alpha1;
+
+import java.util.Locale;
+
+/** Constants of the joulie.io API that both the operator and the agent rely on. */
+public final class Joulie {
+    public static final String GROUP = "joulie.io";
+    public static final String VERSION = "v1alpha1";
+    public static final String API_VERSION = GROUP + "/" + VERSION;
+
+    /** Node label that advertises the node's power supply; pods select on it. */
+    public static final String POWER_PROFILE_LABEL = "joulie.io/power-profile";
+    /** Label value of a node that is draining its performance pods before it may go eco. */
+    public static final String DRAINING_PERFORMANCE = "draining-performance";
+
+    private Joulie() {
+    }
+
+    /**
+     * The name of the NodePowerProfile of a node: {@code node-} plus the node name lower-cased, every
+     * character outside {@code [a-z0-9-]} replaced by {@code -}. Agents look objects up by
+     * {@code spec.nodeName}, never by this name.
+     */
+    public static String nodePowerProfileName(String nodeName) {
+        StringBuilder sb = new StringBuilder("node-");
+        for (char c : nodeName.toLowerCase(Locale.ROOT).toCharArray()) {
+            sb.append((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c : '-');
+        }
+        return sb.toString();
+    }
+}

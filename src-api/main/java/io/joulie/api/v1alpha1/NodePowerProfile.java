@@ -1,0 +1,28 @@
+package io.joulie.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * The desired power state of one node, written by the operator and applied by that node's agent.
+ * Cluster-scoped; one per managed node, owned by its Node.
+ */
+@Group(Joulie.GROUP)
+@Version(Joulie.VERSION)
+@Kind("NodePowerProfile")
+@Singular("nodepowerprofile")
+@Plural("nodepowerprofiles")
+@ShortNames("npp")
+@AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.nodeName", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Profile", jsonPath = ".spec.profile", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "State", jsonPath = ".status.state", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Cap (W)", jsonPath = ".spec.cpu.packagePowerCapWatts", type = AdditionalPrinterColumn.Type.NUMBER)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class NodePowerProfile extends CustomResource<NodePowerProfileSpec, NodePowerProfileStatus> {
+}

@@ -1,0 +1,115 @@
+package io.joulie.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.planner.ClusterContext;
+import io.joulie.operator.planner.ContextProvider;
+import io.joulie.operator.planner.ManagedNode;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
+ * (selector matches, not reserved), their state as the cluster records it (NodePowerProfile status, else
+ * the node label, else ActivePerformance), their performance-only pods, and the nodes to release.
+ */
+@ApplicationScoped
+public class InformerContextProvider implements ContextProvider {
+    private static final Logger LOG = Logger.getLogger(InformerContextProvider.class);
+
+    private final ClusterView view;
+    private final OperatorSettings settings;
+    private final Clock clock;
+
+    public InformerContextProvider(ClusterView view, OperatorSettings settings, Clock clock) {
+        this.view = view;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    @Override
+    public ClusterContext snapshot() {
+        Instant now = clock.instant();
+        Map<String, List<String>> perfPods = view.performancePodsByNode();
+        List<ManagedNode> managed = new ArrayList<>();
+        List<String> released = new ArrayList<>();
+        Set<String> existing = new HashSet<>();
+        List<Node> nodes = new ArrayList<>(view.nodes());
+        nodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
+        for (Node node : nodes) {
+            String name = node.getMetadata().getName();
+            existing.add(name);
+            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+            NodePowerProfile npp = ownProfile(name);
+            if (!isManaged(labels)) {
+                if (npp != null || labels.containsKey(Joulie.POWER_PROFILE_LABEL)) {
+                    released.add(name);
+                }
+                continue;
+            }
+            boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+            StateSince state = currentState(npp, labels.get(Joulie.POWER_PROFILE_LABEL), now);
+            managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
+                    perfPods.getOrDefault(name, List.of())));
+        }
+        for (NodePowerProfile npp : view.profiles()) {
+            String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
+            if (node != null && !existing.contains(node) && npp.getMetadata().getName().equals(Joulie.nodePowerProfileName(node))) {
+                released.add(node);
+            }
+        }
+        return new ClusterContext(now, managed, view.performancePodCount(), released);
+    }
+
+    boolean isManaged(Map<String, String> labels) {
+        return settings.nodeSelector().test(labels) && !"true".equalsIgnoreCase(labels.get(settings.reservedLabelKey()));
+    }
+
+    /** The NodePowerProfile the operator keeps for this node (by its derived name and matching spec.nodeName). */
+    NodePowerProfile ownProfile(String node) {
+        NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
+        if (npp != null && npp.getSpec() != null && !node.equals(npp.getSpec().nodeName())) {
+            LOG.warnf("NodePowerProfile %s belongs to node %s, not %s (node names collide after normalisation)",
+                    npp.getMetadata().getName(), npp.getSpec().nodeName(), node);
+            return null;
+        }
+        return npp;
+    }
+
+    private record StateSince(PowerState state, Instant since) {
+    }
+
+    private static StateSince currentState(NodePowerProfile npp, String label, Instant now) {
+        if (npp != null && npp.getStatus() != null && npp.getStatus().state() != null) {
+            return new StateSince(npp.getStatus().state(), parse(npp.getStatus().since(), now));
+        }
+        if (Joulie.DRAINING_PERFORMANCE.equals(label)) {
+            return new StateSince(PowerState.DrainingPerformance, now);
+        }
+        if ("eco".equals(label)) {
+            return new StateSince(PowerState.ActiveEco, now);
+        }
+        return new StateSince(PowerState.ActivePerformance, now);
+    }
+
+    private static Instant parse(String since, Instant fallback) {
+        try {
+            return since == null ? fallback : Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            return fallback;
+        }
+    }
+}

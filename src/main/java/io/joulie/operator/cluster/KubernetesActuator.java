@@ -1,0 +1,174 @@
+package io.joulie.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.operator.planner.ActuationAdapter;
+import io.joulie.operator.planner.NodeAssignment;
+import io.joulie.operator.runtime.PlannerMetrics;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Writes assignments to the cluster, comparing against the informer caches first so that a steady
+ * cluster costs no writes: the NodePowerProfile (created with an owner reference to its Node, spec
+ * replaced, status through the status subresource) and the node's {@code joulie.io/power-profile} label
+ * (JSON merge patch). A 409 Conflict is retried against a fresh read.
+ */
+@ApplicationScoped
+public class KubernetesActuator implements ActuationAdapter {
+    static final int ATTEMPTS = 3;
+
+    private final KubernetesClient client;
+    private final ClusterView view;
+    private final PlannerMetrics metrics;
+
+    public KubernetesActuator(KubernetesClient client, ClusterView view, PlannerMetrics metrics) {
+        this.client = client;
+        this.view = view;
+        this.metrics = metrics;
+    }
+
+    @Override
+    public boolean apply(NodeAssignment a) {
+        String name = Joulie.nodePowerProfileName(a.node());
+        NodePowerProfileSpec spec = new NodePowerProfileSpec(a.node(), a.profile(),
+                new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
+        boolean wrote = false;
+        NodePowerProfile current = view.profile(name);
+        if (current == null) {
+            current = create(name, a.node(), spec);
+            wrote = true;
+        } else if (!spec.equals(current.getSpec())) {
+            current = updateSpec(current, spec);
+            wrote = true;
+        }
+        NodePowerProfileStatus status = new NodePowerProfileStatus(a.state(),
+                a.since().truncatedTo(ChronoUnit.SECONDS).toString(), a.reason(), current.getMetadata().getGeneration());
+        if (!status.equals(current.getStatus())) {
+            updateStatus(current, status);
+            wrote = true;
+        }
+        return setLabel(a.node(), a.labelValue()) || wrote;
+    }
+
+    @Override
+    public boolean release(String node) {
+        boolean wrote = false;
+        NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
+        if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
+            client.resource(npp).delete();
+            metrics.write("nodepowerprofile", "delete");
+            wrote = true;
+        }
+        return setLabel(node, null) || wrote;
+    }
+
+    @Override
+    public EvictionResult evict(String pod) {
+        int slash = pod.indexOf('/');
+        try {
+            boolean evicted = client.pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
+            metrics.write("pod", "evict");
+            return evicted ? EvictionResult.EVICTED : EvictionResult.REFUSED;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 404) {
+                return EvictionResult.GONE;
+            }
+            if (e.getCode() == 429) {
+                return EvictionResult.REFUSED;
+            }
+            throw e;
+        }
+    }
+
+    private NodePowerProfile create(String name, String node, NodePowerProfileSpec spec) {
+        Node owner = view.node(node);
+        NodePowerProfile npp = new NodePowerProfile();
+        ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name);
+        if (owner != null) {
+            meta.withOwnerReferences(new OwnerReferenceBuilder().withApiVersion("v1").withKind("Node")
+                    .withName(node).withUid(owner.getMetadata().getUid()).build());
+        }
+        npp.setMetadata(meta.build());
+        npp.setSpec(spec);
+        NodePowerProfile created = client.resource(npp).create();
+        metrics.write("nodepowerprofile", "create");
+        return created;
+    }
+
+    private NodePowerProfile updateSpec(NodePowerProfile cached, NodePowerProfileSpec spec) {
+        return onConflictRetry(cached, fresh -> {
+            fresh.setSpec(spec);
+            NodePowerProfile updated = client.resource(fresh).update();
+            metrics.write("nodepowerprofile", "update");
+            return updated;
+        });
+    }
+
+    private void updateStatus(NodePowerProfile cached, NodePowerProfileStatus status) {
+        onConflictRetry(cached, fresh -> {
+            fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(),
+                    fresh.getMetadata().getGeneration()));
+            NodePowerProfile updated = client.resource(fresh).updateStatus();
+            metrics.write("nodepowerprofile", "update-status");
+            return updated;
+        });
+    }
+
+    /** Sets (or with {@code null} removes) the power-profile label; returns whether it wrote. */
+    private boolean setLabel(String nodeName, String value) {
+        Node node = view.node(nodeName);
+        if (node == null) {
+            return false;
+        }
+        Map<String, String> labels = node.getMetadata().getLabels();
+        String current = labels == null ? null : labels.get(Joulie.POWER_PROFILE_LABEL);
+        if (Objects.equals(current, value)) {
+            return false;
+        }
+        String json = "{\"metadata\":{\"labels\":{\"" + Joulie.POWER_PROFILE_LABEL + "\":"
+                + (value == null ? "null" : "\"" + value + "\"") + "}}}";
+        client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), json);
+        metrics.write("node", "patch");
+        return true;
+    }
+
+    private NodePowerProfile onConflictRetry(NodePowerProfile cached, java.util.function.UnaryOperator<NodePowerProfile> write) {
+        NodePowerProfile target = cached;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return write.apply(copy(target));
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= ATTEMPTS) {
+                    throw e;
+                }
+                metrics.error("conflict");
+                target = fresh(cached);
+            }
+        }
+    }
+
+    private NodePowerProfile fresh(NodePowerProfile cached) {
+        NodePowerProfile latest = client.resources(NodePowerProfile.class).withName(cached.getMetadata().getName()).get();
+        if (latest == null) {
+            throw new KubernetesClientException("NodePowerProfile " + cached.getMetadata().getName() + " vanished", 404, null);
+        }
+        return latest;
+    }
+
+    private NodePowerProfile copy(NodePowerProfile o) {
+        return client.getKubernetesSerialization().clone(o);
+    }
+}

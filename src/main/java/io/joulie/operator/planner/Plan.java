@@ -1,0 +1,19 @@
+package io.joulie.operator.planner;
+
+import io.joulie.api.v1alpha1.Profile;
+
+import java.util.Map;
+
+/**
+ * A policy's answer for one tick.
+ *
+ * @param policyName       the deciding policy
+ * @param targets          target profile of every eligible node
+ * @param performanceNodes how many eligible nodes the policy wants in performance
+ * @param summary          one line on how the count was reached (logs, Events)
+ */
+public record Plan(String policyName, Map<String, Profile> targets, int performanceNodes, String summary) {
+    public Plan {
+        targets = Map.copyOf(targets);
+    }
+}

@@ -1,0 +1,121 @@
+package io.joulie.operator.runtime;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
+import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.planner.Durations;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Only the holder of the Lease plans. Leadership is re-contested after it is lost (another replica took
+ * over, or renewing failed), so a replica that lost it becomes a candidate again instead of idling.
+ */
+@ApplicationScoped
+public class LeaderElection {
+    private static final Logger LOG = Logger.getLogger(LeaderElection.class);
+
+    private final KubernetesClient client;
+    private final OperatorConfig.LeaderElection config;
+    private final PlannerMetrics metrics;
+    private final Clock clock;
+    private final String identity;
+    private final String namespace;
+    private final AtomicReference<Instant> leaderSince = new AtomicReference<>();
+    private volatile boolean stopping;
+    private volatile CompletableFuture<?> running;
+
+    public LeaderElection(KubernetesClient client, OperatorConfig config, PlannerMetrics metrics, Clock clock,
+                          @ConfigProperty(name = "joulie.pod-name") Optional<String> podName,
+                          @ConfigProperty(name = "joulie.pod-namespace") Optional<String> podNamespace) {
+        this.client = client;
+        this.config = config.leaderElection();
+        this.metrics = metrics;
+        this.clock = clock;
+        this.identity = podName.orElse("joulie-operator") + "-" + UUID.randomUUID().toString().substring(0, 8);
+        this.namespace = this.config.namespace().or(() -> podNamespace).orElse("joulie-system");
+    }
+
+    void start(@Observes StartupEvent ev) {
+        if (!config.enabled()) {
+            LOG.info("Leader election disabled: this replica plans");
+            becameLeader();
+            return;
+        }
+        campaign();
+    }
+
+    void stop(@Observes ShutdownEvent ev) {
+        stopping = true;
+        CompletableFuture<?> f = running;
+        if (f != null) {
+            f.cancel(true);
+        }
+    }
+
+    private void campaign() {
+        if (stopping) {
+            return;
+        }
+        LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
+                .withName("joulie-operator")
+                .withLock(new LeaseLock(namespace, config.leaseName(), identity))
+                .withLeaseDuration(Durations.parse(config.leaseDuration()))
+                .withRenewDeadline(Durations.parse(config.renewDeadline()))
+                .withRetryPeriod(Durations.parse(config.retryPeriod()))
+                .withReleaseOnCancel(true)
+                .withLeaderCallbacks(new LeaderCallbacks(this::becameLeader, this::lostLeadership,
+                        leader -> LOG.infof("Planner leader is now %s", leader)))
+                .build()).build();
+        CompletableFuture<?> f = elector.start();
+        running = f;
+        long pause = Durations.parse(config.retryPeriod()).toMillis();
+        f.whenCompleteAsync((ok, err) -> {
+            if (!stopping) {
+                LOG.infof("Leader election round ended%s; contesting the Lease again",
+                        err == null ? "" : " (" + err + ")");
+                campaign();
+            }
+        }, CompletableFuture.delayedExecutor(pause, TimeUnit.MILLISECONDS));
+    }
+
+    private void becameLeader() {
+        leaderSince.set(clock.instant());
+        metrics.leader(true);
+        LOG.infof("%s is the planner leader (Lease %s/%s)", identity, namespace, config.leaseName());
+    }
+
+    private void lostLeadership() {
+        leaderSince.set(null);
+        metrics.leader(false);
+        LOG.infof("%s stopped leading", identity);
+    }
+
+    public boolean isLeader() {
+        return leaderSince.get() != null;
+    }
+
+    /** When this replica became leader, if it is. */
+    public Optional<Instant> leaderSince() {
+        return Optional.ofNullable(leaderSince.get());
+    }
+
+    public String identity() {
+        return identity;
+    }
+}

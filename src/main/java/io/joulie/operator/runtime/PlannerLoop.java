@@ -1,0 +1,225 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.cluster.ClusterView;
+import io.joulie.operator.cluster.EventRecorder;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.planner.ActuationAdapter;
+import io.joulie.operator.planner.ActuationAdapter.EvictionResult;
+import io.joulie.operator.planner.ClusterContext;
+import io.joulie.operator.planner.ContextProvider;
+import io.joulie.operator.planner.Durations;
+import io.joulie.operator.planner.NodeAssignment;
+import io.joulie.operator.planner.Outcome;
+import io.joulie.operator.planner.Planner;
+import io.joulie.operator.planner.Transition;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.runtime.StartupEvent;
+import io.quarkus.scheduler.Scheduled;
+import io.quarkus.scheduler.Scheduler;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The per-interval tick: only on the leader and only once the watches have synced, it takes a snapshot,
+ * plans, and writes what changed. One node's failure is logged, counted and skipped; the others go on.
+ */
+@ApplicationScoped
+public class PlannerLoop {
+    private static final Logger LOG = Logger.getLogger(PlannerLoop.class);
+
+    private final Scheduler scheduler;
+    private final ContextProvider context;
+    private final ActuationAdapter actuation;
+    private final ClusterView view;
+    private final OperatorSettings settings;
+    private final PlannerMetrics metrics;
+    private final EventRecorder events;
+    private final LeaderElection leader;
+    private final Clock clock;
+    private final Planner planner;
+    private final AtomicReference<Instant> lastCompleted = new AtomicReference<>();
+    private boolean announcedFallback;
+
+    public PlannerLoop(Scheduler scheduler, ContextProvider context, ActuationAdapter actuation, ClusterView view,
+                       OperatorSettings settings, PlannerMetrics metrics, EventRecorder events, LeaderElection leader,
+                       Clock clock) {
+        this.scheduler = scheduler;
+        this.context = context;
+        this.actuation = actuation;
+        this.view = view;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.events = events;
+        this.leader = leader;
+        this.clock = clock;
+        this.planner = new Planner(settings.planner());
+    }
+
+    void schedule(@Observes StartupEvent ev) {
+        Duration interval = settings.planner().reconcileInterval();
+        scheduler.newJob("joulie-planner")
+                .setInterval(interval.toString())
+                .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
+                .setTask(execution -> tick())
+                .schedule();
+        LOG.infof("Planning every %s with %s", Durations.format(interval), planner.policy().name());
+    }
+
+    /** Runs one tick; returns whether it planned (leader, synced) and completed. */
+    public synchronized boolean tick() {
+        if (!leader.isLeader()) {
+            metrics.tick("standby");
+            return false;
+        }
+        if (!view.synced()) {
+            metrics.tick("unsynced");
+            LOG.info("Watches have not synced yet; not planning on an incomplete view");
+            return false;
+        }
+        announceFallback();
+        Timer.Sample sample = Timer.start();
+        int failures = 0;
+        try {
+            ClusterContext ctx = context.snapshot();
+            Planner.TickPlan plan = planner.plan(ctx);
+            for (Transition t : plan.transitions()) {
+                failures += execute(t, plan.plan().policyName()) ? 0 : 1;
+            }
+            for (String node : plan.released()) {
+                failures += release(node) ? 0 : 1;
+            }
+            record(ctx, plan);
+        } catch (RuntimeException e) {
+            metrics.error("tick");
+            metrics.tick("error");
+            LOG.error("Planning tick failed", e);
+            return false;
+        } finally {
+            sample.stop(metrics.tickTimer());
+        }
+        Instant now = clock.instant();
+        lastCompleted.set(now);
+        metrics.completedAt(now.getEpochSecond());
+        metrics.tick(failures == 0 ? "ok" : "partial");
+        return true;
+    }
+
+    private boolean execute(Transition t, String policyName) {
+        try {
+            if (t.outcome() == Outcome.EVICTED) {
+                evict(t);
+            }
+            actuation.apply(NodeAssignment.of(t, settings.planner(), policyName));
+            if (t.outcome() != Outcome.STEADY) {
+                metrics.transition(t.from(), t.changed() ? t.to() : t.requested(), t.outcome());
+            }
+            if (t.changed()) {
+                LOG.infof("%s: %s -> %s (%s)", t.node(), t.from(), t.to(), t.reason());
+                String message = "%s -> %s: %s".formatted(t.from(), t.to(), t.reason());
+                if (t.outcome() == Outcome.FORCED) {
+                    events.warning(profileRef(t.node()), "DowngradeForced", message);
+                } else {
+                    events.normal(profileRef(t.node()), "PowerStateChanged", message);
+                }
+            }
+            return true;
+        } catch (RuntimeException e) {
+            metrics.error("node");
+            LOG.warnf("Node %s: could not apply %s (%s); it keeps its last written state and is retried next tick",
+                    t.node(), t.to(), e.getMessage());
+            return false;
+        }
+    }
+
+    private void evict(Transition t) {
+        List<String> evicted = new ArrayList<>();
+        List<String> refused = new ArrayList<>();
+        for (String pod : t.evict()) {
+            EvictionResult r;
+            try {
+                r = actuation.evict(pod);
+            } catch (RuntimeException e) {
+                LOG.warnf("Evicting %s from %s failed: %s", pod, t.node(), e.getMessage());
+                r = EvictionResult.FAILED;
+            }
+            metrics.eviction(r.name().toLowerCase(java.util.Locale.ROOT));
+            switch (r) {
+                case EVICTED -> evicted.add(pod);
+                case REFUSED, FAILED -> refused.add(pod);
+                case GONE -> { }
+            }
+        }
+        if (!evicted.isEmpty()) {
+            events.normal(profileRef(t.node()), "PodsEvicted", "Evicted performance-only pods to complete the downgrade: "
+                    + String.join(", ", evicted));
+        }
+        if (!refused.isEmpty()) {
+            events.warning(profileRef(t.node()), "EvictionRefused", "Eviction refused or failed (retried next tick): "
+                    + String.join(", ", refused));
+        }
+    }
+
+    private boolean release(String node) {
+        try {
+            if (actuation.release(node)) {
+                LOG.infof("%s left management: NodePowerProfile and label removed", node);
+            }
+            return true;
+        } catch (RuntimeException e) {
+            metrics.error("release");
+            LOG.warnf("Node %s left management but could not be released: %s", node, e.getMessage());
+            return false;
+        }
+    }
+
+    private void record(ClusterContext ctx, Planner.TickPlan plan) {
+        Map<PowerState, Long> counts = new EnumMap<>(PowerState.class);
+        for (var n : ctx.nodes()) {
+            counts.merge(n.state(), 1L, Long::sum);
+        }
+        for (Transition t : plan.transitions()) {
+            if (t.changed()) {
+                counts.merge(t.from(), -1L, Long::sum);
+                counts.merge(t.to(), 1L, Long::sum);
+            }
+        }
+        metrics.nodes(ctx.nodes().size(), counts);
+        metrics.decided(plan.transitions().size(), plan.reassignments(), plan.plan().performanceNodes());
+    }
+
+    private NodePowerProfile profileRef(String node) {
+        NodePowerProfile cached = view.profile(Joulie.nodePowerProfileName(node));
+        if (cached != null) {
+            return cached;
+        }
+        NodePowerProfile ref = new NodePowerProfile();
+        ref.getMetadata().setName(Joulie.nodePowerProfileName(node));
+        return ref;
+    }
+
+    private void announceFallback() {
+        if (!announcedFallback) {
+            announcedFallback = true;
+            settings.unknownPolicy().ifPresent(p -> events.operatorWarning("UnknownPolicy",
+                    "POLICY_TYPE '" + p + "' is not a known policy; planning with static_partition"));
+        }
+    }
+
+    /** When the last tick completed, if one has. */
+    public Instant lastCompleted() {
+        return lastCompleted.get();
+    }
+}
