@@ -48,10 +48,17 @@ public final class Durations {
         return total;
     }
 
-    /** The shortest Go-style form: {@code 30m}, {@code 1h30m}, {@code 90s} → {@code 1m30s}. */
+    /**
+     * The shortest Go-style form: {@code 30m}, {@code 1h30m}, {@code 90s} → {@code 1m30s}. Durations that form
+     * cannot express (negative, or finer than a millisecond) are written as ISO-8601, which {@link #parse}
+     * also reads, so the result always parses back to {@code d}.
+     */
     public static String format(Duration d) {
         if (d.isZero()) {
             return "0s";
+        }
+        if (d.isNegative() || d.getNano() % 1_000_000 != 0) {
+            return d.toString();
         }
         StringBuilder sb = new StringBuilder();
         long h = d.toHours();

@@ -1,0 +1,132 @@
+package io.joulie.operator.config;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** An {@link OperatorConfig} over environment-variable names, starting from the documented defaults. */
+final class TestConfig implements OperatorConfig {
+    private final Map<String, String> env = new HashMap<>(Map.ofEntries(
+            Map.entry("POLICY_TYPE", "static_partition"),
+            Map.entry("STATIC_HP_FRAC", "0.50"),
+            Map.entry("QUEUE_HP_BASE_FRAC", "0.60"),
+            Map.entry("QUEUE_HP_MIN", "1"),
+            Map.entry("QUEUE_HP_MAX", "1000000"),
+            Map.entry("QUEUE_PERF_PER_HP_NODE", "10"),
+            Map.entry("NODE_SELECTOR", "joulie.io/managed=true"),
+            Map.entry("RESERVED_LABEL_KEY", "joulie.io/reserved"),
+            Map.entry("PERFORMANCE_CAP_WATTS", "5000"),
+            Map.entry("ECO_CAP_WATTS", "120"),
+            Map.entry("DOWNGRADE_ESCALATION", "hold"),
+            Map.entry("DOWNGRADE_TIMEOUT", "30m"),
+            Map.entry("RECONCILE_INTERVAL", "1m")));
+
+    /** Sets a variable; {@code null} models a value that is absent. */
+    TestConfig with(String variable, String value) {
+        if (!env.containsKey(variable)) {
+            throw new IllegalArgumentException("unknown variable " + variable);
+        }
+        env.put(variable, value);
+        return this;
+    }
+
+    @Override
+    public String policyType() {
+        return env.get("POLICY_TYPE");
+    }
+
+    @Override
+    public String staticHpFrac() {
+        return env.get("STATIC_HP_FRAC");
+    }
+
+    @Override
+    public String queueHpBaseFrac() {
+        return env.get("QUEUE_HP_BASE_FRAC");
+    }
+
+    @Override
+    public String queueHpMin() {
+        return env.get("QUEUE_HP_MIN");
+    }
+
+    @Override
+    public String queueHpMax() {
+        return env.get("QUEUE_HP_MAX");
+    }
+
+    @Override
+    public String queuePerfPerHpNode() {
+        return env.get("QUEUE_PERF_PER_HP_NODE");
+    }
+
+    @Override
+    public String nodeSelector() {
+        return env.get("NODE_SELECTOR");
+    }
+
+    @Override
+    public String reservedLabelKey() {
+        return env.get("RESERVED_LABEL_KEY");
+    }
+
+    @Override
+    public String performanceCapWatts() {
+        return env.get("PERFORMANCE_CAP_WATTS");
+    }
+
+    @Override
+    public String ecoCapWatts() {
+        return env.get("ECO_CAP_WATTS");
+    }
+
+    @Override
+    public String downgradeEscalation() {
+        return env.get("DOWNGRADE_ESCALATION");
+    }
+
+    @Override
+    public String downgradeTimeout() {
+        return env.get("DOWNGRADE_TIMEOUT");
+    }
+
+    @Override
+    public String reconcileInterval() {
+        return env.get("RECONCILE_INTERVAL");
+    }
+
+    @Override
+    public LeaderElection leaderElection() {
+        return new LeaderElection() {
+            @Override
+            public boolean enabled() {
+                return false;
+            }
+
+            @Override
+            public String leaseName() {
+                return "joulie-operator-leader";
+            }
+
+            @Override
+            public Optional<String> namespace() {
+                return Optional.empty();
+            }
+
+            @Override
+            public String leaseDuration() {
+                return "15s";
+            }
+
+            @Override
+            public String renewDeadline() {
+                return "10s";
+            }
+
+            @Override
+            public String retryPeriod() {
+                return "2s";
+            }
+        };
+    }
+}
