@@ -6,9 +6,9 @@ import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.runtime.PlannerMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -30,13 +30,11 @@ public class EventRecorder {
     private final Optional<String> podName;
     private final Optional<String> podNamespace;
 
-    public EventRecorder(KubernetesClient client, PlannerMetrics metrics,
-                         @ConfigProperty(name = "joulie.pod-name") Optional<String> podName,
-                         @ConfigProperty(name = "joulie.pod-namespace") Optional<String> podNamespace) {
+    public EventRecorder(KubernetesClient client, PlannerMetrics metrics, OperatorConfig config) {
         this.client = client;
         this.metrics = metrics;
-        this.podName = podName;
-        this.podNamespace = podNamespace;
+        this.podName = config.podName();
+        this.podNamespace = config.podNamespace();
     }
 
     public void normal(HasMetadata about, String reason, String message) {

@@ -53,6 +53,14 @@ public interface OperatorConfig {
     @WithName("reconcile-interval")
     String reconcileInterval();
 
+    /** This replica's Pod (downward API POD_NAME): the Lease identity and the object of operator Events. */
+    @WithName("pod-name")
+    Optional<String> podName();
+
+    /** This replica's namespace (downward API POD_NAMESPACE). */
+    @WithName("pod-namespace")
+    Optional<String> podNamespace();
+
     LeaderElection leaderElection();
 
     interface LeaderElection {

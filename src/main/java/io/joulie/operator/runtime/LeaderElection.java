@@ -11,7 +11,6 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -40,15 +39,13 @@ public class LeaderElection {
     private volatile boolean stopping;
     private volatile CompletableFuture<?> running;
 
-    public LeaderElection(KubernetesClient client, OperatorConfig config, PlannerMetrics metrics, Clock clock,
-                          @ConfigProperty(name = "joulie.pod-name") Optional<String> podName,
-                          @ConfigProperty(name = "joulie.pod-namespace") Optional<String> podNamespace) {
+    public LeaderElection(KubernetesClient client, OperatorConfig config, PlannerMetrics metrics, Clock clock) {
         this.client = client;
         this.config = config.leaderElection();
         this.metrics = metrics;
         this.clock = clock;
-        this.identity = podName.orElse("joulie-operator") + "-" + UUID.randomUUID().toString().substring(0, 8);
-        this.namespace = this.config.namespace().or(() -> podNamespace).orElse("joulie-system");
+        this.identity = config.podName().orElse("joulie-operator") + "-" + UUID.randomUUID().toString().substring(0, 8);
+        this.namespace = this.config.namespace().or(config::podNamespace).orElse("joulie-system");
     }
 
     void start(@Observes StartupEvent ev) {

@@ -5,6 +5,7 @@ import io.joulie.operator.planner.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
@@ -52,6 +53,16 @@ public class PlannerMetrics {
         decisions = Counter.builder("joulie.decisions").description("Node decisions made by the planner").register(registry);
         reassignments = Counter.builder("joulie.reassignments")
                 .description("Nodes the plan sent elsewhere than they were heading").register(registry);
+    }
+
+    /**
+     * Removes this instance's meters, so that a restarted application (tests, dev mode) registers gauges
+     * bound to its own values instead of finding stale ones.
+     */
+    @PreDestroy
+    void close() {
+        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith("joulie."))
+                .toList().forEach(registry::remove);
     }
 
     /** The {@code state} label of the node gauges: performance, draining, eco. */

@@ -96,6 +96,16 @@ final class TestConfig implements OperatorConfig {
     }
 
     @Override
+    public Optional<String> podName() {
+        return Optional.empty();
+    }
+
+    @Override
+    public Optional<String> podNamespace() {
+        return Optional.empty();
+    }
+
+    @Override
     public LeaderElection leaderElection() {
         return new LeaderElection() {
             @Override

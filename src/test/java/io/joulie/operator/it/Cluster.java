@@ -1,0 +1,108 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.cluster.ClusterView;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+
+/** Test helpers for driving the real operator on the Kubernetes mock server. */
+final class Cluster {
+    static final String MANAGED = "joulie.io/managed";
+    static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final KubernetesClient client;
+    private final ClusterView view;
+
+    Cluster(KubernetesClient client, ClusterView view) {
+        this.client = client;
+        this.view = view;
+    }
+
+    /** Removes every node, pod, NodePowerProfile and Event, and waits until the operator's view is empty. */
+    void reset() {
+        client.nodes().delete();
+        client.pods().inAnyNamespace().delete();
+        await().atMost(WAIT).until(() -> view.nodes().isEmpty() && view.performancePodCount() == 0);
+        client.resources(NodePowerProfile.class).delete();
+        client.v1().events().inAnyNamespace().delete();
+        await().atMost(WAIT).until(() -> view.profiles().isEmpty());
+    }
+
+    Node managedNode(String name) {
+        return node(name, Map.of(MANAGED, "true"));
+    }
+
+    Node node(String name, Map<String, String> labels) {
+        return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
+                .withNewSpec().endSpec().build()).create();
+    }
+
+    /** A running pod pinned to {@code node} whose nodeSelector asks for {@code profile} (null: none). */
+    Pod pod(String ns, String name, String node, String profile) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox").endContainer()
+                .endSpec().withNewStatus().withPhase("Running").endStatus();
+        if (profile != null) {
+            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile)).endSpec();
+        }
+        return client.pods().inNamespace(ns).resource(b.build()).create();
+    }
+
+    void finish(String ns, String name) {
+        Pod pod = client.pods().inNamespace(ns).withName(name).get();
+        pod.getStatus().setPhase("Succeeded");
+        client.pods().inNamespace(ns).resource(pod).updateStatus();
+    }
+
+    NodePowerProfile profile(String node) {
+        return client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+    }
+
+    /** The node's state as its NodePowerProfile status records it, or null. */
+    PowerState state(String node) {
+        NodePowerProfile npp = profile(node);
+        return npp == null || npp.getStatus() == null ? null : npp.getStatus().state();
+    }
+
+    String label(String node) {
+        Map<String, String> labels = client.nodes().withName(node).get().getMetadata().getLabels();
+        return labels == null ? null : labels.get(Joulie.POWER_PROFILE_LABEL);
+    }
+
+    List<Event> events(String reason) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> reason.equals(e.getReason())).toList();
+    }
+
+    /** Sum of the samples of a Prometheus metric whose labels include {@code labels} ("k=\"v\"" pairs). */
+    static double metric(String name, String... labels) {
+        String body = given().port(9001).get("/q/metrics").then().statusCode(200).extract().asString();
+        double sum = 0;
+        for (String line : body.split("\n")) {
+            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
+                continue;
+            }
+            boolean all = true;
+            for (String l : labels) {
+                all &= line.contains(l);
+            }
+            if (all) {
+                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,180 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.cluster.ClusterView;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static io.joulie.operator.it.Cluster.metric;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The real operator on the mock API server: static_partition 0.5, escalation hold, 1 s ticks. */
+@QuarkusTest
+@WithKubernetesTestServer
+class PlannerLoopTest {
+    @Inject
+    KubernetesClient client;
+    @Inject
+    ClusterView view;
+
+    Cluster cluster;
+
+    @BeforeEach
+    void reset() {
+        cluster = new Cluster(client, view);
+        cluster.reset();
+    }
+
+    @Test
+    void partitionsManagedNodesAndWritesProfilesLabelsStatusAndEvents() {
+        for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
+            cluster.managedNode(n);
+        }
+        cluster.node("outsider", Map.of());
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
+                assertThat(cluster.state(n)).as(n).isNotNull();
+            }
+        });
+        // 4 nodes × 0.5 = 2 eco; all were ActivePerformance without pods, so the first two by name go eco.
+        NodePowerProfile first = cluster.profile("Worker_01");
+        assertThat(first.getMetadata().getName()).isEqualTo("node-worker-01");
+        assertThat(first.getSpec().nodeName()).isEqualTo("Worker_01");
+        assertThat(first.getSpec().profile()).isEqualTo(Profile.ECO);
+        assertThat(first.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
+        assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
+        assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(first.getStatus().since()).isNotBlank();
+        assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getKind()).isEqualTo("Node");
+            assertThat(o.getName()).isEqualTo("Worker_01");
+            assertThat(o.getUid()).isEqualTo(client.nodes().withName("Worker_01").get().getMetadata().getUid());
+        });
+        assertThat(cluster.profile("worker-b").getSpec().profile()).isEqualTo(Profile.ECO);
+        NodePowerProfile perf = cluster.profile("worker-d");
+        assertThat(perf.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
+        assertThat(perf.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(perf.getStatus().state()).isEqualTo(PowerState.ActivePerformance);
+        assertThat(cluster.profile("outsider")).isNull();
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.label("Worker_01")).isEqualTo("eco");
+            assertThat(cluster.label("worker-c")).isEqualTo("performance");
+            assertThat(cluster.label("outsider")).isNull();
+        });
+        assertThat(cluster.events("PowerStateChanged"))
+                .extracting(e -> e.getInvolvedObject().getName())
+                .contains("node-worker-01", "node-worker-b");
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(metric("joulie_managed_nodes")).isEqualTo(4);
+            assertThat(metric("joulie_nodes", "state=\"eco\"")).isEqualTo(2);
+            assertThat(metric("joulie_nodes", "state=\"performance\"")).isEqualTo(2);
+            assertThat(metric("joulie_planned_performance_nodes")).isEqualTo(2);
+        });
+        assertThat(metric("joulie_transitions_total", "from=\"ActivePerformance\"", "to=\"ActiveEco\"",
+                "outcome=\"completed\"")).isGreaterThanOrEqualTo(2);
+        assertThat(metric("joulie_tick_duration_seconds_count")).isPositive();
+    }
+
+    @Test
+    void drainBlocksWhilePerformancePodsRunThenCompletesWhenTheyFinish() {
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.pod("work", "pa", "node-a", "performance");
+        cluster.pod("work", "pb", "node-b", "performance");
+        // Both carry performance-only pods: one has to drain (ties by name: node-a).
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        NodePowerProfile a = cluster.profile("node-a");
+        assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
+        assertThat(a.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(a.getStatus().reason()).isEqualTo("draining 1 performance-only pod: work/pa");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("node-a")).isEqualTo("draining-performance"));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_transitions_total",
+                "from=\"DrainingPerformance\"", "to=\"ActiveEco\"", "outcome=\"blocked\"")).isGreaterThanOrEqualTo(2));
+        assertThat(cluster.profile("node-b").getStatus().state()).isEqualTo(PowerState.ActivePerformance);
+
+        cluster.finish("work", "pa");
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+            NodePowerProfile done = cluster.profile("node-a");
+            assertThat(done.getSpec().profile()).isEqualTo(Profile.ECO);
+            assertThat(done.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+            assertThat(cluster.label("node-a")).isEqualTo("eco");
+        });
+        assertThat(cluster.events("PowerStateChanged")).extracting(e -> e.getMessage())
+                .anySatisfy(m -> assertThat(m).startsWith("ActivePerformance -> DrainingPerformance"))
+                .anySatisfy(m -> assertThat(m).startsWith("DrainingPerformance -> ActiveEco"));
+    }
+
+    @Test
+    void nodePlannedPerformanceAgainWhileDrainingGoesBackAtOnce() {
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.pod("work", "pa", "node-a", "performance");
+        cluster.pod("work", "pb", "node-b", "performance");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+
+        client.nodes().withName("node-b").delete(); // one node left: round(1 × 0.5) = 1 performance
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActivePerformance);
+            assertThat(cluster.label("node-a")).isEqualTo("performance");
+        });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.profile("node-b")).isNull());
+    }
+
+    @Test
+    void nodesLeavingManagementAreReleasedAndCordonedNodesAreFrozen() {
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.managedNode("node-c");
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (String n : List.of("node-a", "node-b", "node-c")) {
+                assertThat(cluster.label(n)).as(n).isNotNull();
+            }
+        });
+        assertThat(cluster.label("node-a")).isEqualTo("eco");
+
+        client.nodes().withName("node-c").edit(n -> {
+            n.getMetadata().getLabels().put("joulie.io/reserved", "true");
+            return n;
+        });
+        client.nodes().withName("node-a").edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            return n;
+        });
+        String frozenVersion = cluster.profile("node-a").getMetadata().getResourceVersion();
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.profile("node-c")).isNull();
+            assertThat(cluster.label("node-c")).isNull();
+        });
+        // node-b alone is eligible: round(1 × 0.5) = 1 performance. node-a stays eco, untouched.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance));
+        assertThat(cluster.profile("node-a").getMetadata().getResourceVersion()).isEqualTo(frozenVersion);
+        assertThat(cluster.label("node-a")).isEqualTo("eco");
+
+        client.nodes().withName("node-b").edit(n -> {
+            n.getMetadata().getLabels().remove(Cluster.MANAGED);
+            return n;
+        });
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.profile("node-b")).isNull();
+            assertThat(cluster.label("node-b")).isNull();
+        });
+    }
+}
