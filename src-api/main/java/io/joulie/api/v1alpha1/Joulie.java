@@ -19,13 +19,22 @@ public final class Joulie {
     /**
      * The name of the NodePowerProfile of a node: {@code node-} plus the node name lower-cased, every
      * character outside {@code [a-z0-9-]} replaced by {@code -}. Agents look objects up by
-     * {@code spec.nodeName}, never by this name.
+     * {@code spec.nodeName}, never by this name. Names longer than 253 characters are shortened and
+     * suffixed with a hash of the node name.
      */
     public static String nodePowerProfileName(String nodeName) {
         StringBuilder sb = new StringBuilder("node-");
         for (char c : nodeName.toLowerCase(Locale.ROOT).toCharArray()) {
             sb.append((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c : '-');
         }
+        if (sb.length() > MAX_NAME) {
+            // Object names are at most 253 characters: keep a prefix and make it unique with a hash.
+            String hash = String.format("%08x", nodeName.hashCode());
+            sb.setLength(MAX_NAME - hash.length() - 1);
+            sb.append('-').append(hash);
+        }
         return sb.toString();
     }
+
+    private static final int MAX_NAME = 253;
 }

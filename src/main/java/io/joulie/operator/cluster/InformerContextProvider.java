@@ -24,7 +24,8 @@ import java.util.Set;
 /**
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
  * (selector matches, not reserved), their state as the cluster records it (NodePowerProfile status, else
- * the node label, else ActivePerformance), their performance-only pods, and the nodes to release.
+ * the node label, else ActivePerformance), their performance-only pods, and the nodes to release (those
+ * with a Joulie NodePowerProfile that are no longer managed or no longer exist).
  */
 @ApplicationScoped
 public class InformerContextProvider implements ContextProvider {
@@ -55,7 +56,9 @@ public class InformerContextProvider implements ContextProvider {
             Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
             NodePowerProfile npp = ownProfile(name);
             if (!isManaged(labels)) {
-                if (npp != null || labels.containsKey(Joulie.POWER_PROFILE_LABEL)) {
+                // Only nodes Joulie managed (they have its NodePowerProfile) are released: a power-profile
+                // label that an admin set by hand on an unmanaged node is left alone.
+                if (npp != null) {
                     released.add(name);
                 }
                 continue;

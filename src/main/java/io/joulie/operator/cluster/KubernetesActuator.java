@@ -3,7 +3,9 @@ package io.joulie.operator.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -14,6 +16,7 @@ import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.operator.planner.ActuationAdapter;
 import io.joulie.operator.planner.NodeAssignment;
 import io.joulie.operator.runtime.PlannerMetrics;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.temporal.ChronoUnit;
@@ -33,6 +36,7 @@ public class KubernetesActuator implements ActuationAdapter {
     private final KubernetesClient client;
     private final ClusterView view;
     private final PlannerMetrics metrics;
+    private KubernetesClient evictionClient;
 
     public KubernetesActuator(KubernetesClient client, ClusterView view, PlannerMetrics metrics) {
         this.client = client;
@@ -47,6 +51,10 @@ public class KubernetesActuator implements ActuationAdapter {
                 new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
         boolean wrote = false;
         NodePowerProfile current = view.profile(name);
+        if (current != null && current.getSpec() != null && !a.node().equals(current.getSpec().nodeName())) {
+            throw new IllegalStateException("NodePowerProfile " + name + " belongs to node " + current.getSpec().nodeName()
+                    + "; node names " + a.node() + " and " + current.getSpec().nodeName() + " collide after normalisation");
+        }
         if (current == null) {
             current = create(name, a.node(), spec);
             wrote = true;
@@ -63,33 +71,52 @@ public class KubernetesActuator implements ActuationAdapter {
         return setLabel(a.node(), a.labelValue()) || wrote;
     }
 
+    /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */
     @Override
     public boolean release(String node) {
-        boolean wrote = false;
+        boolean wrote = setLabel(node, null);
         NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
             client.resource(npp).delete();
             metrics.write("nodepowerprofile", "delete");
             wrote = true;
         }
-        return setLabel(node, null) || wrote;
+        return wrote;
     }
 
+    /**
+     * Asks for a policy/v1 Eviction through a client without request retries: the shared client backs off
+     * and retries a 429 for many seconds, which would hold the tick; a refusal (a PodDisruptionBudget) is
+     * simply tried again on the next tick.
+     */
     @Override
     public EvictionResult evict(String pod) {
         int slash = pod.indexOf('/');
         try {
-            boolean evicted = client.pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
+            boolean evicted = evictionClient().pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
             metrics.write("pod", "evict");
             return evicted ? EvictionResult.EVICTED : EvictionResult.REFUSED;
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return EvictionResult.GONE;
             }
-            if (e.getCode() == 429) {
-                return EvictionResult.REFUSED;
-            }
             throw e;
+        }
+    }
+
+    private synchronized KubernetesClient evictionClient() {
+        if (evictionClient == null) {
+            evictionClient = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+                    .build();
+        }
+        return evictionClient;
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (evictionClient != null) {
+            evictionClient.close();
         }
     }
 

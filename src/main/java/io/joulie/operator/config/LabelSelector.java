@@ -111,6 +111,11 @@ public final class LabelSelector implements Predicate<Map<String, String>> {
     private static final java.util.regex.Pattern VALUE =
             java.util.regex.Pattern.compile("^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$");
 
+    /** Whether {@code key} is a valid label key ({@code [prefix/]name}). */
+    public static boolean isValidKey(String key) {
+        return key != null && KEY.matcher(key).matches();
+    }
+
     private static String key(String k) {
         String key = k.trim();
         if (!KEY.matcher(key).matches()) {

@@ -32,8 +32,9 @@ public interface OperatorConfig {
     @WithName("queue-perf-per-hp-node")
     String queuePerfPerHpNode();
 
+    /** Label selector of managed nodes; empty (NODE_SELECTOR="") manages every node. */
     @WithName("node-selector")
-    String nodeSelector();
+    Optional<String> nodeSelector();
 
     @WithName("reserved-label-key")
     String reservedLabelKey();

@@ -39,6 +39,10 @@ public class OperatorSettings {
         return parsed.reservedLabelKey();
     }
 
+    public SettingsParser.LeaseTimings lease() {
+        return parsed.lease();
+    }
+
     /** The unknown POLICY_TYPE value that was replaced by static_partition, if any. */
     public Optional<String> unknownPolicy() {
         return parsed.unknownPolicy();

@@ -20,7 +20,11 @@ public final class SettingsParser {
 
     /** The parsed settings and, when POLICY_TYPE was unknown, the value that was replaced. */
     public record Parsed(PlannerSettings settings, Optional<String> unknownPolicy, LabelSelector nodeSelector,
-                         String reservedLabelKey) {
+                         String reservedLabelKey, LeaseTimings lease) {
+    }
+
+    /** Leader-election timings, validated: retry period &lt; renew deadline &lt; lease duration. */
+    public record LeaseTimings(Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
     }
 
     public static Parsed parse(OperatorConfig c) {
@@ -44,25 +48,41 @@ public final class SettingsParser {
         Duration timeout = duration("DOWNGRADE_TIMEOUT", "joulie.downgrade-timeout", c.downgradeTimeout(), false);
         Duration interval = duration("RECONCILE_INTERVAL", "joulie.reconcile-interval", c.reconcileInterval(), true);
         LabelSelector selector = null;
+        String selectorText = c.nodeSelector().orElse("");
         try {
-            selector = LabelSelector.parse(c.nodeSelector());
+            selector = LabelSelector.parse(selectorText);
         } catch (IllegalArgumentException e) {
-            error("NODE_SELECTOR", "joulie.node-selector", c.nodeSelector(), e.getMessage());
+            error("NODE_SELECTOR", "joulie.node-selector", selectorText, e.getMessage());
         }
         String reserved = c.reservedLabelKey() == null ? "" : c.reservedLabelKey().trim();
-        if (reserved.isEmpty()) {
-            error("RESERVED_LABEL_KEY", "joulie.reserved-label-key", c.reservedLabelKey(), "must name a label key");
+        if (!LabelSelector.isValidKey(reserved)) {
+            error("RESERVED_LABEL_KEY", "joulie.reserved-label-key", c.reservedLabelKey(), "must be a valid label key");
         }
+        LeaseTimings lease = lease(c.leaderElection());
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid Joulie operator configuration:\n  - " + String.join("\n  - ", errors));
         }
         PlannerSettings s = new PlannerSettings(type.orElse(PolicyType.STATIC_PARTITION), staticFrac, baseFrac, min, max,
                 perNode, perfCap, ecoCap, escalation, timeout, interval);
-        return new Parsed(s, type.isPresent() ? Optional.empty() : Optional.ofNullable(c.policyType()), selector, reserved);
+        return new Parsed(s, type.isPresent() ? Optional.empty() : Optional.ofNullable(c.policyType()), selector, reserved,
+                lease);
+    }
+
+    private LeaseTimings lease(OperatorConfig.LeaderElection le) {
+        int before = errors.size();
+        Duration lease = duration("-", "joulie.leader-election.lease-duration", le.leaseDuration(), true);
+        Duration renew = duration("-", "joulie.leader-election.renew-deadline", le.renewDeadline(), true);
+        Duration retry = duration("-", "joulie.leader-election.retry-period", le.retryPeriod(), true);
+        if (errors.size() == before && !(retry.compareTo(renew) < 0 && renew.compareTo(lease) < 0)) {
+            errors.add("joulie.leader-election.*: need retry-period (%s) < renew-deadline (%s) < lease-duration (%s)"
+                    .formatted(le.retryPeriod(), le.renewDeadline(), le.leaseDuration()));
+        }
+        return new LeaseTimings(lease, renew, retry);
     }
 
     private void error(String env, String property, String value, String problem) {
-        errors.add("%s (%s) = '%s': %s".formatted(env, property, value, problem));
+        errors.add(env.equals("-") ? "%s = '%s': %s".formatted(property, value, problem)
+                : "%s (%s) = '%s': %s".formatted(env, property, value, problem));
     }
 
     /** The value as a finite number, or NaN after reporting it. */

@@ -6,7 +6,8 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfig
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
 import io.joulie.operator.config.OperatorConfig;
-import io.joulie.operator.planner.Durations;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.config.SettingsParser;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -31,6 +32,7 @@ public class LeaderElection {
 
     private final KubernetesClient client;
     private final OperatorConfig.LeaderElection config;
+    private final SettingsParser.LeaseTimings timings;
     private final PlannerMetrics metrics;
     private final Clock clock;
     private final String identity;
@@ -39,7 +41,9 @@ public class LeaderElection {
     private volatile boolean stopping;
     private volatile CompletableFuture<?> running;
 
-    public LeaderElection(KubernetesClient client, OperatorConfig config, PlannerMetrics metrics, Clock clock) {
+    public LeaderElection(KubernetesClient client, OperatorConfig config, OperatorSettings settings, PlannerMetrics metrics,
+                          Clock clock) {
+        this.timings = settings.lease();
         this.client = client;
         this.config = config.leaderElection();
         this.metrics = metrics;
@@ -72,16 +76,16 @@ public class LeaderElection {
         LeaderElector elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
                 .withName("joulie-operator")
                 .withLock(new LeaseLock(namespace, config.leaseName(), identity))
-                .withLeaseDuration(Durations.parse(config.leaseDuration()))
-                .withRenewDeadline(Durations.parse(config.renewDeadline()))
-                .withRetryPeriod(Durations.parse(config.retryPeriod()))
+                .withLeaseDuration(timings.leaseDuration())
+                .withRenewDeadline(timings.renewDeadline())
+                .withRetryPeriod(timings.retryPeriod())
                 .withReleaseOnCancel(true)
                 .withLeaderCallbacks(new LeaderCallbacks(this::becameLeader, this::lostLeadership,
                         leader -> LOG.infof("Planner leader is now %s", leader)))
                 .build()).build();
         CompletableFuture<?> f = elector.start();
         running = f;
-        long pause = Durations.parse(config.retryPeriod()).toMillis();
+        long pause = timings.retryPeriod().toMillis();
         f.whenCompleteAsync((ok, err) -> {
             if (!stopping) {
                 LOG.infof("Leader election round ended%s; contesting the Lease again",

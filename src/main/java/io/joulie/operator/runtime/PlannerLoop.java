@@ -95,7 +95,13 @@ public class PlannerLoop {
         try {
             ClusterContext ctx = context.snapshot();
             Planner.TickPlan plan = planner.plan(ctx);
+            LOG.debugf("Tick: %d managed nodes, %s", ctx.nodes().size(), plan.plan().summary());
             for (Transition t : plan.transitions()) {
+                if (!leader.isLeader()) {
+                    LOG.info("Leadership lost during the tick; leaving the rest to the new leader");
+                    metrics.tick("interrupted");
+                    return false;
+                }
                 failures += execute(t, plan.plan().policyName()) ? 0 : 1;
             }
             for (String node : plan.released()) {
@@ -148,6 +154,7 @@ public class PlannerLoop {
         List<String> evicted = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         for (String pod : t.evict()) {
+            LOG.debugf("Evicting %s from %s", pod, t.node());
             EvictionResult r;
             try {
                 r = actuation.evict(pod);

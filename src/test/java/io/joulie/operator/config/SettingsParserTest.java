@@ -122,7 +122,8 @@ class SettingsParserTest {
             "NODE_SELECTOR | role in (a | joulie.node-selector | unbalanced parentheses",
             "NODE_SELECTOR | a=b=c | joulie.node-selector | not a valid label value",
             "NODE_SELECTOR | 'bad key=x' | joulie.node-selector | not a valid label key",
-            "RESERVED_LABEL_KEY | '  ' | joulie.reserved-label-key | must name a label key",
+            "RESERVED_LABEL_KEY | '  ' | joulie.reserved-label-key | must be a valid label key",
+            "RESERVED_LABEL_KEY | 'two words' | joulie.reserved-label-key | must be a valid label key",
     })
     void malformedValuesNameVariableAndProperty(String variable, String value, String property, String problem) {
         var config = new TestConfig().with(variable, value);
@@ -199,5 +200,28 @@ class SettingsParserTest {
     void outOfRangeNumbersAreNotErrors(String variable, String value) {
         assertThat(SettingsParser.parse(new TestConfig().with(variable, value)).settings()).isNotNull()
                 .isNotEqualTo(PlannerSettings.defaults());
+    }
+
+    @Test
+    void anEmptyNodeSelectorManagesEveryNode() {
+        var parsed = SettingsParser.parse(new TestConfig().with("NODE_SELECTOR", ""));
+
+        assertThat(parsed.nodeSelector().test(Map.of())).isTrue();
+        assertThat(parsed.nodeSelector().test(Map.of("kubernetes.io/hostname", "n1"))).isTrue();
+    }
+
+    @Test
+    void leaseTimingsAreParsedAndMustBeOrdered() {
+        var lease = SettingsParser.parse(new TestConfig().withLease("30s", "20s", "5s")).lease();
+        assertThat(lease.leaseDuration()).hasSeconds(30);
+        assertThat(lease.renewDeadline()).hasSeconds(20);
+        assertThat(lease.retryPeriod()).hasSeconds(5);
+
+        assertThatThrownBy(() -> SettingsParser.parse(new TestConfig().withLease("10s", "15s", "2s")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("retry-period (2s) < renew-deadline (15s) < lease-duration (10s)");
+        assertThatThrownBy(() -> SettingsParser.parse(new TestConfig().withLease("forever", "10s", "2s")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("joulie.leader-election.lease-duration = 'forever'");
     }
 }

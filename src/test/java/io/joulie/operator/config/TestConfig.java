@@ -21,6 +21,17 @@ final class TestConfig implements OperatorConfig {
             Map.entry("DOWNGRADE_TIMEOUT", "30m"),
             Map.entry("RECONCILE_INTERVAL", "1m")));
 
+    private String leaseDuration = "15s";
+    private String renewDeadline = "10s";
+    private String retryPeriod = "2s";
+
+    TestConfig withLease(String lease, String renew, String retry) {
+        this.leaseDuration = lease;
+        this.renewDeadline = renew;
+        this.retryPeriod = retry;
+        return this;
+    }
+
     /** Sets a variable; {@code null} models a value that is absent. */
     TestConfig with(String variable, String value) {
         if (!env.containsKey(variable)) {
@@ -61,8 +72,8 @@ final class TestConfig implements OperatorConfig {
     }
 
     @Override
-    public String nodeSelector() {
-        return env.get("NODE_SELECTOR");
+    public Optional<String> nodeSelector() {
+        return Optional.ofNullable(env.get("NODE_SELECTOR")).filter(v -> !v.isEmpty());
     }
 
     @Override
@@ -125,17 +136,17 @@ final class TestConfig implements OperatorConfig {
 
             @Override
             public String leaseDuration() {
-                return "15s";
+                return leaseDuration;
             }
 
             @Override
             public String renewDeadline() {
-                return "10s";
+                return renewDeadline;
             }
 
             @Override
             public String retryPeriod() {
-                return "2s";
+                return retryPeriod;
             }
         };
     }

@@ -39,4 +39,15 @@ class ApiNamingTest {
         assertThat(state.profile()).isEqualTo(profile);
         assertThat(state.labelValue()).isEqualTo(label);
     }
+
+    @org.junit.jupiter.api.Test
+    void longNodeNamesAreShortenedToAValidUniqueName() {
+        String base = "n".repeat(260);
+        String a = Joulie.nodePowerProfileName(base + "a");
+        String b = Joulie.nodePowerProfileName(base + "b");
+
+        assertThat(a).hasSize(253).startsWith("node-nnn").matches("[a-z0-9-]+");
+        assertThat(b).hasSize(253).isNotEqualTo(a);
+        assertThat(Joulie.nodePowerProfileName("n".repeat(248))).hasSize(253).doesNotContain("--");
+    }
 }

@@ -1,0 +1,74 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.cluster.ClusterView;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static io.joulie.operator.it.Cluster.metric;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** DOWNGRADE_ESCALATION=force: a drain that outlasts the timeout commits eco with a Warning Event. */
+@QuarkusTest
+@WithKubernetesTestServer
+@TestProfile(EscalationTest.Force.class)
+class EscalationTest {
+    public static class Force implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("joulie.downgrade-escalation", "force", "joulie.downgrade-timeout", "3s");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+    @Inject
+    ClusterView view;
+
+    Cluster cluster;
+
+    @BeforeEach
+    void reset() {
+        cluster = new Cluster(client, view);
+        cluster.reset();
+    }
+
+    @Test
+    void forceCommitsEcoAfterTheTimeoutDespitePerformancePods() {
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.pod("work", "pa", "node-a", "performance");
+        cluster.pod("work", "pb", "node-b", "performance");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        assertThat(metric("joulie_transitions_total", "outcome=\"forced\"")).isZero();
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco));
+
+        var npp = cluster.profile("node-a");
+        assertThat(npp.getSpec().profile()).isEqualTo(Profile.ECO);
+        assertThat(npp.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(npp.getStatus().reason()).isEqualTo(
+                "forced to eco after draining longer than 3s; still running 1 performance-only pod: work/pa");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("node-a")).isEqualTo("eco"));
+        assertThat(cluster.events("DowngradeForced")).singleElement().satisfies(e -> {
+            assertThat(e.getType()).isEqualTo("Warning");
+            assertThat(e.getInvolvedObject().getName()).isEqualTo("node-node-a");
+            assertThat(e.getMessage()).startsWith("DrainingPerformance -> ActiveEco: forced to eco");
+        });
+        assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
+                "outcome=\"forced\"")).isEqualTo(1);
+        // node-b keeps its performance pod on performance supply.
+        assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance);
+    }
+}

@@ -1,0 +1,103 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.cluster.ClusterView;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.KubernetesServer;
+import io.quarkus.test.kubernetes.client.KubernetesTestServer;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static io.joulie.operator.it.Cluster.metric;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * DOWNGRADE_ESCALATION=evict: after the timeout the performance-only pods are evicted through the
+ * Eviction API. The mock server does not emulate evictions, so the test answers them per pod: 201 for
+ * one (the test then deletes it, as the API server would) and 429 for the other, as a
+ * PodDisruptionBudget that allows no disruption does. (In CRUD mode the mock serves {@code always()}
+ * expectations but not {@code once()}, and a responder object from the test hangs it, so each pod
+ * gets one fixed answer.)
+ */
+@QuarkusTest
+@WithKubernetesTestServer
+@TestProfile(EvictionTest.Evict.class)
+class EvictionTest {
+    public static class Evict implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("joulie.downgrade-escalation", "evict", "joulie.downgrade-timeout", "2s");
+        }
+    }
+
+    static final String EVICTION_ACCEPTED = "/api/v1/namespaces/work/pods/pa/eviction";
+    static final String EVICTION_REFUSED = "/api/v1/namespaces/work/pods/pz/eviction";
+    static final String REFUSED = """
+            {"kind":"Status","apiVersion":"v1","status":"Failure","reason":"TooManyRequests",
+             "message":"Cannot evict pod as it would violate the pod's disruption budget.","code":429}""";
+    static final String ACCEPTED = """
+            {"kind":"Status","apiVersion":"v1","status":"Success","code":201}""";
+
+    @KubernetesTestServer
+    KubernetesServer server;
+    @Inject
+    KubernetesClient client;
+    @Inject
+    ClusterView view;
+
+    Cluster cluster;
+
+    @BeforeEach
+    void reset() {
+        cluster = new Cluster(client, view);
+        cluster.reset();
+    }
+
+    @Test
+    void evictsPerformancePodsRetriesRefusalsAndCommitsEcoWhenClear() {
+        server.expect().post().withPath(EVICTION_ACCEPTED).andReturn(201, ACCEPTED).always();
+        server.expect().post().withPath(EVICTION_REFUSED).andReturn(429, REFUSED).always();
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.pod("work", "pa", "node-a", "performance");
+        cluster.pod("work", "pz", "node-a", "performance");
+        cluster.pod("work", "pb", "node-b", "performance");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        assertThat(metric("joulie_evictions_total")).as("no eviction before the timeout").isZero();
+
+        // After the timeout both pods are asked to leave: pa is accepted, pz refused by its budget.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_evictions_total", "result=\"evicted\"")).isPositive());
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events("PodsEvicted")).isNotEmpty()
+                .allSatisfy(e -> assertThat(e.getMessage()).endsWith("work/pa")));
+        client.pods().inNamespace("work").withName("pa").delete(); // what the API server does for an accepted eviction
+
+        // The refusal is retried every tick; the node keeps draining (performance cap) meanwhile.
+        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_evictions_total", "result=\"refused\"")).isGreaterThanOrEqualTo(3));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events("EvictionRefused")).isNotEmpty()
+                .allSatisfy(e -> assertThat(e.getMessage()).contains("work/pz")));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.profile("node-a").getStatus().reason())
+                .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s"));
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
+        assertThat(cluster.profile("node-a").getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);
+
+        cluster.finish("work", "pz"); // the budget's owner lets its pod complete
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+            assertThat(cluster.label("node-a")).isEqualTo("eco");
+        });
+        assertThat(metric("joulie_transitions_total", "outcome=\"forced\"")).isZero();
+        assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance);
+    }
+}

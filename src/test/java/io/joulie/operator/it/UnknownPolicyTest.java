@@ -1,0 +1,60 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.cluster.ClusterView;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.QuarkusTestProfile;
+import io.quarkus.test.junit.TestProfile;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** An unknown POLICY_TYPE plans with static_partition and says so in a Warning Event. */
+@QuarkusTest
+@WithKubernetesTestServer
+@TestProfile(UnknownPolicyTest.Bogus.class)
+class UnknownPolicyTest {
+    public static class Bogus implements QuarkusTestProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("joulie.policy-type", "carbon_magic_v9", "joulie.static-hp-frac", "0.5");
+        }
+    }
+
+    @Inject
+    KubernetesClient client;
+    @Inject
+    ClusterView view;
+
+    @BeforeEach
+    void reset() {
+        new Cluster(client, view).reset();
+    }
+
+    @Test
+    void fallsBackToStaticPartitionWithAWarningEvent() {
+        Cluster cluster = new Cluster(client, view);
+        List<String> nodes = List.of("n1", "n2", "n3", "n4");
+        nodes.forEach(cluster::managedNode);
+        await().atMost(WAIT).untilAsserted(() -> nodes.forEach(n -> assertThat(cluster.state(n)).as(n).isNotNull()));
+
+        assertThat(nodes).filteredOn(n -> cluster.profile(n).getSpec().profile() == Profile.PERFORMANCE).hasSize(2);
+        assertThat(nodes).allSatisfy(n -> assertThat(cluster.profile(n).getSpec().policy().name())
+                .isEqualTo("static-partition-v1"));
+        assertThat(client.v1().events().inAnyNamespace().list().getItems())
+                .filteredOn(e -> "UnknownPolicy".equals(e.getReason()))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.getType()).isEqualTo("Warning");
+                    assertThat(e.getMessage()).contains("carbon_magic_v9").contains("static_partition");
+                });
+    }
+}
