@@ -1,0 +1,94 @@
+package io.joulie.operator.manifests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The OpenAPI schemas of the committed CRDs (the ones {@code kubectl apply -f kubernetes/} installs)
+ * accept well-formed objects and reject malformed ones, as the API server's validation would. The
+ * schemas are draft-4 style (boolean {@code exclusiveMinimum}), so they are checked with a V4 validator.
+ */
+class CrdSchemaTest {
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    static JsonSchema schema(String crd) throws IOException {
+        Path file = Manifests.repository().resolve("kubernetes/10-crd-" + crd + ".yml");
+        JsonNode root = YAML.readTree(file.toFile());
+        JsonNode openApi = root.at("/spec/versions/0/schema/openAPIV3Schema");
+        assertThat(openApi.isMissingNode()).as("schema in " + file).isFalse();
+        return JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V4).getSchema(openApi);
+    }
+
+    static Set<ValidationMessage> validate(String crd, String objectJson) throws IOException {
+        return schema(crd).validate(JSON.readTree(objectJson));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "eco with cap | {'spec':{'nodeName':'worker-01','profile':'eco','cpu':{'packagePowerCapWatts':180},'policy':{'name':'rule-swap-v1'}}}",
+            "performance without cap | {'spec':{'nodeName':'worker-01','profile':'performance'}}",
+            "with status | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'DrainingPerformance','since':'2026-01-01T00:00:00Z','reason':'x','observedGeneration':2}}",
+    })
+    void validNodePowerProfilesAreAccepted(String name, String json) throws IOException {
+        assertThat(validate("nodepowerprofiles.joulie.io", json.replace('\'', '"'))).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "unknown profile | {'spec':{'nodeName':'w','profile':'turbo'}} | spec.profile",
+            "negative cap | {'spec':{'nodeName':'w','profile':'eco','cpu':{'packagePowerCapWatts':-5}}} | packagePowerCapWatts",
+            "zero cap | {'spec':{'nodeName':'w','profile':'eco','cpu':{'packagePowerCapWatts':0}}} | packagePowerCapWatts",
+            "cap as text | {'spec':{'nodeName':'w','profile':'eco','cpu':{'packagePowerCapWatts':'lots'}}} | packagePowerCapWatts",
+            "missing nodeName | {'spec':{'profile':'eco'}} | nodeName",
+            "missing profile | {'spec':{'nodeName':'w'}} | profile",
+            "unknown state | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'Sleeping'}} | status.state",
+    })
+    void invalidNodePowerProfilesAreRejected(String name, String json, String mentioned) throws IOException {
+        Set<ValidationMessage> errors = validate("nodepowerprofiles.joulie.io", json.replace('\'', '"'));
+
+        assertThat(errors).as(name).isNotEmpty();
+        assertThat(errors.toString()).contains(mentioned);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "node scope with http control | {'spec':{'target':{'scope':'node','nodeName':'w'},'controls':{'cpu':{'type':'http','http':{'endpoint':'http://sim/{node}','timeoutSeconds':5,'mode':'dvfs'}}}}}",
+            "cluster scope with prometheus source | {'spec':{'target':{'scope':'cluster'},'sources':{'cpu':{'type':'prometheus','prometheus':{'endpoint':'http://prom:9090','query':'up'}}}}}",
+            "status written by the agent | {'spec':{'target':{'scope':'node','nodeName':'w'}},'status':{'control':{'cpu':{'backend':'powercap','result':'applied','observed':{'capWattsPerPackage':90.0},'updatedAt':'2026-01-01T00:00:00Z'}}}}",
+    })
+    void validTelemetryProfilesAreAccepted(String name, String json) throws IOException {
+        assertThat(validate("telemetryprofiles.joulie.io", json.replace('\'', '"'))).isEmpty();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "unknown scope | {'spec':{'target':{'scope':'rack'}}} | target.scope",
+            "missing target | {'spec':{}} | target",
+            "timeout 0 | {'spec':{'target':{'scope':'cluster'},'sources':{'cpu':{'type':'http','http':{'endpoint':'e','timeoutSeconds':0}}}}} | timeoutSeconds",
+            "timeout 301 | {'spec':{'target':{'scope':'cluster'},'controls':{'cpu':{'type':'http','http':{'endpoint':'e','timeoutSeconds':301}}}}} | timeoutSeconds",
+            "gpu mode on cpu | {'spec':{'target':{'scope':'cluster'},'controls':{'cpu':{'type':'http','http':{'endpoint':'e','mode':'clocks'}}}}} | http.mode",
+            "unknown source type | {'spec':{'target':{'scope':'cluster'},'sources':{'thermal':{'type':'ipmi'}}}} | thermal.type",
+            "http without endpoint | {'spec':{'target':{'scope':'cluster'},'controls':{'gpu':{'type':'http','http':{'mode':'powercap'}}}}} | endpoint",
+            "unknown result | {'spec':{'target':{'scope':'cluster'}},'status':{'control':{'cpu':{'result':'maybe'}}}} | cpu.result",
+    })
+    void invalidTelemetryProfilesAreRejected(String name, String json, String mentioned) throws IOException {
+        Set<ValidationMessage> errors = validate("telemetryprofiles.joulie.io", json.replace('\'', '"'));
+
+        assertThat(errors).as(name).isNotEmpty();
+        assertThat(errors.toString()).contains(mentioned);
+    }
+}

@@ -1,0 +1,100 @@
+package io.joulie.operator.manifests;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The committed {@code kubernetes/} must be exactly what the build generates. Runs after packaging
+ * (failsafe), when {@code src/target/kubernetes/} exists. With {@code -Djoulie.manifests.update=true}
+ * it rewrites the committed copy instead.
+ */
+class GeneratedManifestsIT {
+
+    @Test
+    void committedManifestsMatchTheBuild() throws IOException {
+        Path repo = Manifests.repository();
+        Path committed = repo.resolve("kubernetes");
+        Map<String, String> generated = Manifests.generate(repo.resolve("src/target/kubernetes"));
+
+        if (Boolean.getBoolean("joulie.manifests.update")) {
+            Files.createDirectories(committed);
+            for (String stale : yamlFiles(committed)) {
+                if (!generated.containsKey(stale)) {
+                    Files.delete(committed.resolve(stale));
+                }
+            }
+            for (var e : generated.entrySet()) {
+                Files.writeString(committed.resolve(e.getKey()), e.getValue());
+            }
+        }
+
+        assertThat(yamlFiles(committed)).as("files in kubernetes/").isEqualTo(generated.keySet());
+        for (var e : generated.entrySet()) {
+            assertThat(Files.readString(committed.resolve(e.getKey())))
+                    .as("kubernetes/%s drifted from the build; regenerate with ./mvnw verify -Djoulie.manifests.update=true",
+                            e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+    }
+
+    @Test
+    void operatorManifestCarriesProbesIdentityAndLeastPrivilege() throws IOException {
+        List<?> objects = (List<?>) new KubernetesSerialization()
+                .unmarshal(Files.readString(Manifests.repository().resolve("kubernetes/20-operator.yml")));
+
+        Deployment deployment = only(objects, Deployment.class);
+        assertThat(deployment.getMetadata().getNamespace()).isEqualTo(Manifests.NAMESPACE);
+        Container c = deployment.getSpec().getTemplate().getSpec().getContainers().getFirst();
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/q/health/live");
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/q/health/ready");
+        assertThat(c.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(9000);
+        assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "POD_NAMESPACE");
+        assertThat(c.getResources().getLimits()).containsKey("memory");
+
+        ClusterRole role = only(objects, ClusterRole.class);
+        assertThat(role.getRules()).allSatisfy(r -> {
+            assertThat(r.getVerbs()).doesNotContain("*");
+            assertThat(r.getResources()).doesNotContain("*");
+        });
+        assertThat(role.getRules()).anySatisfy(r -> assertThat(r.getResources()).containsExactly("pods/eviction"));
+        assertThat(objects).filteredOn(o -> o instanceof RoleBinding || o instanceof ClusterRoleBinding)
+                .allSatisfy(b -> assertThat(((HasMetadata) b).toString()).doesNotContain("name=view"));
+        assertThat(only(objects, Role.class).getRules()).singleElement()
+                .satisfies(r -> assertThat(r.getResources()).containsExactly("leases"));
+    }
+
+    private static <T> T only(List<?> objects, Class<T> type) {
+        List<T> found = objects.stream().filter(type::isInstance).map(type::cast).toList();
+        assertThat(found).as(type.getSimpleName()).hasSize(1);
+        return found.getFirst();
+    }
+
+    private static Set<String> yamlFiles(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return Set.of();
+        }
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yml") || n.endsWith(".yaml"))
+                    .collect(Collectors.toCollection(java.util.TreeSet::new));
+        }
+    }
+}
