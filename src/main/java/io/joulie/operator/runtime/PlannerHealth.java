@@ -13,6 +13,7 @@ import org.eclipse.microprofile.health.Readiness;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 
 /**
  * Probes. Readiness: the watches have synced. Liveness: on the leader, a tick has completed within the
@@ -26,20 +27,26 @@ public class PlannerHealth {
     HealthCheck loop(PlannerLoop loop, LeaderElection leader, OperatorSettings settings, Clock clock) {
         return () -> {
             Duration interval = settings.planner().reconcileInterval();
-            Duration allowed = interval.multipliedBy(3);
             var builder = HealthCheckResponse.named("planner-loop").withData("interval", Durations.format(interval));
             if (leader.leaderSince().isEmpty()) {
                 return builder.up().withData("leader", false).build();
             }
             Instant last = loop.lastCompleted();
-            Instant since = leader.leaderSince().get();
-            Instant progress = last == null || last.isBefore(since) ? since : last;
-            Duration stalled = Duration.between(progress, clock.instant());
             builder.withData("leader", true).withData("lastTick", last == null ? "never" : last.toString());
-            return stalled.compareTo(allowed) > 0
-                    ? builder.down().withData("reason", "no tick completed for " + Durations.format(stalled.withNanos(0))).build()
-                    : builder.up().build();
+            return stalled(leader.leaderSince().get(), last, clock.instant(), interval)
+                    .map(d -> builder.down().withData("reason", "no tick completed for " + Durations.format(d)).build())
+                    .orElseGet(() -> builder.up().build());
         };
+    }
+
+    /**
+     * How long the leader's loop has made no progress, when that exceeds three intervals. Progress is the
+     * last completed tick, or becoming leader if no tick completed since.
+     */
+    static Optional<Duration> stalled(Instant leaderSince, Instant lastCompleted, Instant now, Duration interval) {
+        Instant progress = lastCompleted == null || lastCompleted.isBefore(leaderSince) ? leaderSince : lastCompleted;
+        Duration stalled = Duration.between(progress, now).withNanos(0);
+        return stalled.compareTo(interval.multipliedBy(3)) > 0 ? Optional.of(stalled) : Optional.empty();
     }
 
     @Produces
