@@ -95,7 +95,7 @@ final class Manifests {
 
     /** The repository root: the reactor directory Maven passes, else the parent of the module. */
     static Path repository() {
-        String repo = System.getProperty("joulie.repo");
+        String repo = System.getProperty("repository.root");
         Path p = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath().getParent();
         return p.toAbsolutePath().normalize();
     }
