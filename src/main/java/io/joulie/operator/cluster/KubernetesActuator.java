@@ -167,7 +167,7 @@ public class KubernetesActuator implements ActuationAdapter {
         }
         String json = "{\"metadata\":{\"labels\":{\"" + Joulie.POWER_PROFILE_LABEL + "\":"
                 + (value == null ? "null" : "\"" + value + "\"") + "}}}";
-        client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), json);
+        client.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
         metrics.write("node", "patch");
         return true;
     }

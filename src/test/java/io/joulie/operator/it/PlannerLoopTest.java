@@ -177,4 +177,22 @@ class PlannerLoopTest {
             assertThat(cluster.label("node-b")).isNull();
         });
     }
+
+    @Test
+    void oneFailingNodeDoesNotStopTheOthers() {
+        // "a-b" and "a.b" both map to the object name node-a-b: the second cannot be written.
+        cluster.managedNode("a-b");
+        cluster.managedNode("a.b");
+        cluster.managedNode("c");
+        double partial = metric("joulie_ticks_total", "result=\"partial\"");
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.state("c")).isNotNull();
+            assertThat(cluster.label("c")).isNotNull();
+            assertThat(metric("joulie_errors_total", "kind=\"node\"")).isPositive();
+            assertThat(metric("joulie_ticks_total", "result=\"partial\"")).isGreaterThan(partial);
+        });
+        assertThat(cluster.profile("a-b").getSpec().nodeName()).isEqualTo("a-b");
+        assertThat(cluster.label("a.b")).as("the failed node is not labelled").isNull();
+    }
 }

@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The committed {@code kubernetes/} must be exactly what the build generates. Runs after packaging
- * (failsafe), when {@code src/target/kubernetes/} exists. With {@code -Djoulie.manifests.update=true}
+ * (failsafe), when {@code src/target/kubernetes/} exists. With {@code -Dmanifests.update=true}
  * it rewrites the committed copy instead.
  */
 class GeneratedManifestsIT {
@@ -35,7 +35,7 @@ class GeneratedManifestsIT {
         Path committed = repo.resolve("kubernetes");
         Map<String, String> generated = Manifests.generate(repo.resolve("src/target/kubernetes"));
 
-        if (Boolean.getBoolean("joulie.manifests.update")) {
+        if (Boolean.getBoolean("manifests.update")) {
             Files.createDirectories(committed);
             for (String stale : yamlFiles(committed)) {
                 if (!generated.containsKey(stale)) {
@@ -50,7 +50,7 @@ class GeneratedManifestsIT {
         assertThat(yamlFiles(committed)).as("files in kubernetes/").isEqualTo(generated.keySet());
         for (var e : generated.entrySet()) {
             assertThat(Files.readString(committed.resolve(e.getKey())))
-                    .as("kubernetes/%s drifted from the build; regenerate with ./mvnw verify -Djoulie.manifests.update=true",
+                    .as("kubernetes/%s drifted from the build; regenerate with ./mvnw verify -Dmanifests.update=true",
                             e.getKey())
                     .isEqualTo(e.getValue());
         }

@@ -1,0 +1,183 @@
+package io.joulie.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.planner.NodeAssignment;
+import io.joulie.operator.runtime.PlannerMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The actuation against a scripted API server (expectations, not CRUD): exactly which requests a change
+ * costs, how a 409 Conflict is retried on a fresh read, and that nothing is written when nothing changed.
+ */
+class KubernetesActuatorTest {
+    static final String NPP_PATH = "/apis/joulie.io/v1alpha1/nodepowerprofiles/node-n1";
+    static final Instant SINCE = Instant.parse("2026-11-21T12:00:00Z");
+
+    KubernetesMockServer server;
+    KubernetesClient client;
+    SimpleMeterRegistry registry;
+    NodePowerProfile cached;
+    Node cachedNode;
+    KubernetesActuator actuator;
+
+    @BeforeEach
+    void start() {
+        server = new KubernetesMockServer(false);
+        server.init();
+        client = server.createClient();
+        registry = new SimpleMeterRegistry();
+        cachedNode = new NodeBuilder().withNewMetadata().withName("n1").withUid("uid-n1")
+                .withLabels(Map.of("joulie.io/power-profile", "performance")).endMetadata().build();
+        ClusterView view = new ClusterView(client) {
+            @Override
+            public NodePowerProfile profile(String name) {
+                return "node-n1".equals(name) ? cached : null;
+            }
+
+            @Override
+            public Node node(String name) {
+                return "n1".equals(name) ? cachedNode : null;
+            }
+        };
+        actuator = new KubernetesActuator(client, view, new PlannerMetrics(registry));
+    }
+
+    @AfterEach
+    void stop() {
+        actuator.close();
+        client.close();
+        server.destroy();
+    }
+
+    static NodePowerProfile npp(String resourceVersion, long generation, Profile profile, double cap, PowerState state) {
+        NodePowerProfile npp = new NodePowerProfile();
+        npp.getMetadata().setName("node-n1");
+        npp.getMetadata().setResourceVersion(resourceVersion);
+        npp.getMetadata().setGeneration(generation);
+        npp.setSpec(new NodePowerProfileSpec("n1", profile, new NodePowerProfileSpec.CpuPower(cap),
+                new NodePowerProfileSpec.PolicyRef("static-partition-v1")));
+        npp.setStatus(new NodePowerProfileStatus(state, SINCE.toString(), "selected for " + profile.value()
+                + " by static-partition-v1", generation));
+        return npp;
+    }
+
+    static NodeAssignment eco() {
+        return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static-partition-v1",
+                Profile.ECO, 120, "static-partition-v1");
+    }
+
+    List<RecordedRequest> requests() throws InterruptedException {
+        List<RecordedRequest> out = new ArrayList<>();
+        RecordedRequest r;
+        while ((r = server.takeRequest(50, TimeUnit.MILLISECONDS)) != null) {
+            out.add(r);
+        }
+        return out;
+    }
+
+    @Test
+    void aChangeCostsOneSpecUpdateOneStatusUpdateAndOneLabelPatch() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+
+        assertThat(actuator.apply(eco())).isTrue();
+
+        List<RecordedRequest> requests = requests();
+        assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
+        String spec = requests.get(0).getBody().readUtf8();
+        assertThat(spec).contains("\"profile\":\"eco\"").contains("\"packagePowerCapWatts\":120.0").contains("\"resourceVersion\":\"5\"");
+        String status = requests.get(1).getBody().readUtf8();
+        assertThat(status).contains("\"state\":\"ActiveEco\"").contains("\"observedGeneration\":2")
+                .contains("\"since\":\"2026-11-21T12:01:00Z\"");
+        assertThat(requests.get(2).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":\"eco\"}}}");
+        assertThat(requests.get(2).getHeader("Content-Type")).startsWith("application/merge-patch+json");
+    }
+
+    @Test
+    void aConflictIsRetriedAgainstAFreshRead() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
+        server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
+        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("10", 4, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("11", 4, Profile.ECO, 120, PowerState.ActiveEco)).once();
+
+        assertThat(actuator.apply(eco())).isTrue();
+
+        List<RecordedRequest> requests = requests();
+        assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(2).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
+        assertThat(requests.get(3).getBody().readUtf8()).contains("\"observedGeneration\":4");
+        assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void persistentConflictsGiveUpAfterThreeAttempts() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
+        server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).times(2);
+
+        assertThatThrownBy(() -> actuator.apply(eco())).hasMessageContaining("409");
+        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PUT", "GET", "PUT", "GET", "PUT");
+    }
+
+    @Test
+    void nothingIsWrittenWhenTheClusterAlreadyMatches() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cached.setStatus(new NodePowerProfileStatus(PowerState.ActiveEco, "2026-11-21T12:01:00Z",
+                "selected for eco by static-partition-v1", 1L));
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+
+        assertThat(actuator.apply(eco())).isFalse();
+        assertThat(requests()).isEmpty();
+    }
+
+    @Test
+    void aNodeWhoseNameCollidesWithAnotherNodesProfileIsRefused() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cached.setSpec(new NodePowerProfileSpec("N1", Profile.ECO, null, null));
+
+        assertThatThrownBy(() -> actuator.apply(eco())).hasMessageContaining("belongs to node N1")
+                .hasMessageContaining("collide");
+        assertThat(requests()).isEmpty();
+    }
+
+    @Test
+    void releaseRemovesTheLabelThenTheProfile() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        server.expect().delete().withPath(NPP_PATH).andReturn(200, cached).once();
+
+        assertThat(actuator.release("n1")).isTrue();
+
+        List<RecordedRequest> requests = requests();
+        assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PATCH /api/v1/nodes/n1", "DELETE " + NPP_PATH);
+        assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":null}}}");
+    }
+}
