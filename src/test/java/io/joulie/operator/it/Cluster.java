@@ -31,13 +31,18 @@ final class Cluster {
         this.view = view;
     }
 
-    /** Removes every node, pod, NodePowerProfile and Event, and waits until the operator's view is empty. */
+    /**
+     * Removes every node, pod, NodePowerProfile and the Events about NodePowerProfiles, and waits until
+     * the operator's view is empty. Events about the operator itself (recorded once) stay.
+     */
     void reset() {
         client.nodes().delete();
         client.pods().inAnyNamespace().delete();
         await().atMost(WAIT).until(() -> view.nodes().isEmpty() && view.performancePodCount() == 0);
         client.resources(NodePowerProfile.class).delete();
-        client.v1().events().inAnyNamespace().delete();
+        client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> "NodePowerProfile".equals(e.getInvolvedObject().getKind()))
+                .forEach(e -> client.resource(e).delete());
         await().atMost(WAIT).until(() -> view.profiles().isEmpty());
     }
 

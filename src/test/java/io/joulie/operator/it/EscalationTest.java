@@ -1,15 +1,11 @@
 package io.joulie.operator.it;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.operator.cluster.ClusterView;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -23,25 +19,12 @@ import static org.awaitility.Awaitility.await;
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(EscalationTest.Force.class)
-class EscalationTest {
+class EscalationTest extends OperatorTest {
     public static class Force implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("joulie.downgrade-escalation", "force", "joulie.downgrade-timeout", "3s");
         }
-    }
-
-    @Inject
-    KubernetesClient client;
-    @Inject
-    ClusterView view;
-
-    Cluster cluster;
-
-    @BeforeEach
-    void reset() {
-        cluster = new Cluster(client, view);
-        cluster.reset();
     }
 
     @Test

@@ -1,16 +1,12 @@
 package io.joulie.operator.it;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.cluster.ClusterView;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 
@@ -32,7 +28,7 @@ import static org.awaitility.Awaitility.await;
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(EvictionTest.Evict.class)
-class EvictionTest {
+class EvictionTest extends OperatorTest {
     public static class Evict implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -50,19 +46,6 @@ class EvictionTest {
 
     @KubernetesTestServer
     KubernetesServer server;
-    @Inject
-    KubernetesClient client;
-    @Inject
-    ClusterView view;
-
-    Cluster cluster;
-
-    @BeforeEach
-    void reset() {
-        cluster = new Cluster(client, view);
-        cluster.reset();
-    }
-
     @Test
     void evictsPerformancePodsRetriesRefusalsAndCommitsEcoWhenClear() {
         server.expect().post().withPath(EVICTION_ACCEPTED).andReturn(201, ACCEPTED).always();

@@ -1,14 +1,10 @@
 package io.joulie.operator.it;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.operator.cluster.ClusterView;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,20 +18,7 @@ import static org.awaitility.Awaitility.await;
 /** The real operator on the mock API server: static_partition 0.5, escalation hold, 1 s ticks. */
 @QuarkusTest
 @WithKubernetesTestServer
-class PlannerLoopTest {
-    @Inject
-    KubernetesClient client;
-    @Inject
-    ClusterView view;
-
-    Cluster cluster;
-
-    @BeforeEach
-    void reset() {
-        cluster = new Cluster(client, view);
-        cluster.reset();
-    }
-
+class PlannerLoopTest extends OperatorTest {
     @Test
     void partitionsManagedNodesAndWritesProfilesLabelsStatusAndEvents() {
         for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {

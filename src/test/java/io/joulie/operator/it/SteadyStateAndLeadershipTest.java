@@ -1,10 +1,8 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.runtime.LeaderElection;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -31,25 +29,17 @@ import static org.hamcrest.Matchers.equalTo;
 /** A converged cluster costs no API requests per tick; only the Lease holder plans; the probes report it. */
 @QuarkusTest
 @WithKubernetesTestServer
-class SteadyStateAndLeadershipTest {
+class SteadyStateAndLeadershipTest extends OperatorTest {
     static final String LEASE_NS = "joulie-system";
     static final String LEASE = "joulie-operator-leader";
 
     @KubernetesTestServer
     KubernetesServer server;
     @Inject
-    KubernetesClient client;
-    @Inject
-    ClusterView view;
-    @Inject
     LeaderElection leader;
 
-    Cluster cluster;
-
     @BeforeEach
-    void reset() {
-        cluster = new Cluster(client, view);
-        cluster.reset();
+    void awaitLeadership() {
         await().atMost(WAIT).until(leader::isLeader);
     }
 

@@ -1,14 +1,10 @@
 package io.joulie.operator.it;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.operator.cluster.ClusterView;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
-import jakarta.inject.Inject;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -22,7 +18,7 @@ import static org.awaitility.Awaitility.await;
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(UnknownPolicyTest.Bogus.class)
-class UnknownPolicyTest {
+class UnknownPolicyTest extends OperatorTest {
     public static class Bogus implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -30,19 +26,8 @@ class UnknownPolicyTest {
         }
     }
 
-    @Inject
-    KubernetesClient client;
-    @Inject
-    ClusterView view;
-
-    @BeforeEach
-    void reset() {
-        new Cluster(client, view).reset();
-    }
-
     @Test
     void fallsBackToStaticPartitionWithAWarningEvent() {
-        Cluster cluster = new Cluster(client, view);
         List<String> nodes = List.of("n1", "n2", "n3", "n4");
         nodes.forEach(cluster::managedNode);
         await().atMost(WAIT).untilAsserted(() -> nodes.forEach(n -> assertThat(cluster.state(n)).as(n).isNotNull()));
