@@ -35,7 +35,7 @@ public final class FfmPowercap implements Powercap {
     private static final Pattern ZONE = Pattern.compile("((?:intel|amd)-rapl):(\\d+)(?::(\\d+))?");
     private static final Pattern CONSTRAINT = Pattern.compile("constraint_(\\d+)_power_limit_uw");
     private static final String PLATFORM_ZONE = "psys";
-    public static final String FIRMWARE_LOCK = "locked by firmware (MSR 0x610 bit " + PackageMsr.PowerLimit.LOCK_BIT + ")";
+    private static final String FIRMWARE_LOCK = "locked by firmware (MSR 0x610 bit " + PackageMsr.PowerLimit.LOCK_BIT + ")";
 
     private final Path classDir;
     private final Msr msr;

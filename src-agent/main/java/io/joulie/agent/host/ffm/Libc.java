@@ -14,8 +14,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The bound libc downcalls. Every call takes the caller's call-state segment (see {@link #newCallState}),
- * and a failing call (return value -1) becomes a {@link NativeIoException} carrying the path and errno.
+ * The bound libc downcalls, one method each. {@code pread}, {@code pwrite} and {@code ftruncate} take the
+ * caller's call-state segment ({@link #newCallState}), {@code open} allocates its own; a failing call
+ * (return value -1) becomes a {@link NativeIoException} with the path and the errno the linker captured.
  */
 final class Libc {
     /** Linux open(2) flags, identical on x86_64 and aarch64. */

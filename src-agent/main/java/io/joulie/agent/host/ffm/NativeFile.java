@@ -12,7 +12,10 @@ import java.nio.file.Path;
  * A file descriptor opened once and read or written at explicit offsets: a sysfs attribute is re-read
  * with {@code pread} at offset 0 (the kernel regenerates the value on every read), an MSR device with
  * {@code pread} of 8 bytes at the register's address. The native buffer and the errno state are
- * allocated once per file; methods are synchronized because they share them.
+ * allocated once per file; methods are synchronized because they share them. A handle from
+ * {@link #open} lives in a shared arena (any thread may use it); the one-shot helpers ({@link #readText(Path)},
+ * ...) use a confined one, since closing a shared arena costs a handshake with every thread (about 20 µs,
+ * docs/benchmarks.md).
  */
 public final class NativeFile implements AutoCloseable {
     public enum Mode {
@@ -32,37 +35,44 @@ public final class NativeFile implements AutoCloseable {
 
     private final Path path;
     private final int fd;
-    private final Arena arena = Arena.ofShared();
-    private final MemorySegment state = Libc.newCallState(arena);
-    private final MemorySegment buffer = arena.allocate(BUFFER_BYTES);
+    private final Arena arena;
+    private final MemorySegment state;
+    private final MemorySegment buffer;
     private boolean closed;
 
-    private NativeFile(Path path, int fd) {
+    private NativeFile(Path path, int fd, Arena arena) {
         this.path = path;
         this.fd = fd;
+        this.arena = arena;
+        this.state = Libc.newCallState(arena);
+        this.buffer = arena.allocate(BUFFER_BYTES);
     }
 
     /** Opens {@code path}; fails with the errno of open(2) (ENOENT, EACCES, EISDIR, ...). */
     public static NativeFile open(Path path, Mode mode) throws NativeIoException {
-        return new NativeFile(path, Libc.open(path, mode.flags));
+        return new NativeFile(path, Libc.open(path, mode.flags), Arena.ofShared());
+    }
+
+    private static NativeFile openForThisThread(Path path, Mode mode) throws NativeIoException {
+        return new NativeFile(path, Libc.open(path, mode.flags), Arena.ofConfined());
     }
 
     /** Opens, reads once, closes: for values read a single time (limits, ranges, names). */
     public static String readText(Path path) throws IOException {
-        try (NativeFile file = open(path, Mode.READ)) {
+        try (NativeFile file = openForThisThread(path, Mode.READ)) {
             return file.readText();
         }
     }
 
     public static long readDecimal(Path path) throws IOException {
-        try (NativeFile file = open(path, Mode.READ)) {
+        try (NativeFile file = openForThisThread(path, Mode.READ)) {
             return file.readDecimal();
         }
     }
 
     /** Opens for writing, replaces the content, closes. */
     public static void writeText(Path path, String text) throws IOException {
-        try (NativeFile file = open(path, Mode.WRITE)) {
+        try (NativeFile file = openForThisThread(path, Mode.WRITE)) {
             file.writeText(text);
         }
     }
