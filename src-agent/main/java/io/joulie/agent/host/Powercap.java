@@ -1,0 +1,79 @@
+package io.joulie.agent.host;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/** RAPL power capping through the Linux powercap framework ({@code <sys>/class/powercap}). */
+public interface Powercap extends AutoCloseable {
+    /** Package zones found at start, by package number, each with its sub-zones. */
+    List<PowercapZone> packages();
+
+    /** The zone's enabled flag, energy counter and constraints, read now. */
+    ZoneReading read(PowercapZone zone) throws IOException;
+
+    /** The zone's {@code energy_uj}, through a descriptor opened on first use and kept. */
+    long energyUj(PowercapZone zone) throws IOException;
+
+    /** Whether every package's long_term limit could be written now (present, not locked, opens for writing). */
+    boolean writable();
+
+    /**
+     * Caps the node at {@code watts}: each of the n packages gets watts / n as its long_term limit, clamped
+     * to the zone's [min_power_uw, max_power_uw]. Writes all packages or none.
+     */
+    CapResult applyNodeCap(double watts);
+
+    /** The long_term limits found at start. */
+    List<LimitSnapshot> snapshot();
+
+    /** Writes the {@link #snapshot()} back. */
+    CapResult restore();
+
+    @Override
+    void close();
+
+    /** For hosts without {@code <sys>/class/powercap}: no zones, every apply is blocked. */
+    static Powercap absent() {
+        return new Powercap() {
+            @Override
+            public List<PowercapZone> packages() {
+                return List.of();
+            }
+
+            @Override
+            public ZoneReading read(PowercapZone zone) {
+                throw new IllegalArgumentException("no powercap zones on this host: " + zone.id());
+            }
+
+            @Override
+            public long energyUj(PowercapZone zone) {
+                throw new IllegalArgumentException("no powercap zones on this host: " + zone.id());
+            }
+
+            @Override
+            public boolean writable() {
+                return false;
+            }
+
+            @Override
+            public CapResult applyNodeCap(double watts) {
+                return new CapResult(CapResult.Outcome.BLOCKED, "powercap not available on this host", Map.of(), Map.of());
+            }
+
+            @Override
+            public List<LimitSnapshot> snapshot() {
+                return List.of();
+            }
+
+            @Override
+            public CapResult restore() {
+                return new CapResult(CapResult.Outcome.APPLIED, "nothing to restore", Map.of(), Map.of());
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+}

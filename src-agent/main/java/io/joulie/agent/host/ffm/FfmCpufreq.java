@@ -1,0 +1,87 @@
+package io.joulie.agent.host.ffm;
+
+import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.CpufreqPolicy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+/** {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN}. */
+public final class FfmCpufreq implements Cpufreq {
+    private static final Pattern POLICY = Pattern.compile("policy(\\d+)");
+
+    private final Path cpufreqDir;
+    private final List<CpufreqPolicy> policies;
+
+    private FfmCpufreq(Path cpufreqDir, List<CpufreqPolicy> policies) {
+        this.cpufreqDir = cpufreqDir;
+        this.policies = policies;
+    }
+
+    /** Reads every policy's range and current {@code scaling_max_freq}; {@link Cpufreq#absent()} if there is none. */
+    public static Cpufreq open(Path sysRoot) throws IOException {
+        Path dir = sysRoot.resolve("devices/system/cpu/cpufreq");
+        if (!Files.isDirectory(dir)) {
+            return Cpufreq.absent();
+        }
+        List<CpufreqPolicy> policies = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(dir)) {
+            for (Path entry : entries.toList()) {
+                Matcher m = POLICY.matcher(entry.getFileName().toString());
+                if (m.matches()) {
+                    policies.add(new CpufreqPolicy(Integer.parseInt(m.group(1)),
+                            NativeFile.readDecimal(entry.resolve("cpuinfo_min_freq")),
+                            NativeFile.readDecimal(entry.resolve("cpuinfo_max_freq")),
+                            NativeFile.readDecimal(entry.resolve("scaling_max_freq"))));
+                }
+            }
+        }
+        policies.sort(Comparator.comparingInt(CpufreqPolicy::id));
+        return policies.isEmpty() ? Cpufreq.absent() : new FfmCpufreq(dir, List.copyOf(policies));
+    }
+
+    @Override
+    public List<CpufreqPolicy> policies() {
+        return policies;
+    }
+
+    @Override
+    public long setScalingMaxKHz(int policyId, long kHz) throws IOException {
+        CpufreqPolicy policy = policies.stream().filter(p -> p.id() == policyId).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no cpufreq policy " + policyId));
+        long value = policy.clamp(kHz);
+        write(policy, value);
+        return value;
+    }
+
+    /** Tries every policy; the first failure is thrown with the others suppressed. */
+    @Override
+    public void restore() throws IOException {
+        IOException failure = null;
+        for (CpufreqPolicy policy : policies) {
+            try {
+                write(policy, policy.originalScalingMaxKHz());
+            } catch (IOException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void write(CpufreqPolicy policy, long kHz) throws IOException {
+        NativeFile.writeText(cpufreqDir.resolve("policy" + policy.id() + "/scaling_max_freq"), Long.toString(kHz));
+    }
+}

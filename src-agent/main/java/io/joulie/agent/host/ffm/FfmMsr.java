@@ -1,0 +1,119 @@
+package io.joulie.agent.host.ffm;
+
+import io.joulie.agent.host.CpuVendor;
+import io.joulie.agent.host.HostRoots;
+import io.joulie.agent.host.Msr;
+import io.joulie.agent.host.PackageMsr;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * {@link Msr} on {@code <dev>/cpu/N/msr}: each register read is one 8-byte pread at the register's
+ * address on a descriptor opened once per package (the package's lowest-numbered CPU, by
+ * {@code <sys>/devices/system/cpu/cpuN/topology/physical_package_id}; package 0 when topology is absent).
+ */
+public final class FfmMsr implements Msr {
+    public static final long INTEL_RAPL_POWER_UNIT = 0x606;
+    public static final long INTEL_PKG_POWER_LIMIT = 0x610;
+    public static final long INTEL_PKG_ENERGY_STATUS = 0x611;
+    public static final long AMD_RAPL_POWER_UNIT = 0xC0010299L;
+    public static final long AMD_PKG_ENERGY_STATUS = 0xC001029BL;
+
+    /** A vendor's RAPL register addresses; AMD has no package power limit register. */
+    private record Registers(long powerUnit, long energyStatus, OptionalLong powerLimit) {
+    }
+
+    private final Registers registers;
+    private final SortedMap<Integer, Path> devices;
+    private final Map<Integer, NativeFile> files = new HashMap<>();
+
+    private FfmMsr(Registers registers, SortedMap<Integer, Path> devices) {
+        this.registers = registers;
+        this.devices = devices;
+    }
+
+    /** {@link Msr#absent()} for CPUs other than Intel and AMD, or when no {@code <dev>/cpu/N/msr} exists. */
+    public static Msr open(HostRoots roots, CpuVendor vendor) throws IOException {
+        Registers registers = switch (vendor) {
+            case INTEL -> new Registers(INTEL_RAPL_POWER_UNIT, INTEL_PKG_ENERGY_STATUS, OptionalLong.of(INTEL_PKG_POWER_LIMIT));
+            case AMD -> new Registers(AMD_RAPL_POWER_UNIT, AMD_PKG_ENERGY_STATUS, OptionalLong.empty());
+            case OTHER -> null;
+        };
+        if (registers == null) {
+            return Msr.absent();
+        }
+        SortedMap<Integer, Path> devices = devicesByPackage(roots);
+        return devices.isEmpty() ? Msr.absent() : new FfmMsr(registers, devices);
+    }
+
+    private static SortedMap<Integer, Path> devicesByPackage(HostRoots roots) throws IOException {
+        Path cpuDir = roots.dev().resolve("cpu");
+        SortedMap<Integer, Path> devices = new TreeMap<>();
+        if (!Files.isDirectory(cpuDir)) {
+            return devices;
+        }
+        List<Integer> cpus;
+        try (Stream<Path> entries = Files.list(cpuDir)) {
+            cpus = entries.map(p -> p.getFileName().toString()).filter(n -> n.matches("\\d+"))
+                    .map(Integer::valueOf).filter(cpu -> Files.exists(cpuDir.resolve(cpu + "/msr"))).sorted().toList();
+        }
+        for (int cpu : cpus) {
+            Path packageId = roots.sys().resolve("devices/system/cpu/cpu" + cpu + "/topology/physical_package_id");
+            int pkg = Files.exists(packageId) ? (int) NativeFile.readDecimal(packageId) : 0;
+            devices.putIfAbsent(pkg, cpuDir.resolve(cpu + "/msr"));
+        }
+        return devices;
+    }
+
+    @Override
+    public List<Integer> packages() {
+        return List.copyOf(devices.keySet());
+    }
+
+    @Override
+    public Optional<PackageMsr> read(int packageIndex) throws IOException {
+        NativeFile file = file(packageIndex);
+        if (file == null) {
+            return Optional.empty();
+        }
+        PackageMsr.Units units = PackageMsr.Units.decode(file.readLong(registers.powerUnit()));
+        long energy = file.readLong(registers.energyStatus()) & 0xFFFF_FFFFL;
+        Optional<PackageMsr.PowerLimit> limit = registers.powerLimit().isPresent()
+                ? Optional.of(PackageMsr.PowerLimit.decode(file.readLong(registers.powerLimit().getAsLong()), units))
+                : Optional.empty();
+        return Optional.of(new PackageMsr(units, energy, limit));
+    }
+
+    private NativeFile file(int packageIndex) throws NativeIoException {
+        Path device = devices.get(packageIndex);
+        if (device == null) {
+            return null;
+        }
+        synchronized (files) {
+            NativeFile file = files.get(packageIndex);
+            if (file == null) {
+                file = NativeFile.open(device, NativeFile.Mode.READ);
+                files.put(packageIndex, file);
+            }
+            return file;
+        }
+    }
+
+    @Override
+    public void close() {
+        synchronized (files) {
+            files.values().forEach(NativeFile::close);
+            files.clear();
+        }
+    }
+}
