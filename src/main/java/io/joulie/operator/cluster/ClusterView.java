@@ -3,7 +3,6 @@ package io.joulie.operator.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.NodePowerProfile;
@@ -17,16 +16,14 @@ import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods and
  * NodePowerProfiles. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
- * the fields classification needs) and indexed incrementally: the view tracks just the active
- * performance-only pods, by node.
+ * the fields classification needs) and indexed inside the cache update: the view tracks just the
+ * active performance-only pods, by node.
  */
 @ApplicationScoped
 public class ClusterView {
@@ -39,8 +36,10 @@ public class ClusterView {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
-    /** Active performance-only pods: {@code namespace/name} → node name ("" while unscheduled). */
-    private final Map<String, String> performancePods = new ConcurrentHashMap<>();
+    /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
+    static final String PERFORMANCE_BY_NODE = "performance-by-node";
+    /** Pod index with the single value "performance": every active performance-only pod. */
+    static final String PERFORMANCE = "performance";
 
     public ClusterView(KubernetesClient client) {
         this.client = client;
@@ -52,22 +51,10 @@ public class ClusterView {
         pods = client.pods().inAnyNamespace().runnableInformer(0)
                 .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
                         client.getKubernetesSerialization(), POD_FIELDS));
-        pods.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                index(pod);
-            }
-
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-                index(newPod);
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean unknownFinalState) {
-                performancePods.remove(key(pod));
-            }
-        });
+        // Indexes are maintained inside the cache update, so they are complete whenever the store is.
+        pods.addIndexers(Map.of(
+                PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
+                PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
         for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
@@ -98,24 +85,21 @@ public class ClusterView {
         return list;
     }
 
-    private void index(Pod pod) {
-        String key = key(pod);
-        if (PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE) {
-            String node = pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-            performancePods.put(key, node);
-        } else {
-            performancePods.remove(key);
-        }
+    private static boolean isPerformance(Pod pod) {
+        return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
     }
 
-    private static String key(Pod pod) {
-        return pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    private static String nodeOf(Pod pod) {
+        return pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
     }
 
-    /** True once every watch has delivered its initial list: planning before that could downgrade busy nodes. */
+    /**
+     * True once every watch has delivered its initial list and is watching: planning on an incomplete or
+     * stale view could downgrade busy nodes.
+     */
     public boolean synced() {
         List<SharedIndexInformer<?>> all = informers();
-        return all.size() == 3 && all.stream().allMatch(SharedIndexInformer::hasSynced);
+        return all.size() == 3 && all.stream().allMatch(i -> i.hasSynced() && i.isWatching());
     }
 
     public Collection<Node> nodes() {
@@ -134,16 +118,15 @@ public class ClusterView {
         return profiles.getStore().getByKey(name);
     }
 
-    /** Active performance-only pods by node name, each list sorted; unscheduled pods are under "". */
-    public Map<String, List<String>> performancePodsByNode() {
-        Map<String, List<String>> byNode = new HashMap<>();
-        performancePods.forEach((pod, node) -> byNode.computeIfAbsent(node, n -> new ArrayList<>()).add(pod));
-        byNode.values().forEach(list -> list.sort(null));
-        return byNode;
+    /** The node's active performance-only pods as {@code namespace/name}, sorted. */
+    public List<String> performancePods(String node) {
+        List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
+        keys.sort(null);
+        return keys;
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
-        return performancePods.size();
+        return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
     }
 }

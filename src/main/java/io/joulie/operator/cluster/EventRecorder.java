@@ -60,13 +60,19 @@ public class EventRecorder {
                 .withUid(o.getMetadata().getUid()).build();
     }
 
+    /** {@code <object>.<16 random hex digits>}, within the 253-character name limit. */
+    static String eventName(String object) {
+        String prefix = object.length() > 236 ? object.substring(0, 236) : object;
+        return prefix + "." + String.format("%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
+    }
+
     private void record(ObjectReference ref, String type, String reason, String message) {
         String ns = ref.getNamespace() == null ? "default" : ref.getNamespace();
         Instant now = Instant.now();
         String time = now.truncatedTo(ChronoUnit.SECONDS).toString();
         try {
             client.v1().events().inNamespace(ns).resource(new EventBuilder()
-                    .withNewMetadata().withName(ref.getName() + "." + Long.toHexString(now.toEpochMilli() * 1000 + System.nanoTime() % 1000))
+                    .withNewMetadata().withName(eventName(ref.getName()))
                     .withNamespace(ns).endMetadata()
                     .withInvolvedObject(ref).withType(type).withReason(reason)
                     .withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)

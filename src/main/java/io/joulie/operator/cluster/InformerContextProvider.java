@@ -44,7 +44,6 @@ public class InformerContextProvider implements ContextProvider {
     @Override
     public ClusterContext snapshot() {
         Instant now = clock.instant();
-        Map<String, List<String>> perfPods = view.performancePodsByNode();
         List<ManagedNode> managed = new ArrayList<>();
         List<String> released = new ArrayList<>();
         Set<String> existing = new HashSet<>();
@@ -66,7 +65,7 @@ public class InformerContextProvider implements ContextProvider {
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
             StateSince state = currentState(npp, labels.get(Joulie.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    perfPods.getOrDefault(name, List.of())));
+                    view.performancePods(name)));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();

@@ -13,6 +13,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.planner.ActuationAdapter;
 import io.joulie.operator.planner.NodeAssignment;
 import io.joulie.operator.runtime.PlannerMetrics;
@@ -44,21 +45,34 @@ public class KubernetesActuator implements ActuationAdapter {
         this.metrics = metrics;
     }
 
+    /**
+     * Going down (draining or eco), the label changes first, so that no new performance pod is admitted
+     * before the lower cap can be applied; going up, the NodePowerProfile (the cap) changes first and the
+     * label last, so that performance pods only arrive once the performance cap is asked for.
+     */
     @Override
     public boolean apply(NodeAssignment a) {
         String name = Joulie.nodePowerProfileName(a.node());
-        NodePowerProfileSpec spec = new NodePowerProfileSpec(a.node(), a.profile(),
-                new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
-        boolean wrote = false;
         NodePowerProfile current = view.profile(name);
         if (current != null && current.getSpec() != null && !a.node().equals(current.getSpec().nodeName())) {
             throw new IllegalStateException("NodePowerProfile " + name + " belongs to node " + current.getSpec().nodeName()
                     + "; node names " + a.node() + " and " + current.getSpec().nodeName() + " collide after normalisation");
         }
+        boolean down = a.state() != PowerState.ActivePerformance;
+        boolean wrote = down && setLabel(a.node(), a.labelValue());
+        wrote |= writeProfile(a, name, current);
+        return (!down && setLabel(a.node(), a.labelValue())) || wrote;
+    }
+
+    private boolean writeProfile(NodeAssignment a, String name, NodePowerProfile current) {
+        NodePowerProfileSpec spec = new NodePowerProfileSpec(a.node(), a.profile(),
+                new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
+        boolean wrote = false;
         if (current == null) {
             current = create(name, a.node(), spec);
             wrote = true;
-        } else if (!spec.equals(current.getSpec())) {
+        }
+        if (!spec.equals(current.getSpec())) {
             current = updateSpec(current, spec);
             wrote = true;
         }
@@ -68,7 +82,7 @@ public class KubernetesActuator implements ActuationAdapter {
             updateStatus(current, status);
             wrote = true;
         }
-        return setLabel(a.node(), a.labelValue()) || wrote;
+        return wrote;
     }
 
     /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */
@@ -130,9 +144,18 @@ public class KubernetesActuator implements ActuationAdapter {
         }
         npp.setMetadata(meta.build());
         npp.setSpec(spec);
-        NodePowerProfile created = client.resource(npp).create();
-        metrics.write("nodepowerprofile", "create");
-        return created;
+        try {
+            NodePowerProfile created = client.resource(npp).create();
+            metrics.write("nodepowerprofile", "create");
+            return created;
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409) {
+                throw e;
+            }
+            // It exists but the cache has not seen it yet (failover, watch catching up): carry on with it.
+            metrics.error("conflict");
+            return fresh(npp);
+        }
     }
 
     private NodePowerProfile updateSpec(NodePowerProfile cached, NodePowerProfileSpec spec) {

@@ -16,19 +16,38 @@ import java.util.function.Predicate;
 public final class LabelSelector implements Predicate<Map<String, String>> {
     private final String text;
     private final List<Predicate<Map<String, String>>> requirements;
+    /** key → value when every requirement is {@code key=value}; empty otherwise. */
+    private final java.util.Optional<Map<String, String>> equalities;
 
-    private LabelSelector(String text, List<Predicate<Map<String, String>>> requirements) {
+    private LabelSelector(String text, List<Predicate<Map<String, String>>> requirements,
+                          java.util.Optional<Map<String, String>> equalities) {
         this.text = text;
         this.requirements = requirements;
+        this.equalities = equalities;
+    }
+
+    /** The selector as a pod {@code nodeSelector} map, when it consists only of {@code key=value} requirements. */
+    public java.util.Optional<Map<String, String>> asEqualityMap() {
+        return equalities;
     }
 
     public static LabelSelector parse(String text) {
         String t = text == null ? "" : text.trim();
         List<Predicate<Map<String, String>>> reqs = new ArrayList<>();
+        Map<String, String> equalities = new java.util.LinkedHashMap<>();
+        boolean onlyEqualities = true;
         for (String part : split(t)) {
-            reqs.add(requirement(part.trim()));
+            String r = part.trim();
+            reqs.add(requirement(r));
+            var eq = java.util.regex.Pattern.compile("^([^!=\\s]+)\\s*==?\\s*([^=\\s]*)$").matcher(r);
+            if (eq.matches()) {
+                equalities.put(eq.group(1), eq.group(2));
+            } else {
+                onlyEqualities = false;
+            }
         }
-        return new LabelSelector(t, List.copyOf(reqs));
+        return new LabelSelector(t, List.copyOf(reqs),
+                onlyEqualities ? java.util.Optional.of(Map.copyOf(equalities)) : java.util.Optional.empty());
     }
 
     @Override

@@ -64,6 +64,14 @@ public interface OperatorConfig {
 
     LeaderElection leaderElection();
 
+    /** Defaults of the agent DaemonSet that a Joulie resource does not set. */
+    AgentDefaults agent();
+
+    interface AgentDefaults {
+        /** RELATED_IMAGE_AGENT: the agent image released with this operator. */
+        String image();
+    }
+
     interface LeaderElection {
         /** Off only for local runs with a single replica; the tick then always runs. */
         @WithDefault("true")

@@ -21,6 +21,9 @@ public final class Durations {
         if (t.isEmpty()) {
             throw new IllegalArgumentException("empty duration");
         }
+        if (t.equals("0")) {
+            return Duration.ZERO;
+        }
         if (t.startsWith("P") || t.startsWith("p")) {
             try {
                 return Duration.parse(t.toUpperCase(java.util.Locale.ROOT));

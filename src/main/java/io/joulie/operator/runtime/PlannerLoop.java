@@ -52,6 +52,8 @@ public class PlannerLoop {
     private final Planner planner;
     private final AtomicReference<Instant> lastCompleted = new AtomicReference<>();
     private boolean announcedFallback;
+    /** Pods whose eviction was last refused, per node: an EvictionRefused Event is recorded when this changes. */
+    private final Map<String, List<String>> refusedEvictions = new java.util.HashMap<>();
 
     public PlannerLoop(Scheduler scheduler, ContextProvider context, ActuationAdapter actuation, ClusterView view,
                        OperatorSettings settings, PlannerMetrics metrics, EventRecorder events, LeaderElection leader,
@@ -105,6 +107,10 @@ public class PlannerLoop {
                 failures += execute(t, plan.plan().policyName()) ? 0 : 1;
             }
             for (String node : plan.released()) {
+                if (!leader.isLeader()) {
+                    metrics.tick("interrupted");
+                    return false;
+                }
                 failures += release(node) ? 0 : 1;
             }
             record(ctx, plan);
@@ -125,8 +131,9 @@ public class PlannerLoop {
 
     private boolean execute(Transition t, String policyName) {
         try {
-            if (t.outcome() == Outcome.EVICTED) {
-                evict(t);
+            boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t);
+            if (t.outcome() != Outcome.EVICTED) {
+                refusedEvictions.remove(t.node());
             }
             actuation.apply(NodeAssignment.of(t, settings.planner(), policyName));
             if (t.outcome() != Outcome.STEADY) {
@@ -141,7 +148,7 @@ public class PlannerLoop {
                     events.normal(profileRef(t.node()), "PowerStateChanged", message);
                 }
             }
-            return true;
+            return !evictionsFailed;
         } catch (RuntimeException e) {
             metrics.error("node");
             LOG.warnf("Node %s: could not apply %s (%s); it keeps its last written state and is retried next tick",
@@ -150,9 +157,11 @@ public class PlannerLoop {
         }
     }
 
-    private void evict(Transition t) {
+    /** Evicts the transition's pods; returns false when an eviction call failed (not merely refused). */
+    private boolean evict(Transition t) {
         List<String> evicted = new ArrayList<>();
         List<String> refused = new ArrayList<>();
+        boolean failed = false;
         for (String pod : t.evict()) {
             LOG.debugf("Evicting %s from %s", pod, t.node());
             EvictionResult r;
@@ -165,7 +174,11 @@ public class PlannerLoop {
             metrics.eviction(r.name().toLowerCase(java.util.Locale.ROOT));
             switch (r) {
                 case EVICTED -> evicted.add(pod);
-                case REFUSED, FAILED -> refused.add(pod);
+                case REFUSED -> refused.add(pod);
+                case FAILED -> {
+                    refused.add(pod);
+                    failed = true;
+                }
                 case GONE -> { }
             }
         }
@@ -173,10 +186,15 @@ public class PlannerLoop {
             events.normal(profileRef(t.node()), "PodsEvicted", "Evicted performance-only pods to complete the downgrade: "
                     + String.join(", ", evicted));
         }
-        if (!refused.isEmpty()) {
-            events.warning(profileRef(t.node()), "EvictionRefused", "Eviction refused or failed (retried next tick): "
+        // One Warning per change of the refused set, not one per tick while a budget keeps refusing.
+        if (!refused.isEmpty() && !refused.equals(refusedEvictions.put(t.node(), List.copyOf(refused)))) {
+            events.warning(profileRef(t.node()), "EvictionRefused", "Eviction refused or failed (retried every tick): "
                     + String.join(", ", refused));
         }
+        if (refused.isEmpty()) {
+            refusedEvictions.remove(t.node());
+        }
+        return !failed;
     }
 
     private boolean release(String node) {

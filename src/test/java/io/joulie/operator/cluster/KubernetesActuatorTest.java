@@ -107,14 +107,47 @@ class KubernetesActuatorTest {
 
         List<RecordedRequest> requests = requests();
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
-        String spec = requests.get(0).getBody().readUtf8();
+                .as("going down, the label first: no new performance pod before the eco cap")
+                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":\"eco\"}}}");
+        assertThat(requests.get(0).getHeader("Content-Type")).startsWith("application/merge-patch+json");
+        String spec = requests.get(1).getBody().readUtf8();
         assertThat(spec).contains("\"profile\":\"eco\"").contains("\"packagePowerCapWatts\":120.0").contains("\"resourceVersion\":\"5\"");
-        String status = requests.get(1).getBody().readUtf8();
+        String status = requests.get(2).getBody().readUtf8();
         assertThat(status).contains("\"state\":\"ActiveEco\"").contains("\"observedGeneration\":2")
                 .contains("\"since\":\"2026-11-21T12:01:00Z\"");
-        assertThat(requests.get(2).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":\"eco\"}}}");
-        assertThat(requests.get(2).getHeader("Content-Type")).startsWith("application/merge-patch+json");
+    }
+
+    @Test
+    void goingUpTheCapChangesBeforeTheLabel() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+
+        assertThat(actuator.apply(new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x",
+                Profile.PERFORMANCE, 5000, "static-partition-v1"))).isTrue();
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
+    }
+
+    @Test
+    void aCreateThatFindsTheObjectAlreadyThereCarriesOnWithIt() throws Exception {
+        cached = null;
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        NodePowerProfile existing = npp("8", 3, Profile.ECO, 120, PowerState.ActiveEco);
+        existing.setStatus(new NodePowerProfileStatus(PowerState.ActiveEco, "2026-11-21T12:01:00Z",
+                "selected for eco by static-partition-v1", 3L));
+        server.expect().post().withPath("/apis/joulie.io/v1alpha1/nodepowerprofiles")
+                .andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"AlreadyExists\"}").once();
+        server.expect().get().withPath(NPP_PATH).andReturn(200, existing).once();
+
+        assertThat(actuator.apply(eco())).isTrue();
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "GET " + NPP_PATH);
     }
 
     @Test
@@ -139,6 +172,7 @@ class KubernetesActuatorTest {
     @Test
     void persistentConflictsGiveUpAfterThreeAttempts() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
         server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).times(2);
 

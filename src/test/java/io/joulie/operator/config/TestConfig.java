@@ -117,6 +117,11 @@ final class TestConfig implements OperatorConfig {
     }
 
     @Override
+    public AgentDefaults agent() {
+        return () -> "quay.io/joulie/joulie-agent:test";
+    }
+
+    @Override
     public LeaderElection leaderElection() {
         return new LeaderElection() {
             @Override

@@ -50,11 +50,12 @@ class EvictionTest extends OperatorTest {
     void evictsPerformancePodsRetriesRefusalsAndCommitsEcoWhenClear() {
         server.expect().post().withPath(EVICTION_ACCEPTED).andReturn(201, ACCEPTED).always();
         server.expect().post().withPath(EVICTION_REFUSED).andReturn(429, REFUSED).always();
-        cluster.managedNode("node-a");
-        cluster.managedNode("node-b");
+        // pods first: a tick between the two must not see busy nodes as idle
         cluster.pod("work", "pa", "node-a", "performance");
         cluster.pod("work", "pz", "node-a", "performance");
         cluster.pod("work", "pb", "node-b", "performance");
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
         await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
         assertThat(metric("joulie_evictions_total")).as("no eviction before the timeout").isZero();
 

@@ -74,10 +74,11 @@ class PlannerLoopTest extends OperatorTest {
 
     @Test
     void drainBlocksWhilePerformancePodsRunThenCompletesWhenTheyFinish() {
-        cluster.managedNode("node-a");
-        cluster.managedNode("node-b");
+        // pods first: a tick between the two must not see busy nodes as idle
         cluster.pod("work", "pa", "node-a", "performance");
         cluster.pod("work", "pb", "node-b", "performance");
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
         // Both carry performance-only pods: one has to drain (ties by name: node-a).
         await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
         NodePowerProfile a = cluster.profile("node-a");
@@ -105,10 +106,11 @@ class PlannerLoopTest extends OperatorTest {
 
     @Test
     void nodePlannedPerformanceAgainWhileDrainingGoesBackAtOnce() {
-        cluster.managedNode("node-a");
-        cluster.managedNode("node-b");
+        // pods first: a tick between the two must not see busy nodes as idle
         cluster.pod("work", "pa", "node-a", "performance");
         cluster.pod("work", "pb", "node-b", "performance");
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
         await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
 
         client.nodes().withName("node-b").delete(); // one node left: round(1 × 0.5) = 1 performance
@@ -121,44 +123,58 @@ class PlannerLoopTest extends OperatorTest {
     }
 
     @Test
-    void nodesLeavingManagementAreReleasedAndCordonedNodesAreFrozen() {
-        cluster.managedNode("node-a");
-        cluster.managedNode("node-b");
-        cluster.managedNode("node-c");
+    void cordonedNodesAreFrozenAndNotCounted() {
+        for (String n : List.of("node-a", "node-b", "node-c", "node-d")) {
+            cluster.managedNode(n);
+        }
+        // 4 × 0.5: a and b eco, c and d performance
         await().atMost(WAIT).untilAsserted(() -> {
-            for (String n : List.of("node-a", "node-b", "node-c")) {
-                assertThat(cluster.label(n)).as(n).isNotNull();
-            }
+            assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActiveEco);
+            assertThat(cluster.state("node-c")).isEqualTo(PowerState.ActivePerformance);
+            assertThat(cluster.label("node-c")).isEqualTo("performance");
         });
-        assertThat(cluster.label("node-a")).isEqualTo("eco");
+        String frozen = cluster.profile("node-c").getMetadata().getResourceVersion();
 
         client.nodes().withName("node-c").edit(n -> {
-            n.getMetadata().getLabels().put("joulie.io/reserved", "true");
-            return n;
-        });
-        client.nodes().withName("node-a").edit(n -> {
             n.getSpec().setUnschedulable(true);
             return n;
         });
-        String frozenVersion = cluster.profile("node-a").getMetadata().getResourceVersion();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.profile("node-c")).isNull();
-            assertThat(cluster.label("node-c")).isNull();
-        });
-        // node-b alone is eligible: round(1 × 0.5) = 1 performance. node-a stays eco, untouched.
+        // c no longer counts: round(3 × 0.5) = 2 performance among a, b and d. One eco node stays eco
+        // (a, first by name), so b goes back to performance; counting c would have left b eco.
         await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance));
-        assertThat(cluster.profile("node-a").getMetadata().getResourceVersion()).isEqualTo(frozenVersion);
-        assertThat(cluster.label("node-a")).isEqualTo("eco");
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.profile("node-c").getMetadata().getResourceVersion()).as("cordoned: not written").isEqualTo(frozen);
+        assertThat(cluster.label("node-c")).isEqualTo("performance");
+        assertThat(metric("joulie_planned_performance_nodes")).isEqualTo(2);
+    }
 
+    @Test
+    void nodesLeavingManagementAreReleased() {
+        cluster.managedNode("node-a");
+        cluster.managedNode("node-b");
+        cluster.node("hand-labelled", Map.of("joulie.io/power-profile", "performance"));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.label("node-a")).isNotNull();
+            assertThat(cluster.label("node-b")).isNotNull();
+        });
+
+        client.nodes().withName("node-a").edit(n -> {
+            n.getMetadata().getLabels().put("joulie.io/reserved", "true");
+            return n;
+        });
         client.nodes().withName("node-b").edit(n -> {
             n.getMetadata().getLabels().remove(Cluster.MANAGED);
             return n;
         });
+
         await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.profile("node-a")).isNull();
+            assertThat(cluster.label("node-a")).isNull();
             assertThat(cluster.profile("node-b")).isNull();
             assertThat(cluster.label("node-b")).isNull();
         });
+        assertThat(cluster.label("hand-labelled")).as("a label Joulie did not write stays").isEqualTo("performance");
     }
 
     @Test

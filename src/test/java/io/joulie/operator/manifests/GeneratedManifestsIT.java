@@ -57,9 +57,9 @@ class GeneratedManifestsIT {
     }
 
     @Test
-    void operatorManifestCarriesProbesIdentityAndLeastPrivilege() throws IOException {
-        List<?> objects = (List<?>) new KubernetesSerialization()
-                .unmarshal(Files.readString(Manifests.repository().resolve("kubernetes/20-operator.yml")));
+    void operatorManifestCarriesProbesIdentityAndLeastPrivilege() {
+        Map<String, String> generated = Manifests.generate(Manifests.repository().resolve("src/target/kubernetes"));
+        List<?> objects = (List<?>) new KubernetesSerialization().unmarshal(generated.get("20-operator.yml"));
 
         Deployment deployment = only(objects, Deployment.class);
         assertThat(deployment.getMetadata().getNamespace()).isEqualTo(Manifests.NAMESPACE);
@@ -70,12 +70,16 @@ class GeneratedManifestsIT {
         assertThat(c.getEnv()).extracting(EnvVar::getName).contains("POD_NAME", "POD_NAMESPACE");
         assertThat(c.getResources().getLimits()).containsKey("memory");
 
-        ClusterRole role = only(objects, ClusterRole.class);
-        assertThat(role.getRules()).allSatisfy(r -> {
+        List<ClusterRole> roles = objects.stream().filter(ClusterRole.class::isInstance).map(ClusterRole.class::cast).toList();
+        assertThat(roles).flatExtracting(ClusterRole::getRules).allSatisfy(r -> {
             assertThat(r.getVerbs()).doesNotContain("*");
             assertThat(r.getResources()).doesNotContain("*");
+            assertThat(r.getResources()).doesNotContain("secrets", "configmaps");
         });
-        assertThat(role.getRules()).anySatisfy(r -> assertThat(r.getResources()).containsExactly("pods/eviction"));
+        ClusterRole operator = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-operator")).findFirst().orElseThrow();
+        assertThat(operator.getRules()).anySatisfy(r -> assertThat(r.getResources()).containsExactly("pods/eviction"));
+        ClusterRole agent = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-agent")).findFirst().orElseThrow();
+        assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("pods"));
         assertThat(objects).filteredOn(o -> o instanceof RoleBinding || o instanceof ClusterRoleBinding)
                 .allSatisfy(b -> assertThat(((HasMetadata) b).toString()).doesNotContain("name=view"));
         assertThat(only(objects, Role.class).getRules()).singleElement()

@@ -25,6 +25,7 @@ class DurationsTest {
             "1m, PT1M",
             "45s, PT45S",
             "0s, PT0S",
+            "0, PT0S",          // a bare 0, as Go accepts
             "1h, PT1H",
             "48h, PT48H",
             "1.5h, PT1H30M",

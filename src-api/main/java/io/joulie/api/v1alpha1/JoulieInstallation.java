@@ -1,0 +1,28 @@
+package io.joulie.api.v1alpha1;
+
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * The {@code Joulie} resource: one per cluster (the one named {@code joulie} is active) describing the
+ * installation the operator manages: the node agent DaemonSet and its supporting objects. Named
+ * JoulieInstallation in Java to keep it apart from the {@link Joulie} constants class.
+ */
+@Group(Joulie.GROUP)
+@Version(Joulie.VERSION)
+@Kind("Joulie")
+@Singular("joulie")
+@Plural("joulies")
+@AdditionalPrinterColumn(name = "Available", jsonPath = ".status.conditions[?(@.type==\"Available\")].status", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Agents ready", jsonPath = ".status.agents.ready", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Agents desired", jsonPath = ".status.agents.desired", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class JoulieInstallation extends CustomResource<JoulieSpec, JoulieStatus> {
+    /** Only the resource with this name is acted on; others get a condition saying so. */
+    public static final String ACTIVE_NAME = "joulie";
+}

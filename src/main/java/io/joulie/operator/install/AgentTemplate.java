@@ -1,0 +1,147 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.OperatorSettings;
+import io.quarkus.arc.Unremovable;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The desired agent objects for a {@code Joulie} resource: its ServiceAccount, DaemonSet and metrics
+ * Service, all in the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
+ * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
+ * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
+ * root file system, and not {@code privileged} (docs/install.md).
+ */
+@Unremovable // looked up by the JOSDK dependents, which are not CDI beans
+@ApplicationScoped
+public class AgentTemplate {
+    public static final String NAME = "joulie-agent";
+    static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
+            "app.kubernetes.io/managed-by", "joulie-operator");
+    static final int METRICS_PORT = 9000;
+
+    private final String namespace;
+    private final String defaultImage;
+    private final OperatorSettings settings;
+
+    public AgentTemplate(KubernetesClient client, OperatorConfig config, OperatorSettings settings) {
+        // The namespace the operator runs in (the client's, in a pod); the dependents watch the same one.
+        this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
+        this.defaultImage = config.agent().image();
+        this.settings = settings;
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    private ObjectMeta meta() {
+        return new ObjectMetaBuilder().withName(NAME).withNamespace(namespace).withLabels(LABELS).build();
+    }
+
+    private static JoulieSpec.Agent agent(JoulieInstallation j) {
+        JoulieSpec.Agent a = j.getSpec() == null ? null : j.getSpec().agent();
+        return a != null ? a : new JoulieSpec.Agent(null, null, null, null, null, null, null);
+    }
+
+    /** The nodes agents run on: spec.agent.nodeSelector, else the operator's managed-node selector. */
+    public Map<String, String> nodeSelector(JoulieInstallation j) {
+        Map<String, String> explicit = agent(j).nodeSelector();
+        if (explicit != null) {
+            return explicit;
+        }
+        return settings.nodeSelector().asEqualityMap().orElseThrow(() -> new IllegalArgumentException(
+                "NODE_SELECTOR '" + settings.nodeSelector() + "' is not a list of key=value pairs; set spec.agent.nodeSelector"));
+    }
+
+    public ServiceAccount serviceAccount(JoulieInstallation j) {
+        return new ServiceAccountBuilder().withMetadata(meta()).build();
+    }
+
+    public Service metricsService(JoulieInstallation j) {
+        return new ServiceBuilder().withMetadata(meta())
+                .withNewSpec().withSelector(LABELS).withClusterIP("None")
+                .addNewPort().withName("metrics").withPort(METRICS_PORT).withNewTargetPort(METRICS_PORT).endPort()
+                .endSpec().build();
+    }
+
+    public DaemonSet daemonSet(JoulieInstallation j) {
+        JoulieSpec.Agent a = agent(j);
+        List<EnvVar> env = new ArrayList<>(List.of(
+                new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName")
+                        .endFieldRef().endValueFrom().build(),
+                new EnvVar("JOULIE_SYSFS_ROOT", "/host/sys", null),
+                new EnvVar("JOULIE_DEV_ROOT", "/host/dev", null),
+                new EnvVar("JOULIE_PROC_ROOT", "/host/proc", null),
+                new EnvVar("JOULIE_RESTORE_ON_EXIT", String.valueOf(a.restoreOnExit() == null || a.restoreOnExit()), null)));
+        if (a.reconcileInterval() != null) {
+            env.add(new EnvVar("AGENT_RECONCILE_INTERVAL", a.reconcileInterval(), null));
+        }
+        ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
+                .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity("64Mi"))
+                .addToLimits("memory", new Quantity("128Mi")).build();
+        return new DaemonSetBuilder().withMetadata(meta())
+                .withNewSpec()
+                .withNewSelector().withMatchLabels(Map.of("app.kubernetes.io/name", NAME)).endSelector()
+                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                .withNewTemplate()
+                .withNewMetadata().withLabels(LABELS).endMetadata()
+                .withNewSpec()
+                .withServiceAccountName(NAME)
+                .withNodeSelector(nodeSelector(j))
+                .withTolerations(a.tolerations())
+                .withPriorityClassName("system-node-critical")
+                .withTerminationGracePeriodSeconds(30L)
+                .addToContainers(new ContainerBuilder()
+                        .withName("agent")
+                        .withImage(a.image() != null ? a.image() : defaultImage)
+                        .withImagePullPolicy(a.imagePullPolicy() != null ? a.imagePullPolicy() : "IfNotPresent")
+                        .withEnv(env)
+                        .withResources(resources)
+                        .addNewPort().withName("metrics").withContainerPort(METRICS_PORT).endPort()
+                        .withNewLivenessProbe().withNewHttpGet().withPath("/q/health/live").withNewPort(METRICS_PORT).endHttpGet()
+                        .withPeriodSeconds(20).endLivenessProbe()
+                        .withNewReadinessProbe().withNewHttpGet().withPath("/q/health/ready").withNewPort(METRICS_PORT).endHttpGet()
+                        .withPeriodSeconds(10).endReadinessProbe()
+                        .withNewSecurityContext()
+                        .withRunAsUser(0L).withRunAsNonRoot(false).withPrivileged(false).withAllowPrivilegeEscalation(false)
+                        .withReadOnlyRootFilesystem(true)
+                        .withNewCapabilities().withDrop("ALL").withAdd("SYS_RAWIO").endCapabilities()
+                        .endSecurityContext()
+                        .addNewVolumeMount().withName("sys").withMountPath("/host/sys").endVolumeMount()
+                        .addNewVolumeMount().withName("dev-cpu").withMountPath("/host/dev/cpu").withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("proc-cpuinfo").withMountPath("/host/proc/cpuinfo").withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                        .build())
+                .addNewVolume().withName("sys").withHostPath(new HostPathVolumeSource("/sys", "Directory")).endVolume()
+                .addNewVolume().withName("dev-cpu").withHostPath(new HostPathVolumeSource("/dev/cpu", "")).endVolume()
+                .addNewVolume().withName("proc-cpuinfo").withHostPath(new HostPathVolumeSource("/proc/cpuinfo", "File")).endVolume()
+                .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+                .endSpec()
+                .endTemplate()
+                .endSpec().build();
+    }
+}

@@ -1,0 +1,138 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The Joulie resource drives the agent DaemonSet, its ServiceAccount and metrics Service, and reports truthfully. */
+@QuarkusTest
+@WithKubernetesTestServer
+class JoulieInstallTest extends OperatorTest {
+
+    @BeforeEach
+    void noInstallation() {
+        client.resources(JoulieInstallation.class).delete();
+        client.apps().daemonSets().inAnyNamespace().delete();
+        await().atMost(WAIT).until(() -> client.resources(JoulieInstallation.class).list().getItems().isEmpty());
+    }
+
+    JoulieInstallation joulie(String name, String image) {
+        JoulieInstallation j = new JoulieInstallation();
+        j.getMetadata().setName(name);
+        j.setSpec(new JoulieSpec(new JoulieSpec.Agent(image, null, null, null, null, null, "30s")));
+        return client.resource(j).create();
+    }
+
+    DaemonSet daemonSet() {
+        return client.apps().daemonSets().inNamespace(client.getNamespace()).withName("joulie-agent").get();
+    }
+
+    Condition condition(String type) {
+        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        if (j == null || j.getStatus() == null || j.getStatus().conditions() == null) {
+            return null;
+        }
+        return j.getStatus().conditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+    }
+
+    void reportDaemonSet(int desired, int ready, int updated) {
+        DaemonSet ds = daemonSet();
+        ds.setStatus(new DaemonSetStatusBuilder().withDesiredNumberScheduled(desired).withNumberReady(ready)
+                .withUpdatedNumberScheduled(updated).withCurrentNumberScheduled(desired).withNumberMisscheduled(0).build());
+        client.resource(ds).updateStatus();
+    }
+
+    @Test
+    void createsTheAgentObjectsAndReportsTheirState() {
+        JoulieInstallation created = joulie("joulie", "registry.example/joulie-agent:1.2");
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet()).isNotNull());
+        DaemonSet ds = daemonSet();
+        var pod = ds.getSpec().getTemplate().getSpec();
+        var container = pod.getContainers().getFirst();
+        assertThat(container.getImage()).isEqualTo("registry.example/joulie-agent:1.2");
+        assertThat(pod.getNodeSelector()).isEqualTo(Map.of("joulie.io/managed", "true"));
+        assertThat(pod.getServiceAccountName()).isEqualTo("joulie-agent");
+        assertThat(container.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("AGENT_RECONCILE_INTERVAL");
+            assertThat(e.getValue()).isEqualTo("30s");
+        });
+        assertThat(container.getSecurityContext().getPrivileged()).isFalse();
+        assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
+        assertThat(container.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_RAWIO");
+        assertThat(pod.getVolumes()).extracting(v -> v.getHostPath() == null ? null : v.getHostPath().getPath())
+                .contains("/sys", "/dev/cpu");
+        assertThat(ds.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getKind()).isEqualTo("Joulie");
+            assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
+        });
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(client.resources(ServiceAccount.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNotNull();
+            assertThat(client.resources(Service.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNotNull();
+            assertThat(condition("Progressing")).isNotNull();
+        });
+        assertThat(condition("Available").getStatus()).isEqualTo("False");
+
+        reportDaemonSet(0, 0, 0);
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(condition("Degraded").getStatus()).isEqualTo("True");
+            assertThat(condition("Degraded").getReason()).isEqualTo("NoNodesSelected");
+            assertThat(condition("Available").getStatus()).isEqualTo("False");
+        });
+
+        reportDaemonSet(3, 3, 3);
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(condition("Available").getStatus()).isEqualTo("True");
+            assertThat(condition("Available").getReason()).isEqualTo("AllAgentsReady");
+            assertThat(condition("Degraded").getStatus()).isEqualTo("False");
+            assertThat(condition("Progressing").getStatus()).isEqualTo("False");
+        });
+        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        assertThat(j.getStatus().agents().desired()).isEqualTo(3);
+        assertThat(j.getStatus().agents().ready()).isEqualTo(3);
+        assertThat(j.getStatus().observedGeneration()).isEqualTo(j.getMetadata().getGeneration());
+    }
+
+    @Test
+    void changingTheImageRollsTheDaemonSet() {
+        joulie("joulie", "registry.example/joulie-agent:1.0");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet()).isNotNull());
+
+        client.resources(JoulieInstallation.class).withName("joulie").edit(j -> {
+            j.setSpec(new JoulieSpec(new JoulieSpec.Agent("registry.example/joulie-agent:2.0", null, null, null, null, null, null)));
+            return j;
+        });
+
+        await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet().getSpec().getTemplate().getSpec().getContainers()
+                .getFirst().getImage()).isEqualTo("registry.example/joulie-agent:2.0"));
+    }
+
+    @Test
+    void onlyTheResourceNamedJoulieIsActive() {
+        joulie("staging", "registry.example/joulie-agent:1.0");
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            JoulieInstallation j = client.resources(JoulieInstallation.class).withName("staging").get();
+            assertThat(j.getStatus()).isNotNull();
+            assertThat(j.getStatus().conditions()).anySatisfy(c -> {
+                assertThat(c.getType()).isEqualTo("Degraded");
+                assertThat(c.getReason()).isEqualTo("NotActive");
+            });
+        });
+        assertThat(daemonSet()).isNull();
+    }
+}
