@@ -91,4 +91,14 @@ class CrdSchemaTest {
         assertThat(errors).as(name).isNotEmpty();
         assertThat(errors.toString()).contains(mentioned);
     }
+
+    @org.junit.jupiter.api.Test
+    void theSampleJoulieResourceIsValid() throws IOException {
+        JsonNode sample = YAML.readTree(Manifests.repository().resolve("kubernetes/30-joulie.yml").toFile());
+
+        assertThat(sample.at("/metadata/name").asText()).isEqualTo("joulie");
+        assertThat(schema("joulies.joulie.io").validate(sample)).isEmpty();
+        assertThat(validate("joulies.joulie.io", "{\"spec\":{\"agent\":{\"restoreOnExit\":\"sometimes\"}}}"))
+                .isNotEmpty();
+    }
 }
