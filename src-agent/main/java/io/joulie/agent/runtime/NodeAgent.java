@@ -362,21 +362,20 @@ public class NodeAgent {
         return Optional.empty();
     }
 
+    /** The node's NodePowerProfile is gone: restore (host, JOULIE_RESTORE_ON_EXIT) or forget what was sent (http). */
     private ControlOutcome release(NodeState st, Route route) {
+        ControlOutcome out;
         if (route.cpuControl() == ControlType.HTTP && st.http != null) {
-            return st.http.restore();
+            out = st.http.restore();
+        } else if (hostControl == null || route.cpuControl() != ControlType.HOST) {
+            out = ControlOutcome.none(backendName(route), "nothing to undo");
+        } else if (!settings.restoreOnExit()) {
+            out = ControlOutcome.none(HostCpuControl.POWERCAP, "limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
+        } else {
+            out = hostControl.restore();
+            LOG.infof("Node %s: NodePowerProfile deleted; %s", st.node, out.message());
         }
-        if (hostControl == null || route.cpuControl() != ControlType.HOST) {
-            return ControlOutcome.none(backendName(route), "no NodePowerProfile for this node");
-        }
-        if (!settings.restoreOnExit()) {
-            return ControlOutcome.none(HostCpuControl.POWERCAP,
-                    "NodePowerProfile deleted; limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
-        }
-        ControlOutcome restored = hostControl.restore();
-        LOG.infof("Node %s: NodePowerProfile deleted; %s", st.node, restored.message());
-        return new ControlOutcome(restored.backend(), restored.result(), "NodePowerProfile deleted; " + restored.message(),
-                restored.observed());
+        return new ControlOutcome(out.backend(), out.result(), "NodePowerProfile deleted; " + out.message(), out.observed());
     }
 
     private CpuControl control(NodeState st, Route route) {
@@ -440,7 +439,7 @@ public class NodeAgent {
     /** Writes the status when backend, result, message or the stable observed values differ from what is there. */
     private void writeStatus(NodeState st, ControlOutcome out) {
         Optional<TelemetryProfile> own = Routing.nodeScoped(view.telemetryProfiles(), st.node);
-        if (st.lastStatus == null && own.isPresent()) {
+        if (!st.statusWritten && own.isPresent()) {
             TelemetryProfileStatus s = own.get().getStatus();
             if (s != null && s.control() != null && s.control().cpu() != null) {
                 var c = s.control().cpu();
@@ -449,7 +448,7 @@ public class NodeAgent {
             }
         }
         StatusKey key = StatusKey.of(out.backend(), out.result(), out.message(), out.observed());
-        if (key.equals(st.lastStatus) && (own.isPresent() || st.statusWritten)) {
+        if (key.equals(st.lastStatus) && own.isPresent()) {
             return;
         }
         try {
