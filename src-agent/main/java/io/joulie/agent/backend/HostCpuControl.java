@@ -1,0 +1,166 @@
+package io.joulie.agent.backend;
+
+import io.joulie.agent.control.DvfsController;
+import io.joulie.agent.host.CapResult;
+import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.Powercap;
+import io.joulie.agent.host.PowercapZone;
+import io.joulie.agent.host.ZoneReading;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * Host control: RAPL through {@link Powercap#applyNodeCap}, and the {@link DvfsController} over cpufreq when
+ * no RAPL limit can be written. Each call reads the long_term limits back and rewrites them only when they
+ * differ from what the last apply wrote, so a limit changed behind the agent's back is put back, while a
+ * converged node sees no writes. Not thread-safe: the agent's single worker calls it.
+ */
+public final class HostCpuControl implements CpuControl {
+    public static final String POWERCAP = "powercap";
+    public static final String DVFS = "dvfs";
+
+    private final Powercap powercap;
+    private final Cpufreq cpufreq;
+    private final InstantSource clock;
+    private DvfsController dvfs;
+    private double appliedCap = Double.NaN;
+    private Map<String, Long> writtenUw = Map.of();
+    private String appliedMessage = "";
+    private int rewrites;
+
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
+        this.powercap = powercap;
+        this.cpufreq = cpufreq;
+        this.clock = clock;
+        this.dvfs = new DvfsController(cpufreq, clock);
+    }
+
+    /** How many times a limit found different from the last write was written again (drift repairs). */
+    public int rewrites() {
+        return rewrites;
+    }
+
+    @Override
+    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+        if (!powercap.packages().isEmpty()) {
+            Map<String, Long> current = currentLimitsUw();
+            if (capWatts == appliedCap && current.equals(writtenUw)) {
+                return new ControlOutcome(POWERCAP, Result.APPLIED, appliedMessage, observed(current));
+            }
+            boolean drift = capWatts == appliedCap;
+            CapResult r = powercap.applyNodeCap(capWatts);
+            switch (r.outcome()) {
+                case APPLIED -> {
+                    if (drift) {
+                        rewrites++;
+                    }
+                    appliedCap = capWatts;
+                    writtenUw = r.writtenUw();
+                    appliedMessage = r.message();
+                    return new ControlOutcome(POWERCAP, Result.APPLIED, r.message(), observed(r.observedUw()));
+                }
+                case ERROR -> {
+                    forget();
+                    return new ControlOutcome(POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
+                }
+                case BLOCKED -> {
+                    forget();
+                    if (cpufreq.policies().isEmpty()) {
+                        return new ControlOutcome(POWERCAP, Result.BLOCKED, r.message(), observed(r.observedUw()));
+                    }
+                    return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
+                }
+                default -> throw new IllegalStateException(r.outcome().toString());
+            }
+        }
+        if (!cpufreq.policies().isEmpty()) {
+            return dvfs(capWatts, packageWatts, "no RAPL zones; ");
+        }
+        return ControlOutcome.blocked(POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
+    }
+
+    private ControlOutcome dvfs(double capWatts, OptionalDouble packageWatts, String why) {
+        Map<String, Double> observed = new LinkedHashMap<>();
+        observed.put("capWatts", capWatts);
+        String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
+                + " W by lowering cpufreq ceilings of " + cpufreq.policies().size() + " policies";
+        if (packageWatts.isPresent()) {
+            try {
+                dvfs.onReading(capWatts, packageWatts.getAsDouble());
+            } catch (IOException | RuntimeException e) {
+                observed.put("throttlePct", (double) dvfs.throttlePercent());
+                return new ControlOutcome(DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
+            }
+        } else {
+            message += " (waiting for a package power reading)";
+        }
+        observed.put("throttlePct", (double) dvfs.throttlePercent());
+        return new ControlOutcome(DVFS, Result.APPLIED, message, observed);
+    }
+
+    /** The current DVFS throttle (0 while RAPL is in use). */
+    public int throttlePercent() {
+        return dvfs.throttlePercent();
+    }
+
+    @Override
+    public ControlOutcome restore() {
+        forget();
+        CapResult r = powercap.restore();
+        String cpufreqMessage = "";
+        try {
+            cpufreq.restore();
+        } catch (IOException | RuntimeException e) {
+            cpufreqMessage = "; cpufreq restore failed: " + e.getMessage();
+        }
+        dvfs = new DvfsController(cpufreq, clock);
+        Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
+        return new ControlOutcome(POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
+    }
+
+    /** The long_term limits in force now, by zone id (what the host layer reads back). */
+    public Map<String, Long> currentLimitsUw() {
+        Map<String, Long> limits = new LinkedHashMap<>();
+        for (PowercapZone zone : powercap.packages()) {
+            try {
+                ZoneReading reading = powercap.read(zone);
+                reading.longTerm().ifPresent(c -> limits.put(zone.id(), c.powerLimitUw()));
+            } catch (IOException | RuntimeException e) {
+                // left out: differs from what was written, so the next enforce re-applies and reports
+            }
+        }
+        return limits;
+    }
+
+    /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
+    public static Map<String, Double> observed(Map<String, Long> limitsUw) {
+        Map<String, Double> observed = new LinkedHashMap<>();
+        if (!limitsUw.isEmpty()) {
+            double sum = limitsUw.values().stream().mapToLong(Long::longValue).sum() / 1e6;
+            observed.put("capWatts", sum);
+            observed.put("capWattsPerPackage", sum / limitsUw.size());
+            observed.put("packages", (double) limitsUw.size());
+        }
+        return observed;
+    }
+
+    /** What is in force now, for a status that reports without acting (blocked requests). */
+    public Map<String, Double> observedNow() {
+        return observed(currentLimitsUw());
+    }
+
+    private void forget() {
+        appliedCap = Double.NaN;
+        writtenUw = Map.of();
+        appliedMessage = "";
+    }
+
+    private static String fmt(double w) {
+        return w == Math.rint(w) ? Long.toString((long) w) : Double.toString(w);
+    }
+}

@@ -1,0 +1,106 @@
+package io.joulie.agent.config;
+
+import io.joulie.agent.host.HostRoots;
+
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Turns {@link AgentConfig} into {@link AgentSettings}. Every malformed value is collected and reported
+ * at once, each naming its environment variable and property.
+ */
+public final class AgentSettingsParser {
+    private final List<String> errors = new ArrayList<>();
+
+    private AgentSettingsParser() {
+    }
+
+    public static AgentSettings parse(AgentConfig c) {
+        return new AgentSettingsParser().run(c);
+    }
+
+    private AgentSettings run(AgentConfig c) {
+        AgentMode mode = switch (c.mode() == null ? "" : c.mode().trim().toLowerCase(Locale.ROOT)) {
+            case "node" -> AgentMode.NODE;
+            case "pool" -> AgentMode.POOL;
+            default -> {
+                error("AGENT_MODE", "agent.mode", c.mode(), "must be node or pool");
+                yield AgentMode.NODE;
+            }
+        };
+        Optional<String> node = c.nodeName().map(String::trim).filter(s -> !s.isEmpty());
+        if (mode == AgentMode.NODE && node.isEmpty()) {
+            error("NODE_NAME", "agent.node-name", "", "is required in node mode (set it from spec.nodeName with the downward API)");
+        }
+        Duration interval = Duration.ZERO;
+        try {
+            interval = Durations.parse(c.reconcileInterval());
+            if (interval.isNegative() || interval.isZero()) {
+                error("AGENT_RECONCILE_INTERVAL", "agent.reconcile-interval", c.reconcileInterval(), "must be greater than 0");
+            }
+        } catch (IllegalArgumentException e) {
+            error("AGENT_RECONCILE_INTERVAL", "agent.reconcile-interval", c.reconcileInterval(), e.getMessage());
+        }
+        Path sys = path("JOULIE_SYSFS_ROOT", "agent.sysfs-root", c.sysfsRoot());
+        Path proc = path("JOULIE_PROC_ROOT", "agent.proc-root", c.procRoot());
+        Path dev = path("JOULIE_DEV_ROOT", "agent.dev-root", c.devRoot());
+        boolean restore = switch (c.restoreOnExit() == null ? "" : c.restoreOnExit().trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> {
+                error("JOULIE_RESTORE_ON_EXIT", "agent.restore-on-exit", c.restoreOnExit(), "must be true or false");
+                yield true;
+            }
+        };
+        NodeSelector selector = NodeSelector.parse("");
+        String selectorText = c.poolNodeSelector().orElse("");
+        try {
+            selector = NodeSelector.parse(selectorText);
+        } catch (IllegalArgumentException e) {
+            error("POOL_NODE_SELECTOR", "agent.pool-node-selector", selectorText, e.getMessage());
+        }
+        int shards = integer("POOL_SHARDS", "agent.pool-shards", c.poolShards());
+        if (shards < 1) {
+            error("POOL_SHARDS", "agent.pool-shards", c.poolShards(), "must be at least 1");
+        }
+        int shard = integer("POOL_SHARD_ID", "agent.pool-shard-id", c.poolShardId());
+        if (shard < 0 || (shards >= 1 && shard >= shards)) {
+            error("POOL_SHARD_ID", "agent.pool-shard-id", c.poolShardId(), "must be in 0..POOL_SHARDS-1 (POOL_SHARDS = " + c.poolShards() + ")");
+        }
+        if (!errors.isEmpty()) {
+            throw new ConfigurationException("Invalid Joulie agent configuration:\n  - " + String.join("\n  - ", errors));
+        }
+        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard);
+    }
+
+    private void error(String env, String property, String value, String problem) {
+        errors.add("%s (%s) = '%s': %s".formatted(env, property, value == null ? "" : value, problem));
+    }
+
+    private int integer(String env, String property, String value) {
+        try {
+            return Integer.parseInt(value.trim());
+        } catch (RuntimeException e) {
+            error(env, property, value, "is not a whole number");
+            return 0;
+        }
+    }
+
+    private Path path(String env, String property, String value) {
+        String v = value == null ? "" : value.trim();
+        try {
+            if (!v.isEmpty() && Path.of(v).isAbsolute()) {
+                return Path.of(v);
+            }
+        } catch (InvalidPathException e) {
+            // reported below
+        }
+        error(env, property, value, "must be an absolute path");
+        return Path.of("/");
+    }
+}

@@ -1,0 +1,146 @@
+package io.joulie.agent.k8s;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.TelemetryProfile;
+import org.jboss.logging.Logger;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The agent's watches: every NodePowerProfile (indexed by {@code spec.nodeName}, matched client-side:
+ * field selectors on custom fields do not exist), every TelemetryProfile, and in pool mode every Node.
+ * Handlers receive the names of the nodes an event concerns.
+ */
+public final class AgentView {
+    private static final Logger LOG = Logger.getLogger(AgentView.class);
+    static final String BY_NODE = "byNode";
+
+    private final KubernetesClient client;
+    private SharedIndexInformer<NodePowerProfile> profiles;
+    private SharedIndexInformer<TelemetryProfile> telemetry;
+    private SharedIndexInformer<Node> nodes;
+
+    public AgentView(KubernetesClient client) {
+        this.client = client;
+    }
+
+    /**
+     * Starts the watches. {@code onNode} gets each node an NodePowerProfile event concerns (old and new
+     * spec.nodeName); {@code onAll} is called for TelemetryProfile and (pool mode) Node events.
+     */
+    public void start(boolean watchNodes, Consumer<String> onNode, Runnable onAll) {
+        profiles = client.resources(NodePowerProfile.class).runnableInformer(0);
+        profiles.addIndexers(Map.of(BY_NODE, p -> p.getSpec() == null || p.getSpec().nodeName() == null
+                ? List.of() : List.of(p.getSpec().nodeName())));
+        profiles.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(NodePowerProfile p) {
+                node(p).ifPresent(onNode);
+            }
+
+            @Override
+            public void onUpdate(NodePowerProfile oldP, NodePowerProfile newP) {
+                node(oldP).filter(n -> !n.equals(node(newP).orElse(null))).ifPresent(onNode);
+                node(newP).ifPresent(onNode);
+            }
+
+            @Override
+            public void onDelete(NodePowerProfile p, boolean unknownFinalState) {
+                node(p).ifPresent(onNode);
+            }
+        });
+        telemetry = client.resources(TelemetryProfile.class).runnableInformer(0);
+        telemetry.addEventHandler(allChanges(onAll));
+        List<SharedIndexInformer<?>> all = new ArrayList<>(List.of(profiles, telemetry));
+        if (watchNodes) {
+            nodes = client.nodes().runnableInformer(0);
+            nodes.addEventHandler(allChanges(onAll));
+            all.add(nodes);
+        }
+        for (SharedIndexInformer<?> informer : all) {
+            informer.exceptionHandler((running, t) -> {
+                LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
+                return true;
+            });
+            informer.start();
+        }
+        LOG.infof("Watching NodePowerProfiles, TelemetryProfiles%s", watchNodes ? " and Nodes" : "");
+    }
+
+    private static <T extends HasMetadata> ResourceEventHandler<T> allChanges(Runnable onAll) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                onAll.run();
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                if (!oldObj.getMetadata().getResourceVersion().equals(newObj.getMetadata().getResourceVersion())) {
+                    onAll.run();
+                }
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                onAll.run();
+            }
+        };
+    }
+
+    private static Optional<String> node(NodePowerProfile p) {
+        return Optional.ofNullable(p.getSpec()).map(s -> s.nodeName());
+    }
+
+    public void stop() {
+        for (SharedIndexInformer<?> informer : informers()) {
+            informer.stop();
+        }
+    }
+
+    private List<SharedIndexInformer<?>> informers() {
+        List<SharedIndexInformer<?>> list = new ArrayList<>();
+        for (SharedIndexInformer<?> i : java.util.Arrays.asList(profiles, telemetry, nodes)) {
+            if (i != null) {
+                list.add(i);
+            }
+        }
+        return list;
+    }
+
+    /** True once every watch has delivered its initial list. */
+    public boolean synced() {
+        return profiles != null && informers().stream().allMatch(SharedIndexInformer::hasSynced);
+    }
+
+    /**
+     * The NodePowerProfile for {@code node}: the one with spec.nodeName = node, preferring the operator's
+     * name for it ({@link Joulie#nodePowerProfileName}) and else the first by name.
+     */
+    public Optional<NodePowerProfile> profileFor(String node) {
+        List<NodePowerProfile> matches = profiles.getIndexer().byIndex(BY_NODE, node);
+        String canonical = Joulie.nodePowerProfileName(node);
+        return matches.stream().min(Comparator.comparing((NodePowerProfile p) -> !p.getMetadata().getName().equals(canonical))
+                .thenComparing(p -> p.getMetadata().getName()));
+    }
+
+    public Collection<TelemetryProfile> telemetryProfiles() {
+        return telemetry.getStore().list();
+    }
+
+    public Collection<Node> nodes() {
+        return nodes == null ? List.of() : nodes.getStore().list();
+    }
+}

@@ -1,0 +1,158 @@
+package io.joulie.e2e;
+
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The production jars, black-box: an in-process mock API server, the operator and the agent as
+ * subprocesses (java -jar quarkus-run.jar), a fake two-package sysfs tree. The operator's plan must reach
+ * the agent's limit files, and a change of plan must reach them within a second of the NodePowerProfile change.
+ */
+class OperatorAndAgentIT {
+    static final String NODE = "e2e-a";
+    static final Path REPO = Path.of(System.getProperty("repository.root"));
+    static KubernetesMockServer server;
+    static KubernetesClient client;
+    static Path host;
+    static final List<Process> processes = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws IOException {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
+        server.init();
+        client = server.createClient();
+        for (String crd : List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml")) {
+            CustomResourceDefinition def = client.apiextensions().v1().customResourceDefinitions()
+                    .load(REPO.resolve("kubernetes").resolve(crd).toFile()).item();
+            client.resource(def).create();
+        }
+        host = Files.createTempDirectory("joulie-e2e-host");
+        for (int pkg = 0; pkg < 2; pkg++) {
+            Path zone = host.resolve("sys/class/powercap/intel-rapl:" + pkg);
+            write(zone.resolve("name"), "package-" + pkg);
+            write(zone.resolve("energy_uj"), "1000000");
+            write(zone.resolve("max_energy_range_uj"), "262143328850");
+            write(zone.resolve("enabled"), "1");
+            write(zone.resolve("constraint_0_name"), "long_term");
+            write(zone.resolve("constraint_0_power_limit_uw"), "200000000");
+            write(zone.resolve("constraint_0_max_power_uw"), "250000000");
+            write(zone.resolve("constraint_0_time_window_us"), "999424");
+        }
+        write(host.resolve("proc/cpuinfo"), "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: E2E CPU\n");
+        String api = server.url("/");
+        Map<String, String> common = Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", api,
+                "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
+        Map<String, String> operator = new HashMap<>(common);
+        operator.putAll(Map.of("LEADER_ELECTION", "false", "RECONCILE_INTERVAL", "1s", "PERFORMANCE_CAP_WATTS", "440",
+                "ECO_CAP_WATTS", "120", "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
+                "QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort())));
+        launch("operator", REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), operator);
+        Map<String, String> agent = new HashMap<>(common);
+        agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s",
+                "JOULIE_SYSFS_ROOT", host.resolve("sys").toString(), "JOULIE_PROC_ROOT", host.resolve("proc").toString(),
+                "JOULIE_DEV_ROOT", host.resolve("dev").toString(),
+                "QUARKUS_HTTP_PORT", Integer.toString(freePort()), "QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort())));
+        launch("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), agent);
+    }
+
+    @AfterAll
+    static void stop() {
+        for (Process p : processes) {
+            p.destroy();
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.destroy();
+        }
+    }
+
+    static void launch(String name, Path jar, Map<String, String> env) throws IOException {
+        assertThat(jar).as("packaged " + name + " (run the reactor: ./mvnw verify)").exists();
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-jar", jar.toString());
+        pb.environment().putAll(env);
+        pb.redirectErrorStream(true);
+        pb.redirectOutput(Path.of("target", name + ".log").toFile());
+        processes.add(pb.start());
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    static void write(Path file, String value) throws IOException {
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, value + "\n");
+    }
+
+    static String limit(int pkg) throws IOException {
+        return Files.readString(host.resolve("sys/class/powercap/intel-rapl:" + pkg + "/constraint_0_power_limit_uw")).strip();
+    }
+
+    static Double cap() {
+        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
+        return npp == null || npp.getSpec().cpu() == null ? null : npp.getSpec().cpu().packagePowerCapWatts();
+    }
+
+    static void managedNode(String name) {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).addToLabels("joulie.io/managed", "true")
+                .endMetadata().withNewSpec().endSpec().build()).create();
+    }
+
+    @Test
+    void theOperatorsPlanReachesTheLimitFilesAndAChangeWithinASecond() throws IOException {
+        managedNode(NODE);
+        // one managed node: hp = round(1 x 0.5) = 1, so performance at 440 W: 220 W per package
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+            assertThat(cap()).isEqualTo(440.0);
+            assertThat(limit(0)).isEqualTo("220000000");
+            assertThat(limit(1)).isEqualTo("220000000");
+        });
+
+        // a second managed node: one goes eco, the first by name (e2e-a), at 120 W: 60 W per package
+        managedNode("e2e-b");
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> Double.valueOf(120.0).equals(cap()));
+        await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
+            assertThat(limit(0)).isEqualTo("60000000");
+            assertThat(limit(1)).isEqualTo("60000000");
+        });
+    }
+}
