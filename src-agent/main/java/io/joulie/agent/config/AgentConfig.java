@@ -1,5 +1,6 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.LabelSelector;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithName;
 
@@ -36,7 +37,7 @@ public interface AgentConfig {
     String mode();
 
     @WithName("pool-node-selector")
-    Optional<String> poolNodeSelector();
+    Optional<String> poolLabelSelector();
 
     @WithName("pool-shards")
     String poolShards();

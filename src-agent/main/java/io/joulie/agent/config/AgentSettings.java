@@ -1,5 +1,6 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.LabelSelector;
 import io.joulie.agent.host.HostRoots;
 
 import java.time.Duration;
@@ -13,5 +14,5 @@ import java.util.Optional;
  *                       the node's NodePowerProfile is deleted
  */
 public record AgentSettings(AgentMode mode, Optional<String> nodeName, Duration reconcileInterval, HostRoots roots,
-                            boolean restoreOnExit, NodeSelector poolSelector, int poolShards, int poolShardId) {
+                            boolean restoreOnExit, LabelSelector poolSelector, int poolShards, int poolShardId) {
 }

@@ -1,5 +1,7 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.Durations;
+import io.joulie.api.text.LabelSelector;
 import io.joulie.agent.host.HostRoots;
 
 import java.nio.file.InvalidPathException;
@@ -57,10 +59,10 @@ public final class AgentSettingsParser {
                 yield true;
             }
         };
-        NodeSelector selector = NodeSelector.parse("");
-        String selectorText = c.poolNodeSelector().orElse("");
+        LabelSelector selector = LabelSelector.parse("");
+        String selectorText = c.poolLabelSelector().orElse("");
         try {
-            selector = NodeSelector.parse(selectorText);
+            selector = LabelSelector.parse(selectorText);
         } catch (IllegalArgumentException e) {
             error("POOL_NODE_SELECTOR", "agent.pool-node-selector", selectorText, e.getMessage());
         }

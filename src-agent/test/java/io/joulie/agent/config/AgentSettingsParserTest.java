@@ -1,5 +1,6 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.LabelSelector;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -30,7 +31,7 @@ class AgentSettingsParserTest {
         public String devRoot() { return env.get("JOULIE_DEV_ROOT"); }
         public String restoreOnExit() { return env.get("JOULIE_RESTORE_ON_EXIT"); }
         public String mode() { return env.get("AGENT_MODE"); }
-        public Optional<String> poolNodeSelector() { return Optional.ofNullable(env.get("POOL_NODE_SELECTOR")); }
+        public Optional<String> poolLabelSelector() { return Optional.ofNullable(env.get("POOL_NODE_SELECTOR")); }
         public String poolShards() { return env.get("POOL_SHARDS"); }
         public String poolShardId() { return env.get("POOL_SHARD_ID"); }
     }

@@ -1,5 +1,6 @@
 package io.joulie.operator.config;
 
+import io.joulie.api.text.LabelSelector;
 import io.joulie.operator.planner.PlannerSettings;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,7 @@
 package io.joulie.operator.config;
 
-import io.joulie.operator.planner.Durations;
+import io.joulie.api.text.LabelSelector;
+import io.joulie.api.text.Durations;
 import io.joulie.operator.planner.Escalation;
 import io.joulie.operator.planner.PlannerSettings;
 import io.joulie.operator.planner.PolicyType;

@@ -1,5 +1,6 @@
 package io.joulie.operator.planner;
 
+import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.PowerState;
 
 import java.time.Duration;

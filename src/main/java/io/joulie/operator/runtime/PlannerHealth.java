@@ -2,7 +2,7 @@ package io.joulie.operator.runtime;
 
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.config.OperatorSettings;
-import io.joulie.operator.planner.Durations;
+import io.joulie.api.text.Durations;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;

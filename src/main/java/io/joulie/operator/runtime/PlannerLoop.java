@@ -10,7 +10,7 @@ import io.joulie.operator.planner.ActuationAdapter;
 import io.joulie.operator.planner.ActuationAdapter.EvictionResult;
 import io.joulie.operator.planner.ClusterContext;
 import io.joulie.operator.planner.ContextProvider;
-import io.joulie.operator.planner.Durations;
+import io.joulie.api.text.Durations;
 import io.joulie.operator.planner.NodeAssignment;
 import io.joulie.operator.planner.Outcome;
 import io.joulie.operator.planner.Planner;

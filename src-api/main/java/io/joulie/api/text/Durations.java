@@ -1,4 +1,4 @@
-package io.joulie.operator.planner;
+package io.joulie.api.text;
 
 import java.time.Duration;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package io.joulie.operator.planner;
+package io.joulie.api.text;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

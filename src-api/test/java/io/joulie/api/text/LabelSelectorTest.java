@@ -1,4 +1,4 @@
-package io.joulie.operator.config;
+package io.joulie.api.text;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

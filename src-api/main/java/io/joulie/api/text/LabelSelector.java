@@ -1,4 +1,4 @@
-package io.joulie.operator.config;
+package io.joulie.api.text;
 
 import java.util.ArrayList;
 import java.util.List;
