@@ -85,6 +85,18 @@ public class ClusterView {
         return list;
     }
 
+    /**
+     * Whether {@code npp} was created for an earlier Node of the same name (its owner reference names
+     * another UID): it describes a machine that is gone, so it must not be read as this node's state.
+     */
+    public static boolean ownedByEarlierNode(NodePowerProfile npp, Node node) {
+        if (npp == null || node == null || npp.getMetadata().getOwnerReferences() == null) {
+            return false;
+        }
+        return npp.getMetadata().getOwnerReferences().stream().anyMatch(o -> "Node".equals(o.getKind())
+                && o.getUid() != null && !o.getUid().equals(node.getMetadata().getUid()));
+    }
+
     private static boolean isPerformance(Pod pod) {
         return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
     }

@@ -88,6 +88,9 @@ public class InformerContextProvider implements ContextProvider {
                     npp.getMetadata().getName(), npp.getSpec().nodeName(), node);
             return null;
         }
+        if (ClusterView.ownedByEarlierNode(npp, view.node(node))) {
+            return null; // left by an earlier node of this name; the actuation replaces it
+        }
         return npp;
     }
 

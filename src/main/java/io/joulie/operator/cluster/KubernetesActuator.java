@@ -33,11 +33,13 @@ import java.util.Objects;
 @ApplicationScoped
 public class KubernetesActuator implements ActuationAdapter {
     static final int ATTEMPTS = 3;
+    /** Well below the default renew deadline (10 s), so a write cannot outlive the Lease by much. */
+    static final int WRITE_TIMEOUT_MS = 5_000;
 
     private final KubernetesClient client;
     private final ClusterView view;
     private final PlannerMetrics metrics;
-    private KubernetesClient evictionClient;
+    private KubernetesClient apiClient;
 
     public KubernetesActuator(KubernetesClient client, ClusterView view, PlannerMetrics metrics) {
         this.client = client;
@@ -58,8 +60,16 @@ public class KubernetesActuator implements ActuationAdapter {
             throw new IllegalStateException("NodePowerProfile " + name + " belongs to node " + current.getSpec().nodeName()
                     + "; node names " + a.node() + " and " + current.getSpec().nodeName() + " collide after normalisation");
         }
+        boolean wrote = false;
+        if (ClusterView.ownedByEarlierNode(current, view.node(a.node()))) {
+            // Left by an earlier node of the same name (garbage collection has not caught up): replace it.
+            api().resource(current).delete();
+            metrics.write("nodepowerprofile", "delete");
+            current = null;
+            wrote = true;
+        }
         boolean down = a.state() != PowerState.ActivePerformance;
-        boolean wrote = down && setLabel(a.node(), a.labelValue());
+        wrote |= down && setLabel(a.node(), a.labelValue());
         wrote |= writeProfile(a, name, current);
         return (!down && setLabel(a.node(), a.labelValue())) || wrote;
     }
@@ -91,23 +101,19 @@ public class KubernetesActuator implements ActuationAdapter {
         boolean wrote = setLabel(node, null);
         NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
-            client.resource(npp).delete();
+            api().resource(npp).delete();
             metrics.write("nodepowerprofile", "delete");
             wrote = true;
         }
         return wrote;
     }
 
-    /**
-     * Asks for a policy/v1 Eviction through a client without request retries: the shared client backs off
-     * and retries a 429 for many seconds, which would hold the tick; a refusal (a PodDisruptionBudget) is
-     * simply tried again on the next tick.
-     */
+    /** Asks for a policy/v1 Eviction; a refusal (a PodDisruptionBudget, 429) is tried again next tick. */
     @Override
     public EvictionResult evict(String pod) {
         int slash = pod.indexOf('/');
         try {
-            boolean evicted = evictionClient().pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
+            boolean evicted = api().pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
             metrics.write("pod", "evict");
             return evicted ? EvictionResult.EVICTED : EvictionResult.REFUSED;
         } catch (KubernetesClientException e) {
@@ -118,19 +124,26 @@ public class KubernetesActuator implements ActuationAdapter {
         }
     }
 
-    private synchronized KubernetesClient evictionClient() {
-        if (evictionClient == null) {
-            evictionClient = new KubernetesClientBuilder()
-                    .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0).build())
+    /**
+     * The client every write goes through: no request retries and a short request timeout. The shared
+     * client backs off and retries 429/5xx for many seconds, which would hold the tick (a refused
+     * eviction) and could let a write land after this replica lost the Lease; a failed write is simply
+     * planned again on the next tick.
+     */
+    private synchronized KubernetesClient api() {
+        if (apiClient == null) {
+            apiClient = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0)
+                            .withRequestTimeout(WRITE_TIMEOUT_MS).build())
                     .build();
         }
-        return evictionClient;
+        return apiClient;
     }
 
     @PreDestroy
     synchronized void close() {
-        if (evictionClient != null) {
-            evictionClient.close();
+        if (apiClient != null) {
+            apiClient.close();
         }
     }
 
@@ -145,7 +158,7 @@ public class KubernetesActuator implements ActuationAdapter {
         npp.setMetadata(meta.build());
         npp.setSpec(spec);
         try {
-            NodePowerProfile created = client.resource(npp).create();
+            NodePowerProfile created = api().resource(npp).create();
             metrics.write("nodepowerprofile", "create");
             return created;
         } catch (KubernetesClientException e) {
@@ -161,7 +174,7 @@ public class KubernetesActuator implements ActuationAdapter {
     private NodePowerProfile updateSpec(NodePowerProfile cached, NodePowerProfileSpec spec) {
         return onConflictRetry(cached, fresh -> {
             fresh.setSpec(spec);
-            NodePowerProfile updated = client.resource(fresh).update();
+            NodePowerProfile updated = api().resource(fresh).update();
             metrics.write("nodepowerprofile", "update");
             return updated;
         });
@@ -171,7 +184,7 @@ public class KubernetesActuator implements ActuationAdapter {
         onConflictRetry(cached, fresh -> {
             fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(),
                     fresh.getMetadata().getGeneration()));
-            NodePowerProfile updated = client.resource(fresh).updateStatus();
+            NodePowerProfile updated = api().resource(fresh).updateStatus();
             metrics.write("nodepowerprofile", "update-status");
             return updated;
         });
@@ -190,7 +203,7 @@ public class KubernetesActuator implements ActuationAdapter {
         }
         String json = "{\"metadata\":{\"labels\":{\"" + Joulie.POWER_PROFILE_LABEL + "\":"
                 + (value == null ? "null" : "\"" + value + "\"") + "}}}";
-        client.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
+        api().nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
         metrics.write("node", "patch");
         return true;
     }
@@ -211,7 +224,7 @@ public class KubernetesActuator implements ActuationAdapter {
     }
 
     private NodePowerProfile fresh(NodePowerProfile cached) {
-        NodePowerProfile latest = client.resources(NodePowerProfile.class).withName(cached.getMetadata().getName()).get();
+        NodePowerProfile latest = api().resources(NodePowerProfile.class).withName(cached.getMetadata().getName()).get();
         if (latest == null) {
             throw new KubernetesClientException("NodePowerProfile " + cached.getMetadata().getName() + " vanished", 404, null);
         }

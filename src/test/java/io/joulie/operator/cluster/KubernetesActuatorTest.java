@@ -202,6 +202,25 @@ class KubernetesActuatorTest {
     }
 
     @Test
+    void aProfileLeftByAnEarlierNodeOfTheSameNameIsReplaced() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cached.getMetadata().setOwnerReferences(List.of(new io.fabric8.kubernetes.api.model.OwnerReferenceBuilder()
+                .withApiVersion("v1").withKind("Node").withName("n1").withUid("uid-of-the-old-n1").build()));
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().delete().withPath(NPP_PATH).andReturn(200, cached).once();
+        server.expect().post().withPath("/apis/joulie.io/v1alpha1/nodepowerprofiles")
+                .andReturn(201, npp("9", 1, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("10", 1, Profile.ECO, 120, PowerState.ActiveEco)).once();
+
+        assertThat(actuator.apply(eco())).isTrue();
+
+        List<RecordedRequest> requests = requests();
+        assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath()).containsExactly("DELETE " + NPP_PATH,
+                "POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(1).getBody().readUtf8()).contains("\"uid\":\"uid-n1\"");
+    }
+
+    @Test
     void releaseRemovesTheLabelThenTheProfile() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
