@@ -136,11 +136,21 @@ public final class FfmPowercap implements Powercap {
 
     @Override
     public boolean writable() {
+        List<Target> targets;
         try {
-            prepareAll().forEach(t -> t.file().close());
+            targets = prepareAll();
+        } catch (Stop stop) {
+            return false;
+        }
+        try {
+            for (Target target : targets) {
+                bounded(target, 1); // bounds that block every cap (no known maximum, min above max)
+            }
             return true;
         } catch (Stop stop) {
             return false;
+        } finally {
+            targets.forEach(t -> t.file().close());
         }
     }
 

@@ -193,6 +193,7 @@ class FfmPowercapTest {
         Path p0 = host.intelPackage(0);
         Files.delete(p0.resolve("constraint_0_max_power_uw"));
         try (Powercap powercap = open()) {
+            assertThat(powercap.writable()).isFalse();
             CapResult result = powercap.applyNodeCap(100);
             assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
             assertThat(result.message()).startsWith("intel-rapl:0: no hardware maximum known");
@@ -207,6 +208,7 @@ class FfmPowercapTest {
         Files.delete(p0.resolve("constraint_0_max_power_uw"));
         host.intelMsr(0, 1L << 15 | 1000);
         try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.roots().sys(), msr)) {
+            assertThat(powercap.writable()).isTrue();
             CapResult result = powercap.applyNodeCap(100_000);
             assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
             assertThat(read(limitFile(p0))).isEqualTo("4095875000");
@@ -222,6 +224,7 @@ class FfmPowercapTest {
         Path p1 = host.intelPackage(1);
         FakeHost.write(p1.resolve("constraint_0_min_power_uw"), "300000000");
         try (Powercap powercap = open()) {
+            assertThat(powercap.writable()).isFalse();
             CapResult result = powercap.applyNodeCap(240);
             assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
             assertThat(result.message()).isEqualTo("intel-rapl:1: hardware min 300000000 uW is above max 250000000 uW");
