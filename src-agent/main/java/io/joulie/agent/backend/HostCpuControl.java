@@ -16,9 +16,11 @@ import java.util.OptionalDouble;
 
 /**
  * Host control: RAPL through {@link Powercap#applyNodeCap}, and the {@link DvfsController} over cpufreq when
- * no RAPL limit can be written. Each call reads the long_term limits back and rewrites them only when they
- * differ from what the last apply wrote, so a limit changed behind the agent's back is put back, while a
- * converged node sees no writes. Not thread-safe: the agent's single worker calls it.
+ * no RAPL limit can be written. After a successful apply the long_term limits are read back, and that
+ * read-back (not the value written, which the kernel may quantise) is the reference: each later call
+ * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
+ * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
+ * or the limits are restored. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl {
     public static final String POWERCAP = "powercap";
@@ -31,6 +33,8 @@ public final class HostCpuControl implements CpuControl {
     private double appliedCap = Double.NaN;
     private Map<String, Long> writtenUw = Map.of();
     private String appliedMessage = "";
+    private double blockedCap = Double.NaN;
+    private CapResult blocked;
     private int rewrites;
 
     public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
@@ -53,16 +57,20 @@ public final class HostCpuControl implements CpuControl {
                 return new ControlOutcome(POWERCAP, Result.APPLIED, appliedMessage, observed(current));
             }
             boolean drift = capWatts == appliedCap;
-            CapResult r = powercap.applyNodeCap(capWatts);
+            boolean knownBlocked = blocked != null && capWatts == blockedCap;
+            CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
             switch (r.outcome()) {
                 case APPLIED -> {
                     if (drift) {
                         rewrites++;
                     }
+                    blocked = null;
+                    blockedCap = Double.NaN;
                     appliedCap = capWatts;
-                    writtenUw = r.writtenUw();
+                    // what the kernel reports back (it may round the value written) is the reference
+                    writtenUw = currentLimitsUw();
                     appliedMessage = r.message();
-                    return new ControlOutcome(POWERCAP, Result.APPLIED, r.message(), observed(r.observedUw()));
+                    return new ControlOutcome(POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
                 }
                 case ERROR -> {
                     forget();
@@ -70,8 +78,11 @@ public final class HostCpuControl implements CpuControl {
                 }
                 case BLOCKED -> {
                     forget();
+                    blocked = r;
+                    blockedCap = capWatts;
                     if (cpufreq.policies().isEmpty()) {
-                        return new ControlOutcome(POWERCAP, Result.BLOCKED, r.message(), observed(r.observedUw()));
+                        return new ControlOutcome(POWERCAP, Result.BLOCKED, r.message(),
+                                observed(knownBlocked ? current : r.observedUw()));
                     }
                     return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
                 }
@@ -89,15 +100,16 @@ public final class HostCpuControl implements CpuControl {
         observed.put("capWatts", capWatts);
         String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
                 + " W by lowering cpufreq ceilings of " + cpufreq.policies().size() + " policies";
-        if (packageWatts.isPresent()) {
-            try {
-                dvfs.onReading(capWatts, packageWatts.getAsDouble());
-            } catch (IOException | RuntimeException e) {
-                observed.put("throttlePct", (double) dvfs.throttlePercent());
-                return new ControlOutcome(DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
-            }
-        } else {
-            message += " (waiting for a package power reading)";
+        if (packageWatts.isEmpty()) {
+            observed.put("throttlePct", (double) dvfs.throttlePercent());
+            return new ControlOutcome(DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
+                    + "until package power can be read", observed);
+        }
+        try {
+            dvfs.onReading(capWatts, packageWatts.getAsDouble());
+        } catch (IOException | RuntimeException e) {
+            observed.put("throttlePct", (double) dvfs.throttlePercent());
+            return new ControlOutcome(DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
         }
         observed.put("throttlePct", (double) dvfs.throttlePercent());
         return new ControlOutcome(DVFS, Result.APPLIED, message, observed);
@@ -155,6 +167,8 @@ public final class HostCpuControl implements CpuControl {
     }
 
     private void forget() {
+        blocked = null;
+        blockedCap = Double.NaN;
         appliedCap = Double.NaN;
         writtenUw = Map.of();
         appliedMessage = "";

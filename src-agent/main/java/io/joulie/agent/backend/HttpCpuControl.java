@@ -75,8 +75,11 @@ public final class HttpCpuControl implements CpuControl {
         if (throttle && packageWatts.isPresent()) {
             try {
                 dvfs.onReading(capWatts, packageWatts.getAsDouble());
-            } catch (IOException e) {
-                throw new IllegalStateException(e); // the virtual cpufreq does not fail
+            } catch (IOException | IllegalArgumentException e) {
+                // the virtual cpufreq does not fail; a bad cap or reading is reported, never thrown
+                Map<String, Double> observed = new LinkedHashMap<>();
+                observed.put("throttlePct", (double) dvfs.throttlePercent());
+                return new ControlOutcome(BACKEND, Result.ERROR, "DVFS loop refused the input: " + e.getMessage(), observed);
             }
         }
         String url = endpoint(settings.endpoint(), node);

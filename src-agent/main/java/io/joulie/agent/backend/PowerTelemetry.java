@@ -23,12 +23,12 @@ public final class PowerTelemetry {
     private PowerTelemetry() {
     }
 
-    /** {@code packagePowerWatts} at top level, else under {@code cpu}; empty when neither is a finite number. */
+    /** {@code packagePowerWatts} at top level, else under {@code cpu}; empty when neither is a finite number ≥ 0. */
     public static OptionalDouble parseHttp(String body) {
         try {
             JsonNode root = JSON.readTree(body);
             for (JsonNode n : new JsonNode[]{root.path("packagePowerWatts"), root.path("cpu").path("packagePowerWatts")}) {
-                if (n.isNumber() && Double.isFinite(n.asDouble())) {
+                if (n.isNumber() && plausible(n.asDouble())) {
                     return OptionalDouble.of(n.asDouble());
                 }
             }
@@ -38,13 +38,21 @@ public final class PowerTelemetry {
         return OptionalDouble.empty();
     }
 
-    /** The value of the first sample of a Prometheus {@code /api/v1/query} answer ({@code data.result[0].value[1]}). */
+    /** Power is a finite number of watts ≥ 0: NaN, infinities and negative values are no reading. */
+    static boolean plausible(double watts) {
+        return Double.isFinite(watts) && watts >= 0;
+    }
+
+    /**
+     * The value of the first sample of a Prometheus {@code /api/v1/query} answer ({@code data.result[0].value[1]});
+     * empty unless it is a finite number ≥ 0 (Prometheus writes NaN as {@code "NaN"}).
+     */
     public static OptionalDouble parsePrometheus(String body) {
         try {
             JsonNode value = JSON.readTree(body).path("data").path("result").path(0).path("value").path(1);
             if (value.isTextual() || value.isNumber()) {
                 double d = Double.parseDouble(value.asText());
-                return Double.isFinite(d) ? OptionalDouble.of(d) : OptionalDouble.empty();
+                return plausible(d) ? OptionalDouble.of(d) : OptionalDouble.empty();
             }
         } catch (IOException | RuntimeException e) {
             // malformed: no reading

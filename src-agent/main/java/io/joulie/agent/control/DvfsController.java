@@ -19,7 +19,8 @@ import java.util.List;
  *     0..100. After a move the count starts again, and no further move happens for 20 s; readings during
  *     that cooldown still count, so a persistent excursion moves again as soon as the cooldown ends.</li>
  * <li>Throttle p % sets {@code scaling_max_freq} of the first ceil(n × p / 100) of the n policies (by policy
- *     number) to their {@code cpuinfo_min_freq} and of the others to {@code cpuinfo_max_freq}. Whole policies
+ *     number) to their {@code cpuinfo_min_freq} and of the others back to their original {@code scaling_max_freq}
+ *     (as found at start; never above it, so a lower ceiling set before the agent started is kept). Whole policies
  *     at their minimum, rather than all policies at an interpolated frequency, give each step a large,
  *     predictable effect and leave the remaining cores at full speed.</li>
  * </ul>
@@ -94,7 +95,8 @@ public final class DvfsController {
         int throttled = (policies.size() * percent + 99) / 100;
         for (int i = 0; i < policies.size(); i++) {
             CpufreqPolicy policy = policies.get(i);
-            cpufreq.setScalingMaxKHz(policy.id(), i < throttled ? policy.cpuinfoMinKHz() : policy.cpuinfoMaxKHz());
+            // an unthrottled policy goes back to the ceiling found at start, never above it
+            cpufreq.setScalingMaxKHz(policy.id(), i < throttled ? policy.cpuinfoMinKHz() : policy.originalScalingMaxKHz());
         }
     }
 }

@@ -22,9 +22,15 @@ public final class PackagePowerMeter {
         this.clock = clock;
     }
 
-    /** Watts since the previous sample (counter wraps included); empty on the first sample or without elapsed time. */
+    /**
+     * Watts since the previous sample (counter wraps included); empty on the first sample, without elapsed
+     * time, or when there are no packages (no reading, rather than 0 W).
+     */
     public OptionalDouble sampleWatts() throws IOException {
         List<PowercapZone> packages = powercap.packages();
+        if (packages.isEmpty()) {
+            return OptionalDouble.empty();
+        }
         long[] currentUj = new long[packages.size()];
         for (int i = 0; i < currentUj.length; i++) {
             currentUj[i] = powercap.energyUj(packages.get(i));

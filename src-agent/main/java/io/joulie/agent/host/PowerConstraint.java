@@ -16,9 +16,25 @@ public record PowerConstraint(int index, String name, long powerLimitUw, Optiona
         return LONG_TERM.equals(name);
     }
 
-    /** {@code uw} within [min_power_uw, max_power_uw]; a bound the zone does not report does not clamp. */
-    public long clamp(long uw) {
-        long atLeastMin = Math.max(uw, minPowerUw.orElse(Long.MIN_VALUE));
-        return Math.min(atLeastMin, maxPowerUw.orElse(Long.MAX_VALUE));
+    /** {@code min_power_uw} if the zone reports a positive one; 0 or less counts as not reported. */
+    public OptionalLong hardwareMinUw() {
+        return positive(minPowerUw);
+    }
+
+    /** {@code max_power_uw} if the zone reports a positive one; 0 or less counts as not reported. */
+    public OptionalLong hardwareMaxUw() {
+        return positive(maxPowerUw);
+    }
+
+    /**
+     * {@code uw} within [{@link #hardwareMinUw()}, {@code maxUw}]; a minimum the zone does not report does
+     * not clamp. The caller supplies the maximum, because a missing one must not leave the value unbounded.
+     */
+    public long clamp(long uw, long maxUw) {
+        return Math.min(Math.max(uw, hardwareMinUw().orElse(Long.MIN_VALUE)), maxUw);
+    }
+
+    private static OptionalLong positive(OptionalLong value) {
+        return value.isPresent() && value.getAsLong() > 0 ? value : OptionalLong.empty();
     }
 }

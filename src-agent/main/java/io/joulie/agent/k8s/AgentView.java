@@ -28,9 +28,11 @@ public final class AgentView {
     static final String BY_NODE = "byNode";
 
     private final KubernetesClient client;
-    private SharedIndexInformer<NodePowerProfile> profiles;
-    private SharedIndexInformer<TelemetryProfile> telemetry;
-    private SharedIndexInformer<Node> nodes;
+    private volatile SharedIndexInformer<NodePowerProfile> profiles;
+    private volatile SharedIndexInformer<TelemetryProfile> telemetry;
+    private volatile SharedIndexInformer<Node> nodes;
+    /** Set once every informer has been started: synced() is false before, whatever the informers say. */
+    private volatile boolean started;
 
     public AgentView(KubernetesClient client) {
         this.client = client;
@@ -76,6 +78,7 @@ public final class AgentView {
             });
             informer.start();
         }
+        started = true;
         LOG.infof("Watching NodePowerProfiles, TelemetryProfiles%s", watchNodes ? " and Nodes" : "");
     }
 
@@ -122,7 +125,7 @@ public final class AgentView {
 
     /** True once every watch has delivered its initial list. */
     public boolean synced() {
-        return profiles != null && informers().stream().allMatch(SharedIndexInformer::hasSynced);
+        return started && informers().stream().allMatch(SharedIndexInformer::hasSynced);
     }
 
     /**

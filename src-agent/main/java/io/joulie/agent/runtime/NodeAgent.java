@@ -97,6 +97,8 @@ public class NodeAgent {
         boolean desired;
         HttpCpuControl http;
         Instant lastSampleAt;
+        /** The agent has written (or may have written) host limits for this node since they were last restored. */
+        boolean hostTouched;
         StatusKey lastStatus;
         boolean statusWritten;
 
@@ -145,8 +147,9 @@ public class NodeAgent {
             return t;
         });
         view = new AgentView(client);
-        view.start(settings.mode() == AgentMode.POOL, this::enqueue, this::enqueueAll);
+        // queued before the informers start, so it runs before any event's reconcile
         worker.execute(this::awaitSync);
+        view.start(settings.mode() == AgentMode.POOL, this::enqueue, this::enqueueAll);
         long interval = settings.reconcileInterval().toMillis();
         worker.scheduleWithFixedDelay(this::periodic, interval, interval, TimeUnit.MILLISECONDS);
     }
@@ -196,7 +199,9 @@ public class NodeAgent {
             try {
                 worker.execute(() -> {
                     pending.remove(node);
-                    safely(node, false);
+                    if (view.synced()) { // before that, awaitSync reconciles every node once synced
+                        safely(node, false);
+                    }
                 });
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 pending.remove(node); // shutting down
@@ -281,6 +286,11 @@ public class NodeAgent {
             states.put(node, st);
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);
+        if (route.cpuControl() != ControlType.HOST && st.hostTouched) {
+            ControlOutcome restored = restoreHost(st);
+            LOG.infof("Node %s: CPU control moved from host to %s; %s", node, route.cpuControl(), restored.message());
+            record(node, "restore", restored);
+        }
         OptionalDouble watts = readPower(st, route);
         Optional<NodePowerProfile> npp = view.profileFor(node);
         Timer.Sample sample = Timer.start();
@@ -306,6 +316,9 @@ public class NodeAgent {
             } else {
                 int rewritesBefore = hostControl == null ? 0 : hostControl.rewrites();
                 out = control(st, route).enforce(npp.get().getSpec().cpu().packagePowerCapWatts(), watts);
+                if (route.cpuControl() == ControlType.HOST && out.result() != Result.BLOCKED && out.result() != Result.NONE) {
+                    st.hostTouched = true;
+                }
                 boolean drift = hostControl != null && hostControl.rewrites() > rewritesBefore;
                 kind = drift ? "reapply" : periodic ? null : "apply";
                 if (drift) {
@@ -367,15 +380,25 @@ public class NodeAgent {
         ControlOutcome out;
         if (route.cpuControl() == ControlType.HTTP && st.http != null) {
             out = st.http.restore();
-        } else if (hostControl == null || route.cpuControl() != ControlType.HOST) {
-            out = ControlOutcome.none(backendName(route), "nothing to undo");
-        } else if (!settings.restoreOnExit()) {
-            out = ControlOutcome.none(HostCpuControl.POWERCAP, "limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
-        } else {
-            out = hostControl.restore();
+        } else if (st.hostTouched) {
+            out = restoreHost(st);
             LOG.infof("Node %s: NodePowerProfile deleted; %s", st.node, out.message());
+        } else {
+            out = ControlOutcome.none(backendName(route), "nothing to undo");
         }
         return new ControlOutcome(out.backend(), out.result(), "NodePowerProfile deleted; " + out.message(), out.observed());
+    }
+
+    /**
+     * Writes back the host limits found at start (RAPL and cpufreq), if JOULIE_RESTORE_ON_EXIT allows; called
+     * only when this agent has written host limits for the node ({@link NodeState#hostTouched}).
+     */
+    private ControlOutcome restoreHost(NodeState st) {
+        st.hostTouched = false;
+        if (!settings.restoreOnExit()) {
+            return ControlOutcome.none(HostCpuControl.POWERCAP, "limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
+        }
+        return hostControl.restore();
     }
 
     private CpuControl control(NodeState st, Route route) {

@@ -105,6 +105,18 @@ class HttpCpuControlTest {
     }
 
     @Test
+    void aBadReadingOrCapInDvfsModeIsReportedAsAnErrorNotThrown() {
+        HttpCpuControl control = new HttpCpuControl(http, "n", new CpuHttpControl(url("/t"), 2, CpuControlMode.DVFS), CLOCK);
+        ControlOutcome negative = control.enforce(100, OptionalDouble.of(-5));
+        assertThat(negative.result()).isEqualTo(Result.ERROR);
+        assertThat(negative.message()).contains("package power must be a finite number");
+        ControlOutcome nan = control.enforce(Double.NaN, OptionalDouble.of(80));
+        assertThat(nan.result()).isEqualTo(Result.ERROR);
+        assertThat(nan.message()).contains("cap must be a finite number");
+        assertThat(bodies).isEmpty();
+    }
+
+    @Test
     void a500IsAnErrorNamingTheStatusAndIsRetried() {
         status.set(500);
         HttpCpuControl control = new HttpCpuControl(http, "n", new CpuHttpControl(url("/cap"), 2, null), CLOCK);

@@ -32,6 +32,17 @@ class PowerTelemetryTest {
     }
 
     @Test
+    void negativeOrNonFiniteWattsAreNoReading() {
+        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\": -3.5}")).isEmpty();
+        assertThat(PowerTelemetry.parseHttp("{\"cpu\": {\"packagePowerWatts\": -1}}")).isEmpty();
+        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\": 0}")).isEqualTo(OptionalDouble.of(0));
+        for (String value : new String[]{"\"NaN\"", "\"-12\"", "\"+Inf\"", "\"-Inf\"", "-4"}) {
+            assertThat(PowerTelemetry.parsePrometheus("{\"data\":{\"result\":[{\"metric\":{},\"value\":[1.7e9," + value + "]}]}}"))
+                    .as(value).isEmpty();
+        }
+    }
+
+    @Test
     void readsTheFirstPrometheusSample() {
         String body = "{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[{\"metric\":{},\"value\":[1.7e9,\"151.25\"]}]}}";
         assertThat(PowerTelemetry.parsePrometheus(body)).isEqualTo(OptionalDouble.of(151.25));

@@ -40,4 +40,13 @@ class PackagePowerMeterTest {
             assertThat(meter.sampleWatts()).hasValue(2.0);                 // 1 J in 0.5 s
         }
     }
+
+    @Test
+    void withoutPackagesThereIsNoReadingRatherThanZeroWatts() throws IOException {
+        FakeClock clock = new FakeClock();
+        PackagePowerMeter meter = new PackagePowerMeter(Powercap.absent(), clock);
+        assertThat(meter.sampleWatts()).isEmpty();
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(meter.sampleWatts()).isEmpty();
+    }
 }

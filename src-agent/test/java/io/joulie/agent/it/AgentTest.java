@@ -133,17 +133,72 @@ class AgentTest {
         assertThat(tp.getSpec().controls()).isNull();
     }
 
+    /**
+     * The energy counters advance between periodic reconciles, so every reconcile reads a new package power:
+     * the status must still not be rewritten, because packagePowerWatts is left out of the comparison.
+     */
     @Test
-    void anUnchangedStatusIsNotRewrittenByPeriodicReconciles() throws InterruptedException {
+    void anUnchangedStatusIsNotRewrittenByPeriodicReconciles() {
         create(Profile.ECO, 240.0);
         await().atMost(WAIT).until(() -> cpuStatus() != null && cpuStatus().result() == Result.APPLIED);
-        Thread.sleep(500); // let the write settle
+        // let the first write settle: at least one full periodic reconcile after it
+        awaitPeriodicReconciles(2);
         String version = client.resources(TelemetryProfile.class).withName(TP_NAME).get().getMetadata().getResourceVersion();
 
-        Thread.sleep(2500); // two periodic reconciles at 1 s
+        List<Double> readings = new java.util.ArrayList<>();
+        double previous = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
+        for (int i = 1; i <= 3; i++) {
+            advanceEnergy(i * 37_000_000L);
+            double before = previous;
+            await().atMost(WAIT).until(() -> {
+                double now = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
+                return now > 0 && now != before;
+            });
+            previous = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
+            readings.add(previous);
+        }
 
+        assertThat(readings).doesNotHaveDuplicates().allMatch(w -> w > 0);
         assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get().getMetadata().getResourceVersion())
                 .isEqualTo(version);
+    }
+
+    /** Adds {@code uj} to both packages' energy counters. */
+    static void advanceEnergy(long uj) {
+        for (int pkg = 0; pkg < 2; pkg++) {
+            Path file = limitFile(pkg).resolveSibling("energy_uj");
+            long current = Long.parseLong(FakeHost.read(file).strip());
+            FakeHost.write(file, Long.toString(current + uj));
+        }
+    }
+
+    /** Waits until the last-periodic-reconcile timestamp (whole seconds, 1 s interval) has moved {@code n} seconds on. */
+    static void awaitPeriodicReconciles(int n) {
+        double start = metric("joulie_agent_last_reconcile_timestamp_seconds");
+        await().atMost(WAIT).until(() -> metric("joulie_agent_last_reconcile_timestamp_seconds") >= start + n);
+    }
+
+    @Test
+    void movingCpuControlFromHostToNoneRestoresTheOriginalLimits() {
+        create(Profile.ECO, 240.0);
+        await().atMost(SECOND).until(() -> limit(0).equals("120000000") && limit(1).equals("120000000"));
+
+        TelemetryProfile none = new TelemetryProfile();
+        none.setMetadata(new ObjectMetaBuilder().withName("cluster-none").build());
+        none.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null), null,
+                new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.NONE,
+                        null), null)));
+        client.resource(none).create();
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(limit(0)).isEqualTo(ORIGINAL);
+            assertThat(limit(1)).isEqualTo(ORIGINAL);
+            ControlResult cpu = cpuStatus();
+            assertThat(cpu).isNotNull();
+            assertThat(cpu.backend()).isEqualTo("none");
+        });
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(metric("joulie_agent_actions_total", "kind=\"restore\"", "node=\"" + NODE + "\"")).isGreaterThan(0));
     }
 
     @Test
@@ -170,16 +225,26 @@ class AgentTest {
 
         update(Profile.ECO, null);
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
-            assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts is missing");
-            assertThat(cpuStatus().observed()).containsEntry("capWattsPerPackage", 120.0);
+            ControlResult cpu = cpuStatus();
+            assertThat(cpu).isNotNull();
+            assertThat(cpu.result()).isEqualTo(Result.BLOCKED);
+            assertThat(cpu.message()).contains("spec.cpu.packagePowerCapWatts is missing");
+            assertThat(cpu.observed()).containsEntry("capWattsPerPackage", 120.0);
         });
 
         // the CRD schema would refuse 0 on a real API server; the mock does not validate, the agent must
         update(Profile.ECO, 0.0);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cpuStatus().message()).contains("= 0.0 is not a finite number of watts > 0"));
+        await().atMost(WAIT).untilAsserted(() -> {
+            ControlResult cpu = cpuStatus();
+            assertThat(cpu).isNotNull();
+            assertThat(cpu.message()).contains("= 0.0 is not a finite number of watts > 0");
+        });
         update(Profile.ECO, -5.0);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cpuStatus().message()).contains("= -5.0"));
+        await().atMost(WAIT).untilAsserted(() -> {
+            ControlResult cpu = cpuStatus();
+            assertThat(cpu).isNotNull();
+            assertThat(cpu.message()).contains("= -5.0");
+        });
         assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
         assertThat(limit(0)).isEqualTo("120000000");
         assertThat(limit(1)).isEqualTo("120000000");
@@ -242,23 +307,35 @@ class AgentTest {
     @Test
     void aNodeScopedHttpRouteSendsTheCapToTheEndpointInsteadOfTheHost() throws IOException {
         List<String> bodies = new CopyOnWriteArrayList<>();
+        List<String> reads = new CopyOnWriteArrayList<>();
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", ex -> {
-            bodies.add(ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-            ex.sendResponseHeaders(200, -1);
+            if ("GET".equals(ex.getRequestMethod())) {
+                reads.add(ex.getRequestURI().getPath());
+                byte[] power = "{\"packagePowerWatts\": 180}".getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, power.length);
+                ex.getResponseBody().write(power);
+            } else {
+                bodies.add(ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                ex.sendResponseHeaders(200, -1);
+            }
             ex.close();
         });
         server.start();
         try {
             TelemetryProfile tp = new TelemetryProfile();
             tp.setMetadata(new ObjectMetaBuilder().withName("http-route").build());
-            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE), null,
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            // the telemetry source of the same profile makes the agent's view of it observable: the periodic
+            // reconcile GETs the power from this server only once the agent's watch has the profile
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE),
+                    new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                            new TelemetryProfileSpec.HttpEndpoint(base + "/power/{node}", 2), null), null, null, null),
                     new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
-                            new TelemetryProfileSpec.CpuHttpControl("http://127.0.0.1:" + server.getAddress().getPort()
-                                    + "/cap/{node}", 2, null)), null)));
+                            new TelemetryProfileSpec.CpuHttpControl(base + "/cap/{node}", 2, null)), null)));
             client.resource(tp).create();
-            await().atMost(WAIT).until(() -> client.resources(TelemetryProfile.class).withName("http-route").get() != null);
-            Thread.sleep(300); // the agent's watch sees the route
+            await().atMost(WAIT).until(() -> reads.contains("/power/" + NODE));
+            assertThat(bodies).isEmpty();
 
             create(Profile.ECO, 240.0);
 
@@ -271,8 +348,6 @@ class AgentTest {
                 assertThat(cpu.result()).isEqualTo(Result.APPLIED);
             });
             assertThat(limit(0)).isEqualTo(ORIGINAL);
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
         } finally {
             server.stop(0);
         }

@@ -136,11 +136,21 @@ public final class FfmPowercap implements Powercap {
 
     @Override
     public boolean writable() {
+        List<Target> targets;
         try {
-            prepareAll().forEach(t -> t.file().close());
+            targets = prepareAll();
+        } catch (Stop stop) {
+            return false;
+        }
+        try {
+            for (Target target : targets) {
+                bounded(target, 1); // bounds that block every cap (no known maximum, min above max)
+            }
             return true;
         } catch (Stop stop) {
             return false;
+        } finally {
+            targets.forEach(t -> t.file().close());
         }
     }
 
@@ -162,7 +172,7 @@ public final class FfmPowercap implements Powercap {
             List<String> notes = new ArrayList<>();
             Map<String, Long> values = new LinkedHashMap<>();
             for (Target target : targets) {
-                long value = target.constraint().clamp(requestedUw);
+                long value = bounded(target, requestedUw);
                 if (value != requestedUw) {
                     notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
                             + (value > requestedUw ? "min " : "max ") + value + " uW");
@@ -259,6 +269,47 @@ public final class FfmPowercap implements Powercap {
             return new Target(pkg, longTerm, NativeFile.open(dir.resolve(limitFile(longTerm.index())), NativeFile.Mode.WRITE));
         } catch (NativeIoException e) {
             throw new Stop(outcomeOf(e), pkg.id() + ": long_term limit not writable: " + e.getMessage());
+        }
+    }
+
+    /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
+    static final long RAPL_LIMIT_FIELD_MAX = 0x7FFF;
+
+    /**
+     * {@code requestedUw} clamped to the package's bounds. A bound of 0 or less counts as missing. Without
+     * a reported maximum, the largest value the 15-bit RAPL field holds (0x7FFF power units from the MSR)
+     * is the maximum; without a readable MSR either, the cap is blocked. Also blocks when the minimum is
+     * above the maximum, or the clamped value would be below 1 uW.
+     */
+    private long bounded(Target target, long requestedUw) throws Stop {
+        PowercapZone pkg = target.zone();
+        PowerConstraint constraint = target.constraint();
+        OptionalLong reportedMax = constraint.hardwareMaxUw();
+        long maxUw = reportedMax.isPresent() ? reportedMax.getAsLong() : fieldMaxUw(pkg)
+                .orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no hardware maximum known (max_power_uw "
+                        + "missing or not positive, and the RAPL power unit MSR is not readable)"));
+        OptionalLong minUw = constraint.hardwareMinUw();
+        if (minUw.isPresent() && minUw.getAsLong() > maxUw) {
+            throw new Stop(Outcome.BLOCKED, pkg.id() + ": hardware min " + minUw.getAsLong() + " uW is above max " + maxUw + " uW");
+        }
+        long value = constraint.clamp(requestedUw, maxUw);
+        if (value < 1) {
+            throw new Stop(Outcome.BLOCKED, pkg.id() + ": clamped limit " + value + " uW is below 1 uW");
+        }
+        return value;
+    }
+
+    /** 0x7FFF x the package's power unit, in uW; empty when the MSR cannot be read. */
+    private OptionalLong fieldMaxUw(PowercapZone pkg) {
+        try {
+            Optional<PackageMsr> registers = msr.read(pkg.packageIndex());
+            if (registers.isEmpty()) {
+                return OptionalLong.empty();
+            }
+            long uw = (long) Math.floor(RAPL_LIMIT_FIELD_MAX * registers.get().units().powerWatts() * 1e6);
+            return uw > 0 ? OptionalLong.of(uw) : OptionalLong.empty();
+        } catch (IOException e) {
+            return OptionalLong.empty();
         }
     }
 

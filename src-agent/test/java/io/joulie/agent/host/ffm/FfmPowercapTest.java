@@ -174,6 +174,77 @@ class FfmPowercapTest {
         }
     }
 
+    /** sysfs prints these unsigned, so 0 is the non-positive value a driver reports. */
+    @Test
+    void aMaximumOfZeroCountsAsMissingAndWithoutMsrBlocks() throws IOException {
+        Path p0 = host.intelPackage(0);
+        FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0");
+        try (Powercap powercap = open()) {
+            CapResult result = powercap.applyNodeCap(100);
+            assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(result.message()).startsWith("intel-rapl:0: no hardware maximum known");
+            assertThat(result.writtenUw()).isEmpty();
+            assertThat(read(limitFile(p0))).isEqualTo("200000000\n");
+        }
+    }
+
+    @Test
+    void aMissingMaximumWithoutReadableMsrBlocksAndWritesNothing() throws IOException {
+        Path p0 = host.intelPackage(0);
+        Files.delete(p0.resolve("constraint_0_max_power_uw"));
+        try (Powercap powercap = open()) {
+            assertThat(powercap.writable()).isFalse();
+            CapResult result = powercap.applyNodeCap(100);
+            assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(result.message()).startsWith("intel-rapl:0: no hardware maximum known");
+            assertThat(read(limitFile(p0))).isEqualTo("200000000\n");
+        }
+    }
+
+    /** Power unit 1/8 W: the 15-bit field holds at most 0x7FFF / 8 W = 4095.875 W. */
+    @Test
+    void aMissingMaximumWithReadableMsrIsBoundedByTheRaplField() throws IOException {
+        Path p0 = host.intelPackage(0);
+        Files.delete(p0.resolve("constraint_0_max_power_uw"));
+        host.intelMsr(0, 1L << 15 | 1000);
+        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.roots().sys(), msr)) {
+            assertThat(powercap.writable()).isTrue();
+            CapResult result = powercap.applyNodeCap(100_000);
+            assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+            assertThat(read(limitFile(p0))).isEqualTo("4095875000");
+            assertThat(result.message()).endsWith("clamped to hardware max 4095875000 uW");
+            assertThat(powercap.applyNodeCap(100).outcome()).isEqualTo(Outcome.APPLIED);
+            assertThat(read(limitFile(p0))).isEqualTo("100000000");
+        }
+    }
+
+    @Test
+    void aMinimumAboveTheMaximumBlocksAndWritesNothing() throws IOException {
+        Path p0 = host.intelPackage(0);
+        Path p1 = host.intelPackage(1);
+        FakeHost.write(p1.resolve("constraint_0_min_power_uw"), "300000000");
+        try (Powercap powercap = open()) {
+            assertThat(powercap.writable()).isFalse();
+            CapResult result = powercap.applyNodeCap(240);
+            assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(result.message()).isEqualTo("intel-rapl:1: hardware min 300000000 uW is above max 250000000 uW");
+            assertThat(result.writtenUw()).isEmpty();
+            assertThat(read(limitFile(p0))).isEqualTo("200000000\n");
+            assertThat(read(limitFile(p1))).isEqualTo("200000000\n");
+        }
+    }
+
+    @Test
+    void aMinimumOfZeroDoesNotClamp() throws IOException {
+        Path p0 = host.intelPackage(0);
+        FakeHost.write(p0.resolve("constraint_0_min_power_uw"), "0");
+        try (Powercap powercap = open()) {
+            CapResult result = powercap.applyNodeCap(20);
+            assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+            assertThat(read(limitFile(p0))).isEqualTo("20000000");
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(doubles = {0, -120, Double.NaN, Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY, 1e-9})
     void anInvalidCapIsBlockedAndWritesNothing(double watts) throws IOException {
