@@ -1,6 +1,5 @@
 package io.joulie.agent.k8s;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -8,6 +7,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -39,8 +40,9 @@ public final class AgentView {
     }
 
     /**
-     * Starts the watches. {@code onNode} gets each node an NodePowerProfile event concerns (old and new
-     * spec.nodeName); {@code onAll} is called for TelemetryProfile and (pool mode) Node events.
+     * Starts the watches. {@code onNode} gets each node a NodePowerProfile or node-scoped TelemetryProfile
+     * event concerns; {@code onAll} is called for cluster-scoped TelemetryProfile changes and (pool mode)
+     * Node label changes. Status-only updates trigger nothing.
      */
     public void start(boolean watchNodes, Consumer<String> onNode, Runnable onAll) {
         profiles = client.resources(NodePowerProfile.class).runnableInformer(0);
@@ -64,11 +66,48 @@ public final class AgentView {
             }
         });
         telemetry = client.resources(TelemetryProfile.class).runnableInformer(0);
-        telemetry.addEventHandler(allChanges(onAll));
+        telemetry.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(TelemetryProfile tp) {
+                routeChanged(tp, onNode, onAll);
+            }
+
+            @Override
+            public void onUpdate(TelemetryProfile oldTp, TelemetryProfile newTp) {
+                // Status writes (the agents' own reports) change nothing about routing.
+                if (!Objects.equals(oldTp.getSpec(), newTp.getSpec())) {
+                    routeChanged(oldTp, onNode, onAll);
+                    routeChanged(newTp, onNode, onAll);
+                }
+            }
+
+            @Override
+            public void onDelete(TelemetryProfile tp, boolean unknownFinalState) {
+                routeChanged(tp, onNode, onAll);
+            }
+        });
         List<SharedIndexInformer<?>> all = new ArrayList<>(List.of(profiles, telemetry));
         if (watchNodes) {
             nodes = client.nodes().runnableInformer(0);
-            nodes.addEventHandler(allChanges(onAll));
+            nodes.addEventHandler(new ResourceEventHandler<>() {
+                @Override
+                public void onAdd(Node n) {
+                    onAll.run();
+                }
+
+                @Override
+                public void onUpdate(Node oldNode, Node newNode) {
+                    // Heartbeats and status updates do not change which nodes the pool serves.
+                    if (!Objects.equals(oldNode.getMetadata().getLabels(), newNode.getMetadata().getLabels())) {
+                        onAll.run();
+                    }
+                }
+
+                @Override
+                public void onDelete(Node n, boolean unknownFinalState) {
+                    onAll.run();
+                }
+            });
             all.add(nodes);
         }
         for (SharedIndexInformer<?> informer : all) {
@@ -82,25 +121,14 @@ public final class AgentView {
         LOG.infof("Watching NodePowerProfiles, TelemetryProfiles%s", watchNodes ? " and Nodes" : "");
     }
 
-    private static <T extends HasMetadata> ResourceEventHandler<T> allChanges(Runnable onAll) {
-        return new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(T obj) {
-                onAll.run();
-            }
-
-            @Override
-            public void onUpdate(T oldObj, T newObj) {
-                if (!oldObj.getMetadata().getResourceVersion().equals(newObj.getMetadata().getResourceVersion())) {
-                    onAll.run();
-                }
-            }
-
-            @Override
-            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
-                onAll.run();
-            }
-        };
+    /** A node-scoped profile concerns its node; any other (cluster-scoped) concerns every node. */
+    private static void routeChanged(TelemetryProfile tp, Consumer<String> onNode, Runnable onAll) {
+        var target = tp.getSpec() == null ? null : tp.getSpec().target();
+        if (target != null && target.scope() == TelemetryProfileSpec.Scope.NODE && target.nodeName() != null) {
+            onNode.accept(target.nodeName());
+        } else {
+            onAll.run();
+        }
     }
 
     private static Optional<String> node(NodePowerProfile p) {
