@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The production jars, black-box: an in-process mock API server, the operator and the agent as
  * subprocesses (java -jar quarkus-run.jar), a fake two-package sysfs tree. The operator's plan must reach
- * the agent's limit files, and a change of plan must reach them within a second of the NodePowerProfile change.
+ * the agent's limit files, a change of plan must reach them within a second of the NodePowerProfile change,
+ * and the agent must restore the original limits when it is stopped (SIGTERM).
  */
 class OperatorAndAgentIT {
     static final String NODE = "e2e-a";
@@ -138,7 +139,7 @@ class OperatorAndAgentIT {
     }
 
     @Test
-    void theOperatorsPlanReachesTheLimitFilesAndAChangeWithinASecond() throws IOException {
+    void theOperatorsPlanReachesTheLimitFilesAChangeWithinASecondAndSigtermRestores() throws Exception {
         managedNode(NODE);
         // one managed node: hp = round(1 x 0.5) = 1, so performance at 440 W: 220 W per package
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
@@ -154,5 +155,12 @@ class OperatorAndAgentIT {
             assertThat(limit(0)).isEqualTo("60000000");
             assertThat(limit(1)).isEqualTo("60000000");
         });
+
+        // SIGTERM, as the kubelet sends it: the agent puts back the limits it found at start before it exits.
+        Process agent = processes.get(1);
+        agent.destroy();
+        assertThat(agent.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("agent exited after SIGTERM").isTrue();
+        assertThat(limit(0)).isEqualTo("200000000");
+        assertThat(limit(1)).isEqualTo("200000000");
     }
 }

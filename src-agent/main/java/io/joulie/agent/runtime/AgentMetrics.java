@@ -21,6 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class AgentMetrics {
     static final String PREFIX = "joulie.agent.";
+    private final java.util.concurrent.atomic.AtomicLong lastReconcile = new java.util.concurrent.atomic.AtomicLong();
     /** Values of the backend gauge's {@code backend} tag. */
     static final List<String> BACKENDS = List.of("powercap", "dvfs", "http", "none");
 
@@ -37,6 +38,7 @@ public class AgentMetrics {
 
     public AgentMetrics(MeterRegistry registry) {
         this.registry = registry;
+        registry.gauge(PREFIX + "last.reconcile.timestamp.seconds", Tags.empty(), lastReconcile);
     }
 
     /** Removes this instance's meters so that a restarted application registers fresh ones (as the operator does). */
@@ -106,10 +108,9 @@ public class AgentMetrics {
     }
 
     public void lastReconcile(long epochSeconds) {
-        registry.gauge(PREFIX + "last.reconcile.timestamp.seconds", Tags.empty(), lastReconcile).set(epochSeconds);
+        lastReconcile.set(epochSeconds);
     }
 
-    private final java.util.concurrent.atomic.AtomicLong lastReconcile = new java.util.concurrent.atomic.AtomicLong();
 
     /** Drops a node's meters (a pool agent no longer serves it). */
     public void forget(String node) {
