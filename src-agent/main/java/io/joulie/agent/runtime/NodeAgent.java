@@ -26,6 +26,7 @@ import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Timer;
@@ -97,6 +98,8 @@ public class NodeAgent {
         boolean desired;
         HttpCpuControl http;
         Instant lastSampleAt;
+        /** The last package power reading (empty: none); event-driven reconciles reuse it for remote sources. */
+        OptionalDouble lastWatts = OptionalDouble.empty();
         /** The agent has written (or may have written) host limits for this node since they were last restored. */
         boolean hostTouched;
         StatusKey lastStatus;
@@ -291,7 +294,10 @@ public class NodeAgent {
             LOG.infof("Node %s: CPU control moved from host to %s; %s", node, route.cpuControl(), restored.message());
             record(node, "restore", restored);
         }
-        OptionalDouble watts = readPower(st, route);
+        // Remote telemetry (HTTP, Prometheus) is read on the periodic reconcile only, so that a slow or
+        // unreachable source never delays applying a changed NodePowerProfile; events use the last reading.
+        OptionalDouble watts = periodic || route.cpuSource() == SourceType.HOST || st.lastWatts.isEmpty()
+                ? readPower(st, route) : st.lastWatts;
         Optional<NodePowerProfile> npp = view.profileFor(node);
         Timer.Sample sample = Timer.start();
         ControlOutcome out;
@@ -454,8 +460,12 @@ public class NodeAgent {
         if (watts.isPresent()) {
             double joules = st.lastSampleAt == null ? 0 : watts.getAsDouble() * Duration.between(st.lastSampleAt, now).toNanos() / 1e9;
             metrics.packagePower(st.node, watts.getAsDouble(), joules);
+            st.lastSampleAt = now;
+        } else {
+            metrics.packagePower(st.node, Double.NaN, 0); // no reading: the gauge says so instead of repeating an old one
+            st.lastSampleAt = null;
         }
-        st.lastSampleAt = now;
+        st.lastWatts = watts;
         return watts;
     }
 

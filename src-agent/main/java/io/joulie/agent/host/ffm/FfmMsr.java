@@ -86,12 +86,21 @@ public final class FfmMsr implements Msr {
         if (file == null) {
             return Optional.empty();
         }
-        PackageMsr.Units units = PackageMsr.Units.decode(file.readLong(registers.powerUnit()));
-        long energy = file.readLong(registers.energyStatus()) & 0xFFFF_FFFFL;
-        Optional<PackageMsr.PowerLimit> limit = registers.powerLimit().isPresent()
-                ? Optional.of(PackageMsr.PowerLimit.decode(file.readLong(registers.powerLimit().getAsLong()), units))
-                : Optional.empty();
-        return Optional.of(new PackageMsr(units, energy, limit));
+        try {
+            PackageMsr.Units units = PackageMsr.Units.decode(file.readLong(registers.powerUnit()));
+            long energy = file.readLong(registers.energyStatus()) & 0xFFFF_FFFFL;
+            Optional<PackageMsr.PowerLimit> limit = registers.powerLimit().isPresent()
+                    ? Optional.of(PackageMsr.PowerLimit.decode(file.readLong(registers.powerLimit().getAsLong()), units))
+                    : Optional.empty();
+            return Optional.of(new PackageMsr(units, energy, limit));
+        } catch (NativeIoException e) {
+            // The msr module may have been reloaded or the CPU hot-plugged: reopen next time.
+            synchronized (files) {
+                files.remove(packageIndex, file);
+            }
+            file.close();
+            throw e;
+        }
     }
 
     private NativeFile file(int packageIndex) throws NativeIoException {

@@ -131,7 +131,16 @@ public final class FfmPowercap implements Powercap {
                 energyFiles.put(zone.id(), file);
             }
         }
-        return file.readDecimal();
+        try {
+            return file.readDecimal();
+        } catch (NativeIoException e) {
+            // The zone may have gone away and come back (intel_rapl reloaded, hotplug): reopen next time.
+            synchronized (energyFiles) {
+                energyFiles.remove(zone.id(), file);
+            }
+            file.close();
+            throw e;
+        }
     }
 
     @Override
