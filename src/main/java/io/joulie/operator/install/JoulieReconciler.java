@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
@@ -35,6 +36,21 @@ import java.util.Objects;
         @Dependent(name = "agent-metrics-service", type = AgentDependents.AgentMetricsService.class,
                 reconcilePrecondition = AgentDependents.Active.class)})
 @ControllerConfiguration(name = "joulie")
+@CSVMetadata(bundleName = "joulie", displayName = "Joulie",
+        description = "Joulie saves datacenter energy without breaking performance contracts: every minute the operator "
+                + "decides which managed nodes run the performance power profile and which run eco, moves nodes between "
+                + "them through a safe two-phase downgrade, and a node agent enforces the CPU power caps (RAPL through "
+                + "powercap, DVFS fallback) and reports what happened.",
+        keywords = {"energy", "power", "rapl", "hpc", "green computing", "node agent"},
+        maturity = "alpha", minKubeVersion = "1.27.0",
+        provider = @CSVMetadata.Provider(name = "Joulie"),
+        icon = @CSVMetadata.Icon(fileName = "joulie-icon.svg", mediatype = "image/svg+xml"),
+        installModes = {
+                @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
+                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = true),
+                @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
+                @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)},
+        annotations = @CSVMetadata.Annotations(capabilities = "Basic Install", categories = "Monitoring"))
 public class JoulieReconciler implements Reconciler<JoulieInstallation> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
 

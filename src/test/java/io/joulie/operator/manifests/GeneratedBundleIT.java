@@ -1,0 +1,212 @@
+package io.joulie.operator.manifests;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The OLM bundle under {@code bundle/}: what the Operator SDK's bundle generator wrote to
+ * {@code src/target/bundle/joulie/}, completed with what 7.2.3 does not write itself: the two CRDs no
+ * controller reconciles (NodePowerProfile, TelemetryProfile) as owned CRDs, {@code relatedImages} (the
+ * agent image the operator deploys) and {@code alm-examples} (the sample {@code Joulie}). Drift-checked
+ * like {@code kubernetes/}; {@code -Dmanifests.update=true} rewrites it.
+ */
+class GeneratedBundleIT {
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final String CSV = "manifests/joulie.clusterserviceversion.yaml";
+
+    static Map<String, String> generate() throws IOException {
+        Path repo = Manifests.repository();
+        Path out = repo.resolve("src/target/bundle/joulie");
+        Map<String, String> files = new LinkedHashMap<>();
+        try (Stream<Path> s = Files.walk(out)) {
+            for (Path p : s.filter(Files::isRegularFile).sorted().toList()) {
+                files.put(out.relativize(p).toString(), Files.readString(p));
+            }
+        }
+        ObjectNode csv = (ObjectNode) YAML.readTree(files.get(CSV));
+        ArrayNode owned = (ArrayNode) csv.at("/spec/customresourcedefinitions/owned");
+        for (var crd : List.of(
+                new String[] {"nodepowerprofiles.joulie.io", "NodePowerProfile", "Node power profile",
+                        "Desired power profile and cap of one node, written by the operator, applied by its agent."},
+                new String[] {"telemetryprofiles.joulie.io", "TelemetryProfile", "Telemetry profile",
+                        "How an agent reads its inputs and applies its controls; its status reports what was applied."})) {
+            files.put("manifests/" + crd[0] + "-v1.crd.yml", Files.readString(repo.resolve("kubernetes/10-crd-" + crd[0] + ".yml"))
+                    .lines().filter(l -> !l.startsWith("#")).reduce("", (a, b) -> a + b + "\n"));
+            owned.addObject().put("kind", crd[1]).put("name", crd[0]).put("version", "v1alpha1")
+                    .put("displayName", crd[2]).put("description", crd[3]);
+        }
+        for (JsonNode o : owned) {
+            if (o.get("kind").asText().equals("Joulie")) {
+                ((ObjectNode) o).put("displayName", "Joulie installation")
+                        .put("description", "The installation: the node agent DaemonSet and its supporting objects.");
+            }
+        }
+        String agentImage = null;
+        String operatorImage = null;
+        for (JsonNode d : csv.at("/spec/install/spec/deployments")) {
+            JsonNode c = d.at("/spec/template/spec/containers/0");
+            // the generator emits container ports in varying order
+            List<JsonNode> ports = new java.util.ArrayList<>();
+            c.get("ports").forEach(ports::add);
+            ports.sort(java.util.Comparator.comparing(pt -> pt.get("name").asText()));
+            ((ObjectNode) c).putArray("ports").addAll(ports);
+            operatorImage = c.get("image").asText();
+            for (JsonNode env : c.get("env")) {
+                if (env.get("name").asText().equals("RELATED_IMAGE_AGENT")) {
+                    agentImage = env.get("value").asText();
+                }
+            }
+        }
+        ArrayNode related = ((ObjectNode) csv.get("spec")).putArray("relatedImages");
+        related.addObject().put("name", "joulie-operator").put("image", operatorImage);
+        related.addObject().put("name", "joulie-agent").put("image", agentImage);
+        JsonNode sample = YAML.readTree(Files.readString(repo.resolve("kubernetes/30-joulie.yml")));
+        ((ObjectNode) csv.get("metadata").get("annotations")).put("alm-examples",
+                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.createArrayNode().add(sample)));
+        ((ObjectNode) csv.get("metadata").get("annotations")).put("containerImage", operatorImage);
+        files.put(CSV, YAML.writeValueAsString(csv));
+        return files;
+    }
+
+    @Test
+    void committedBundleMatchesTheBuild() throws IOException {
+        Path committed = Manifests.repository().resolve("bundle");
+        Map<String, String> generated = generate();
+        if (Boolean.getBoolean("manifests.update")) {
+            if (Files.isDirectory(committed)) {
+                try (Stream<Path> s = Files.walk(committed)) {
+                    for (Path p : s.sorted((a, b) -> b.compareTo(a)).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            for (var e : generated.entrySet()) {
+                Path p = committed.resolve(e.getKey());
+                Files.createDirectories(p.getParent());
+                Files.writeString(p, e.getValue());
+            }
+        }
+        Set<String> files = new TreeSet<>();
+        try (Stream<Path> s = Files.walk(committed)) {
+            s.filter(Files::isRegularFile).forEach(p -> files.add(committed.relativize(p).toString()));
+        }
+        assertThat(files).isEqualTo(new TreeSet<>(generated.keySet()));
+        for (var e : generated.entrySet()) {
+            assertThat(Files.readString(committed.resolve(e.getKey())))
+                    .as("bundle/%s drifted from the build; regenerate with ./mvnw verify -Dmanifests.update=true", e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+    }
+
+    @Test
+    void theCsvIsCompleteAndGrantsEveryRuleTheOperatorAndAgentNeed() throws IOException {
+        Map<String, String> bundle = generate();
+        JsonNode csv = YAML.readTree(bundle.get(CSV));
+
+        assertThat(csv.at("/spec/customresourcedefinitions/owned")).extracting(o -> o.get("name").asText())
+                .containsExactlyInAnyOrder("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io");
+        assertThat(csv.at("/spec/customresourcedefinitions/owned")).allSatisfy(o -> {
+            assertThat(o.get("displayName").asText()).isNotBlank();
+            assertThat(o.get("description").asText()).isNotBlank();
+        });
+        assertThat(bundle).containsKeys("manifests/nodepowerprofiles.joulie.io-v1.crd.yml",
+                "manifests/telemetryprofiles.joulie.io-v1.crd.yml", "manifests/joulies.joulie.io-v1.crd.yml",
+                "metadata/annotations.yaml", "bundle.Dockerfile");
+        assertThat(csv.at("/spec/relatedImages")).extracting(i -> i.get("name").asText() + "=" + i.get("image").asText())
+                .containsExactly("joulie-operator=quay.io/joulie/joulie-operator:0.1.0", "joulie-agent=quay.io/joulie/joulie-agent:0.1.0");
+        JsonNode examples = JSON.readTree(csv.at("/metadata/annotations/alm-examples").asText());
+        assertThat(examples).singleElement().satisfies(e -> {
+            assertThat(e.get("kind").asText()).isEqualTo("Joulie");
+            assertThat(CrdSchemaTest.schema("joulies.joulie.io").validate(e)).isEmpty();
+        });
+        assertThat(csv.at("/spec/installModes")).anySatisfy(m -> {
+            assertThat(m.get("type").asText()).isEqualTo("AllNamespaces");
+            assertThat(m.get("supported").asBoolean()).isTrue();
+        });
+        assertThat(csv.at("/spec/keywords")).isNotEmpty();
+        assertThat(csv.at("/spec/maturity").asText()).isEqualTo("alpha");
+        assertThat(csv.at("/spec/minKubeVersion").asText()).isNotBlank();
+        assertThat(csv.at("/spec/icon/0/base64data").asText()).isNotBlank();
+
+        // Every rule the plain manifests grant a ServiceAccount cluster-wide is in the CSV for that account.
+        Map<String, Set<String>> csvRules = rules(csv.at("/spec/install/spec/clusterPermissions"));
+        for (Map.Entry<String, Set<String>> e : manifestClusterRules().entrySet()) {
+            assertThat(csvRules.getOrDefault(e.getKey(), Set.of())).as("CSV clusterPermissions of " + e.getKey())
+                    .containsAll(e.getValue());
+        }
+        assertThat(csvRules).containsKeys("joulie-operator", "joulie-agent");
+    }
+
+    /** serviceAccount → "group/resource:verb" for every rule of a permissions list. */
+    private static Map<String, Set<String>> rules(JsonNode permissions) {
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        for (JsonNode p : permissions) {
+            Set<String> set = out.computeIfAbsent(p.get("serviceAccountName").asText(), k -> new HashSet<>());
+            for (JsonNode r : p.get("rules")) {
+                expand(r, set);
+            }
+        }
+        return out;
+    }
+
+    private static void expand(JsonNode rule, Set<String> into) {
+        for (JsonNode g : rule.get("apiGroups")) {
+            for (JsonNode res : rule.get("resources")) {
+                for (JsonNode v : rule.get("verbs")) {
+                    into.add(g.asText() + "/" + res.asText() + ":" + v.asText());
+                }
+            }
+        }
+    }
+
+    /** The ClusterRole rules the plain manifests bind to each ServiceAccount. */
+    private static Map<String, Set<String>> manifestClusterRules() throws IOException {
+        Map<String, JsonNode> roles = new LinkedHashMap<>();
+        Map<String, List<String>> bindings = new LinkedHashMap<>();
+        String operator = Files.readString(Manifests.repository().resolve("kubernetes/20-operator.yml"));
+        Iterator<JsonNode> docs = YAML.readerFor(JsonNode.class).readValues(operator);
+        while (docs.hasNext()) {
+            JsonNode d = docs.next();
+            if (d == null || d.isMissingNode() || d.get("kind") == null) {
+                continue;
+            }
+            switch (d.get("kind").asText()) {
+                case "ClusterRole" -> roles.put(d.at("/metadata/name").asText(), d);
+                case "ClusterRoleBinding" -> {
+                    List<String> sas = bindings.computeIfAbsent(d.at("/roleRef/name").asText(), k -> new java.util.ArrayList<>());
+                    d.get("subjects").forEach(s -> sas.add(s.get("name").asText()));
+                }
+                default -> { }
+            }
+        }
+        Map<String, Set<String>> out = new LinkedHashMap<>();
+        bindings.forEach((role, sas) -> {
+            for (String sa : sas) {
+                Set<String> set = out.computeIfAbsent(sa, k -> new HashSet<>());
+                roles.get(role).get("rules").forEach(r -> expand(r, set));
+            }
+        });
+        return out;
+    }
+}
