@@ -54,10 +54,6 @@ public class AgentTemplate {
         this.settings = settings;
     }
 
-    public String namespace() {
-        return namespace;
-    }
-
     private ObjectMeta meta() {
         return new ObjectMetaBuilder().withName(NAME).withNamespace(namespace).withLabels(LABELS).build();
     }

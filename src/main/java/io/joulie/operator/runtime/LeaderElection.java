@@ -115,8 +115,4 @@ public class LeaderElection {
     public Optional<Instant> leaderSince() {
         return Optional.ofNullable(leaderSince.get());
     }
-
-    public String identity() {
-        return identity;
-    }
 }

@@ -73,28 +73,25 @@ final class Libc {
 
     static long pread(MemorySegment state, Path path, int fd, MemorySegment buffer, long count, long offset)
             throws NativeIoException {
-        long n;
-        try {
-            n = (long) PREAD.invokeExact(state, fd, buffer, count, offset);
-        } catch (Throwable t) {
-            throw unexpected(t);
-        }
-        if (n < 0) {
-            throw new NativeIoException("pread", path, errno(state));
-        }
-        return n;
+        return transfer("pread", PREAD, state, path, fd, buffer, count, offset);
     }
 
     static long pwrite(MemorySegment state, Path path, int fd, MemorySegment buffer, long count, long offset)
             throws NativeIoException {
+        return transfer("pwrite", PWRITE, state, path, fd, buffer, count, offset);
+    }
+
+    /** pread and pwrite share their signature: one call site, errno turned into an exception naming the path. */
+    private static long transfer(String call, MethodHandle handle, MemorySegment state, Path path, int fd,
+                                 MemorySegment buffer, long count, long offset) throws NativeIoException {
         long n;
         try {
-            n = (long) PWRITE.invokeExact(state, fd, buffer, count, offset);
+            n = (long) handle.invokeExact(state, fd, buffer, count, offset);
         } catch (Throwable t) {
             throw unexpected(t);
         }
         if (n < 0) {
-            throw new NativeIoException("pwrite", path, errno(state));
+            throw new NativeIoException(call, path, errno(state));
         }
         return n;
     }
