@@ -12,12 +12,19 @@ import java.util.List;
  *                               and not Succeeded/Failed
  * @param released               nodes that still carry Joulie state (a NodePowerProfile or the label) but are
  *                               no longer managed (selector no longer matches, reserved, or gone)
+ * @param telemetry              this tick's measurements ({@link Telemetry#DISABLED} when no source is configured)
  */
-public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {
+public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                             Telemetry telemetry) {
 
     public ClusterContext {
         nodes = List.copyOf(nodes);
         released = List.copyOf(released);
+        telemetry = telemetry == null ? Telemetry.DISABLED : telemetry;
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {
+        this(now, nodes, clusterPerformancePods, released, Telemetry.DISABLED);
     }
 
     public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods) {

@@ -7,21 +7,37 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One planning step, pure: context → policy plan → guard verdict per node. Cordoned nodes are frozen:
- * they get no verdict, so nothing about them is written.
+ * One planning step: context → policy plan (with the rules, when configured) → guard verdict per node.
+ * Cordoned nodes are frozen: they get no verdict, so nothing about them is written.
+ *
+ * <p>The step itself is pure ({@link RuleEngine#plan(ClusterContext, RuleState)}); this class only keeps the
+ * rules' state (hysteresis, a held budget) from one call to the next.
  */
 public final class Planner {
     private final PlannerSettings settings;
     private final PolicyModule policy;
+    private final RuleEngine rules;
     private final StateGuard guard;
+    private RuleState ruleState = RuleState.INITIAL;
 
     public Planner(PlannerSettings settings) {
-        this(settings, Policies.create(settings));
+        this(settings, PolicyRules.NONE);
+    }
+
+    public Planner(PlannerSettings settings, PolicyRules rules) {
+        this(settings, Policies.create(settings), rules);
     }
 
     public Planner(PlannerSettings settings, PolicyModule policy) {
+        this(settings, policy, PolicyRules.NONE);
+    }
+
+    private Planner(PlannerSettings settings, PolicyModule policy, PolicyRules rules) {
         this.settings = settings;
         this.policy = policy;
+        // rule_swap_v1 is a debugging policy that does not count nodes: the rules do not apply to it.
+        this.rules = rules.isEmpty() || settings.policyType() == PolicyType.RULE_SWAP_V1
+                ? null : new RuleEngine(settings, rules);
         this.guard = new StateGuard(settings.escalation(), settings.downgradeTimeout());
     }
 
@@ -33,8 +49,33 @@ public final class Planner {
         return policy;
     }
 
-    public TickPlan plan(ClusterContext context) {
-        Plan plan = policy.plan(context);
+    /** The rules in force ({@link PolicyRules#NONE} when none apply). */
+    public PolicyRules rules() {
+        return rules == null ? PolicyRules.NONE : rules.rules();
+    }
+
+    /** The rules' state carried into the next tick. */
+    public synchronized RuleState ruleState() {
+        return ruleState;
+    }
+
+    /** Carries state over from a planner this one replaces (settings changed): hysteresis survives. */
+    public synchronized Planner continuing(Planner previous) {
+        this.ruleState = previous.ruleState();
+        return this;
+    }
+
+    public synchronized TickPlan plan(ClusterContext context) {
+        Plan plan;
+        RuleReport report = RuleReport.NONE;
+        if (rules == null) {
+            plan = policy.plan(context);
+        } else {
+            RuleEngine.Result r = rules.plan(context, ruleState);
+            plan = r.plan();
+            report = r.report();
+            ruleState = r.next();
+        }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
         for (ManagedNode node : context.nodes()) {
             Profile target = plan.targets().get(node.name());
@@ -42,16 +83,22 @@ public final class Planner {
                 continue;
             }
             PowerState requested = target == Profile.ECO ? PowerState.ActiveEco : PowerState.ActivePerformance;
-            transitions.add(guard.check(node, requested, plan.policyName(), context.now()));
+            Transition t = guard.check(node, requested, plan.policyName(), context.now());
+            String note = plan.notes().get(node.name());
+            transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
         }
-        return new TickPlan(plan, transitions, context.released());
+        return new TickPlan(plan, transitions, context.released(), report);
     }
 
     /** The result of one planning step. */
-    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+        }
+
+        public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
+            this(plan, transitions, released, RuleReport.NONE);
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {

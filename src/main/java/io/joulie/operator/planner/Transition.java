@@ -24,6 +24,11 @@ public record Transition(String node, PowerState from, PowerState requested, Pow
         evict = List.copyOf(evict);
     }
 
+    /** The same verdict with another reason. */
+    public Transition withReason(String newReason) {
+        return new Transition(node, from, requested, to, since, outcome, newReason, evict);
+    }
+
     public boolean changed() {
         return from != to;
     }
