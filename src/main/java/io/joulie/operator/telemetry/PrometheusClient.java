@@ -1,0 +1,119 @@
+package io.joulie.operator.telemetry;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/** Instant queries against Prometheus's HTTP API ({@code GET /api/v1/query}), JDK HTTP client only. */
+public final class PrometheusClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final Duration timeout;
+    private final HttpClient http;
+
+    public PrometheusClient(URI base, Duration timeout) {
+        String s = base.toString();
+        this.base = URI.create(s.endsWith("/") ? s : s + "/");
+        this.timeout = timeout;
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    /** One series of an instant vector (or the single value of a scalar result, with no labels). */
+    public record Point(Map<String, String> labels, double value) {
+    }
+
+    /**
+     * @param evaluatedAt the evaluation time Prometheus reports, epoch seconds
+     * @param points      the result's series
+     */
+    public record Result(double evaluatedAt, List<Point> points) {
+    }
+
+    /** Why a query gave no result. */
+    public static final class QueryException extends Exception {
+        private final String reason;
+
+        QueryException(String reason, String message) {
+            super(message);
+            this.reason = reason;
+        }
+
+        /** {@code unreachable} or {@code query_error} (the {@code reason} label of the metric). */
+        public String reason() {
+            return reason;
+        }
+    }
+
+    public Result query(String promql) throws QueryException {
+        URI uri = base.resolve("api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        HttpResponse<String> response;
+        try {
+            response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new QueryException("unreachable", "Prometheus at " + base + " is unreachable: " + describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new QueryException("unreachable", "interrupted while querying Prometheus");
+        }
+        JsonNode body;
+        try {
+            body = JSON.readTree(response.body());
+        } catch (IOException e) {
+            throw new QueryException("query_error", "Prometheus answered HTTP " + response.statusCode() + " with no JSON body");
+        }
+        if (response.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
+            throw new QueryException("query_error", "query '" + promql + "' failed: HTTP " + response.statusCode() + " "
+                    + body.path("errorType").asText("") + " " + body.path("error").asText(""));
+        }
+        return parse(body.path("data"), promql);
+    }
+
+    private static Result parse(JsonNode data, String promql) throws QueryException {
+        String type = data.path("resultType").asText();
+        JsonNode result = data.path("result");
+        return switch (type) {
+            case "scalar" -> new Result(result.path(0).asDouble(), List.of(new Point(Map.of(), value(result))));
+            case "vector" -> {
+                List<Point> points = new ArrayList<>(result.size());
+                double at = Double.NaN;
+                for (JsonNode series : result) {
+                    Map<String, String> labels = new HashMap<>();
+                    series.path("metric").properties().forEach(e -> labels.put(e.getKey(), e.getValue().asText()));
+                    points.add(new Point(labels, value(series.path("value"))));
+                    at = series.path("value").path(0).asDouble();
+                }
+                yield new Result(at, points);
+            }
+            default -> throw new QueryException("query_error",
+                    "query '" + promql + "' returned a " + type + ", not an instant vector or a scalar");
+        };
+    }
+
+    /** The value of a {@code [timestamp, "value"]} pair; NaN and infinities stay as they are. */
+    private static double value(JsonNode pair) {
+        try {
+            return Double.parseDouble(pair.path(1).asText());
+        } catch (NumberFormatException e) {
+            return Double.NaN;
+        }
+    }
+
+    private static String describe(IOException e) {
+        String m = e.getMessage();
+        return e.getClass().getSimpleName() + (m == null || m.isBlank() ? "" : " (" + m + ")");
+    }
+}
