@@ -96,7 +96,8 @@ public final class RuleEngine {
                 if (hp < policyHp) {
                     heldBudget = OptionalInt.of(hp);
                 }
-                budget = Optional.of(new RuleReport.Budget(limit, estimate, telemetry.live() ? "measured" : "caps",
+                boolean measured = telemetry.live() && eligible.stream().anyMatch(m -> telemetry.power(m.name()).isPresent());
+                budget = Optional.of(new RuleReport.Budget(limit, estimate, measured ? "measured" : "caps",
                         estimate <= limit, policyHp - hp));
             }
         }

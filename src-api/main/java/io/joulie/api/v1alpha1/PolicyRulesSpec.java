@@ -1,0 +1,83 @@
+package io.joulie.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import java.util.List;
+
+/**
+ * The rule parts of {@code spec.policy} of the {@code Joulie} resource: schedule windows, a cluster power
+ * budget, hotspots, and the telemetry source they read (docs/policies.md#rules).
+ */
+public final class PolicyRulesSpec {
+    private PolicyRulesSpec() {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Schedule(
+            @JsonPropertyDescription("Name shown in NodePowerProfile reasons.")
+            String name,
+            @JsonPropertyDescription("Days the window starts on: Mon..Sun (or full names), ranges such as Mon-Fri allowed.")
+            List<String> days,
+            @JsonPropertyDescription("Local start time, HH:MM (inclusive).")
+            String start,
+            @JsonPropertyDescription("Local end time, HH:MM (exclusive); not after start means the window runs past midnight.")
+            String end,
+            @JsonPropertyDescription("IANA time zone of start and end; defaults to spec.policy.timeZone, else UTC.")
+            String timeZone,
+            @JsonPropertyDescription("Share of eligible nodes in performance while the window is open (0..1).")
+            Double performanceShare,
+            @JsonPropertyDescription("Lower bound on performance nodes while the window is open.")
+            Integer minPerformanceNodes,
+            @JsonPropertyDescription("Upper bound on performance nodes while the window is open.")
+            Integer maxPerformanceNodes) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record PowerBudget(
+            @JsonPropertyDescription("Upper bound on the managed nodes' summed CPU package power, in watts.")
+            Double watts) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Hotspots(
+            @JsonPropertyDescription("A node, or a rack by its mean, above this CPU temperature (°C) is hot.")
+            Double thresholdCelsius,
+            @JsonPropertyDescription("A hot node or rack cools down only below threshold minus this band (°C, default 5).")
+            Double hysteresisCelsius,
+            @JsonPropertyDescription("Node label naming the rack (default joulie.io/rack).")
+            String rackLabel) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Telemetry(
+            @JsonPropertyDescription("Prometheus to query over its HTTP API.")
+            Prometheus prometheus) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Prometheus(
+            @JsonPropertyDescription("Base URL, e.g. http://prometheus-k8s.monitoring:9090.")
+            String url,
+            @JsonPropertyDescription("Label carrying the Kubernetes node name in per-node results (default node).")
+            String nodeLabel,
+            @JsonPropertyDescription("Timeout of each query (default 5s).")
+            String timeout,
+            @JsonPropertyDescription("Samples older than this count as missing (default 2m).")
+            String staleAfter,
+            @JsonPropertyDescription("PromQL per signal.")
+            Queries queries) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Queries(
+            @JsonPropertyDescription("CPU package power in watts, one series per node.")
+            String packagePowerWatts,
+            @JsonPropertyDescription("CPU temperature in °C, one series per node.")
+            String cpuTemperatureCelsius,
+            @JsonPropertyDescription("Facility PUE, a single value (optional).")
+            String pue,
+            @JsonPropertyDescription("Grid carbon intensity in gCO2/kWh, a single value (optional).")
+            String carbonIntensity) {
+    }
+}
