@@ -8,6 +8,7 @@ import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.planner.ClusterContext;
 import io.joulie.operator.planner.ContextProvider;
 import io.joulie.operator.planner.ManagedNode;
+import io.joulie.operator.telemetry.TelemetrySource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -25,7 +26,7 @@ import java.util.Set;
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
  * (selector matches, not reserved), their state as the cluster records it (NodePowerProfile status, else
  * the node label, else ActivePerformance), their performance-only pods, and the nodes to release (those
- * with a Joulie NodePowerProfile that are no longer managed or no longer exist).
+ * with a Joulie NodePowerProfile that are no longer managed or no longer exist), and this tick's telemetry.
  */
 @ApplicationScoped
 public class InformerContextProvider implements ContextProvider {
@@ -34,11 +35,13 @@ public class InformerContextProvider implements ContextProvider {
     private final ClusterView view;
     private final OperatorSettings settings;
     private final Clock clock;
+    private final TelemetrySource telemetry;
 
-    public InformerContextProvider(ClusterView view, OperatorSettings settings, Clock clock) {
+    public InformerContextProvider(ClusterView view, OperatorSettings settings, Clock clock, TelemetrySource telemetry) {
         this.view = view;
         this.settings = settings;
         this.clock = clock;
+        this.telemetry = telemetry;
     }
 
     @Override
@@ -73,7 +76,7 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released);
+        return new ClusterContext(now, managed, view.performancePodCount(), released, telemetry.read());
     }
 
     boolean isManaged(Map<String, String> labels) {

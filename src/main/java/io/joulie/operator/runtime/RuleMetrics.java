@@ -1,0 +1,46 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.operator.planner.RuleReport;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/** Gauges that show what the rules did on the last tick (docs/metrics.md#rules). */
+@ApplicationScoped
+public class RuleMetrics {
+    private static final String PREFIX = "joulie.rules.";
+    private final MeterRegistry registry;
+    private final AtomicReference<RuleReport> last = new AtomicReference<>(RuleReport.NONE);
+
+    public RuleMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        gauge("schedule.window.open", "1 while a schedule window is open", r -> r.window().isPresent() ? 1 : 0);
+        gauge("hot.nodes", "Eligible nodes that count as hot (own temperature or rack mean)", r -> r.hotNodes().size());
+        registry.gauge(PREFIX + "eco.nodes", Tags.of("rule", "hotspot"), last, ref -> ref.get().ecoByHotspot());
+        registry.gauge(PREFIX + "eco.nodes", Tags.of("rule", "budget"), last,
+                ref -> ref.get().budget().map(RuleReport.Budget::ecoNodes).orElse(0));
+        gauge("power.budget.watts", "The configured power budget (NaN without one)",
+                r -> r.budget().map(RuleReport.Budget::limitWatts).orElse(Double.NaN));
+        gauge("power.estimate.watts", "Estimated summed package power of the plan (NaN while held or without a budget)",
+                r -> r.budget().map(RuleReport.Budget::estimateWatts).orElse(Double.NaN));
+        gauge("power.budget.met", "1 when the estimate fits the budget, 0 when it cannot be met (NaN without a budget)",
+                r -> r.budget().map(b -> b.met() ? 1.0 : 0.0).orElse(Double.NaN));
+    }
+
+    private void gauge(String name, String description, java.util.function.ToDoubleFunction<RuleReport> f) {
+        io.micrometer.core.instrument.Gauge.builder(PREFIX + name, last, ref -> f.applyAsDouble(ref.get()))
+                .description(description).register(registry);
+    }
+
+    @PreDestroy
+    void close() {
+        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX)).toList().forEach(registry::remove);
+    }
+
+    public void record(RuleReport report) {
+        last.set(report);
+    }
+}

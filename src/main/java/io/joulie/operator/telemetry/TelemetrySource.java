@@ -1,0 +1,81 @@
+package io.joulie.operator.telemetry;
+
+import io.joulie.operator.planner.Telemetry;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The operator's telemetry: reads Prometheus once per tick when {@code spec.policy.telemetry} configures
+ * it, counts the outcome ({@code joulie_telemetry_reads_total{result}}) and logs only when availability
+ * changes.
+ */
+@ApplicationScoped
+public class TelemetrySource {
+    private static final Logger LOG = Logger.getLogger(TelemetrySource.class);
+
+    private final MeterRegistry registry;
+    private final AtomicReference<PrometheusTelemetry> source = new AtomicReference<>();
+    private final AtomicLong available = new AtomicLong(-1);
+    private volatile Telemetry last = Telemetry.DISABLED;
+
+    public TelemetrySource(MeterRegistry registry) {
+        this.registry = registry;
+        registry.gauge("joulie.telemetry.available", available);
+    }
+
+    @PreDestroy
+    void close() {
+        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith("joulie.telemetry."))
+                .toList().forEach(registry::remove);
+    }
+
+    /** Replaces the source; empty switches telemetry off. */
+    public void configure(Optional<TelemetryConfig> config) {
+        PrometheusTelemetry current = source.get();
+        if (config.equals(Optional.ofNullable(current).map(PrometheusTelemetry::config))) {
+            return;
+        }
+        source.set(config.map(PrometheusTelemetry::new).orElse(null));
+        if (config.isEmpty()) {
+            available.set(-1);
+            last = Telemetry.DISABLED;
+        }
+        LOG.infof("Telemetry: %s", config.map(c -> "Prometheus at " + c.url()).orElse("none"));
+    }
+
+    public boolean configured() {
+        return source.get() != null;
+    }
+
+    /** This tick's telemetry ({@link Telemetry#DISABLED} when none is configured). */
+    public Telemetry read() {
+        PrometheusTelemetry s = source.get();
+        if (s == null) {
+            return Telemetry.DISABLED;
+        }
+        PrometheusTelemetry.Reading reading = s.read();
+        registry.counter("joulie.telemetry.reads", "result", reading.failure().orElse("ok")).increment();
+        Telemetry t = reading.telemetry();
+        if (t.live() != last.live() || last.status() == Telemetry.Status.DISABLED) {
+            if (t.live()) {
+                LOG.infof("Telemetry available from %s", s.config().url());
+            } else {
+                LOG.warnf("Telemetry unavailable, telemetry-driven rules hold their last decisions: %s", t.detail());
+            }
+        }
+        available.set(t.live() ? 1 : 0);
+        last = t;
+        return t;
+    }
+
+    /** The last reading. */
+    public Telemetry last() {
+        return last;
+    }
+}
