@@ -11,17 +11,29 @@ import java.util.List;
  * @param clusterPerformancePods performance-only pods cluster-wide, scheduled or pending, not terminating
  *                               and not Succeeded/Failed
  * @param released               nodes that still carry Joulie state (a NodePowerProfile or the label) but are
- *                               no longer managed (selector no longer matches, reserved, or gone)
+ *                               no longer managed (selector no longer matches, reserved, excluded, or gone)
+ * @param excluded               nodes the selector picks that are left out of planning, with the reason
+ *                               (e.g. their agent found no way to cap power); sorted by name
  */
-public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {
+public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                             List<Exclusion> excluded) {
 
     public ClusterContext {
         nodes = List.copyOf(nodes);
         released = List.copyOf(released);
+        excluded = List.copyOf(excluded);
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {
+        this(now, nodes, clusterPerformancePods, released, List.of());
     }
 
     public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods) {
         this(now, nodes, clusterPerformancePods, List.of());
+    }
+
+    /** A selected node left out of planning. */
+    public record Exclusion(String node, String reason, String message) {
     }
 
     /** Nodes that take part in planning: not cordoned. */
