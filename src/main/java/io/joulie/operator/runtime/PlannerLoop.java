@@ -282,7 +282,7 @@ public class PlannerLoop {
                 counts.merge(t.to(), 1L, Long::sum);
             }
         }
-        metrics.nodes(ctx.nodes().size(), counts);
+        metrics.nodes(ctx.nodes().size(), counts, ctx.excluded().size(), oldestDrainSeconds(ctx, plan));
         metrics.decided(plan.transitions().size(), plan.reassignments(), plan.plan().performanceNodes());
         status.publish(new PlannerStatus.Report(
                 new JoulieStatus.Nodes(ctx.nodes().size(), count(counts, PowerState.ActivePerformance),
@@ -290,6 +290,21 @@ public class PlannerLoop {
                         ctx.excluded().size()),
                 ctx.excluded().stream().map(e -> new JoulieStatus.ExcludedNode(e.node(), e.reason(), e.message())).toList(),
                 List.of()));
+    }
+
+    /** Age of the longest drain still going on after this tick's transitions; 0 when no node is draining. */
+    private static long oldestDrainSeconds(ClusterContext ctx, Planner.TickPlan plan) {
+        Map<String, Transition> byNode = new java.util.HashMap<>();
+        plan.transitions().forEach(t -> byNode.put(t.node(), t));
+        long oldest = 0;
+        for (var n : ctx.nodes()) {
+            Transition t = byNode.get(n.name());
+            PowerState after = t != null && t.changed() ? t.to() : n.state();
+            if (after == PowerState.DrainingPerformance && n.state() == PowerState.DrainingPerformance) {
+                oldest = Math.max(oldest, Duration.between(n.since(), ctx.now()).toSeconds());
+            }
+        }
+        return oldest;
     }
 
     private static int count(Map<PowerState, Long> counts, PowerState state) {
