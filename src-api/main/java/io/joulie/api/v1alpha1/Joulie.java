@@ -12,6 +12,12 @@ public final class Joulie {
     public static final String POWER_PROFILE_LABEL = "joulie.io/power-profile";
     /** Label value of a node that is draining its performance pods before it may go eco. */
     public static final String DRAINING_PERFORMANCE = "draining-performance";
+    /** Prefix of the capability labels the agent's start-up probe puts on its Node. */
+    public static final String FEATURE_LABEL_PREFIX = "feature.joulie.io/";
+    /** Capability label: a RAPL power limit can be written (value {@code true}/{@code false}). */
+    public static final String FEATURE_RAPL_WRITABLE = FEATURE_LABEL_PREFIX + "rapl-writable";
+    /** Capability label: cpufreq frequency limits can be written (value {@code true}/{@code false}). */
+    public static final String FEATURE_CPUFREQ = FEATURE_LABEL_PREFIX + "cpufreq";
 
     private Joulie() {
     }

@@ -2,6 +2,9 @@ package io.joulie.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 
@@ -11,7 +14,77 @@ import java.util.Map;
 /** What the operator installs and how. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieSpec(
-        @JsonPropertyDescription("The node agent DaemonSet.") Agent agent) {
+        @JsonPropertyDescription("The node agent DaemonSet.") Agent agent,
+        @JsonPropertyDescription("Planner settings; a field set here overrides the operator's environment default. "
+                + "status.effectivePolicy shows what is in force.") Policy policy,
+        @JsonPropertyDescription("Prometheus and Grafana integration.") Monitoring monitoring) {
+
+    public JoulieSpec(Agent agent) {
+        this(agent, null, null);
+    }
+
+    /**
+     * Planner settings (docs/configuration.md). Each field mirrors an operator environment variable of the
+     * same meaning; unset fields keep the environment's value.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Policy(
+            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
+            @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
+            String type,
+            @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1 (STATIC_HP_FRAC).")
+            @Min(0) @Max(1)
+            Double staticHpFrac,
+            @JsonPropertyDescription("queue_aware_v1: base share of performance nodes, 0..1 (QUEUE_HP_BASE_FRAC).")
+            @Min(0) @Max(1)
+            Double queueHpBaseFrac,
+            @JsonPropertyDescription("queue_aware_v1: lower bound on performance nodes (QUEUE_HP_MIN).")
+            @Min(0)
+            Integer queueHpMin,
+            @JsonPropertyDescription("queue_aware_v1: upper bound on performance nodes (QUEUE_HP_MAX).")
+            @Min(0)
+            Integer queueHpMax,
+            @JsonPropertyDescription("queue_aware_v1: performance-only pods one performance node absorbs (QUEUE_PERF_PER_HP_NODE).")
+            @Min(1)
+            Integer queuePerfPerHpNode,
+            @JsonPropertyDescription("CPU power cap of the performance profile in watts (PERFORMANCE_CAP_WATTS).")
+            @Min(1)
+            Double performanceCapWatts,
+            @JsonPropertyDescription("CPU power cap of the eco profile in watts (ECO_CAP_WATTS).")
+            @Min(1)
+            Double ecoCapWatts,
+            @JsonPropertyDescription("What a drain that outlasts downgradeTimeout does: hold, force or evict (DOWNGRADE_ESCALATION).")
+            @Pattern("^(hold|force|evict)$")
+            String downgradeEscalation,
+            @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m (DOWNGRADE_TIMEOUT).")
+            String downgradeTimeout,
+            @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
+            String reconcileInterval) {
+    }
+
+    /** Monitoring objects the operator creates next to the agents. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Monitoring(
+            @JsonPropertyDescription("Create ServiceMonitors for operator and agent metrics when the Prometheus Operator "
+                    + "CRDs (monitoring.coreos.com) exist (default true).")
+            Boolean serviceMonitor,
+            @JsonPropertyDescription("Create a ConfigMap labelled grafana_dashboard=1 holding the Joulie Grafana dashboard (default true).")
+            Boolean grafanaDashboard,
+            @JsonPropertyDescription("Create a PrometheusRule with Joulie's alerts when the Prometheus Operator CRDs exist (default true).")
+            Boolean prometheusRules) {
+
+        public boolean serviceMonitorEnabled() {
+            return serviceMonitor == null || serviceMonitor;
+        }
+
+        public boolean grafanaDashboardEnabled() {
+            return grafanaDashboard == null || grafanaDashboard;
+        }
+
+        public boolean prometheusRulesEnabled() {
+            return prometheusRules == null || prometheusRules;
+        }
+    }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Agent(

@@ -9,14 +9,41 @@ import java.util.List;
 /** Written by the operator, only when something in it changes. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieStatus(
-        @JsonPropertyDescription("Available, Progressing and Degraded, each with a reason.") List<Condition> conditions,
+        @JsonPropertyDescription("Available, Progressing and Degraded (installation and planning) and MonitoringReady, "
+                + "each with a reason.") List<Condition> conditions,
         @JsonPropertyDescription("The metadata.generation this status describes.") Long observedGeneration,
-        @JsonPropertyDescription("Agent pods wanted and ready.") Agents agents) {
+        @JsonPropertyDescription("Agent pods wanted and ready.") Agents agents,
+        @JsonPropertyDescription("The planner settings in force: spec.policy over the operator's environment defaults. "
+                + "An invalid spec.policy leaves the last valid settings in force.") JoulieSpec.Policy effectivePolicy,
+        @JsonPropertyDescription("Managed nodes by power state, as of the last planning tick.") Nodes nodes,
+        @JsonPropertyDescription("Nodes selected for management but left out of planning, with the reason.")
+        List<ExcludedNode> excludedNodes) {
+
+    public JoulieStatus(List<Condition> conditions, Long observedGeneration, Agents agents) {
+        this(conditions, observedGeneration, agents, null, null, null);
+    }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Agents(
             @JsonPropertyDescription("Nodes that should run an agent.") Integer desired,
             @JsonPropertyDescription("Agent pods ready.") Integer ready,
             @JsonPropertyDescription("Agent pods running the current template.") Integer updated) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Nodes(
+            @JsonPropertyDescription("Nodes taking part in planning.") Integer managed,
+            @JsonPropertyDescription("Nodes in ActivePerformance.") Integer activePerformance,
+            @JsonPropertyDescription("Nodes in DrainingPerformance (planned eco, waiting for performance pods to leave).")
+            Integer drainingPerformance,
+            @JsonPropertyDescription("Nodes in ActiveEco.") Integer activeEco,
+            @JsonPropertyDescription("Nodes left out of planning (see excludedNodes).") Integer excluded) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ExcludedNode(
+            @JsonPropertyDescription("Node name.") String name,
+            @JsonPropertyDescription("Why the node is not planned, e.g. NoPowerControl.") String reason,
+            @JsonPropertyDescription("Details.") String message) {
     }
 }

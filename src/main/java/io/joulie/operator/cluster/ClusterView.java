@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.operator.planner.PodClass;
 import io.joulie.operator.planner.PodClassifier;
@@ -20,8 +21,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods and
- * NodePowerProfiles. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
+ * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
+ * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
  * the fields classification needs) and indexed inside the cache update: the view tracks just the
  * active performance-only pods, by node.
  */
@@ -36,6 +37,7 @@ public class ClusterView {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
+    private SharedIndexInformer<JoulieInstallation> installation;
     /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
     static final String PERFORMANCE_BY_NODE = "performance-by-node";
     /** Pod index with the single value "performance": every active performance-only pod. */
@@ -48,6 +50,8 @@ public class ClusterView {
     void start(@Observes StartupEvent ev) {
         nodes = client.nodes().runnableInformer(0);
         profiles = client.resources(NodePowerProfile.class).runnableInformer(0);
+        // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
+        installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
         pods = client.pods().inAnyNamespace().runnableInformer(0)
                 .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
                         client.getKubernetesSerialization(), POD_FIELDS));
@@ -55,14 +59,14 @@ public class ClusterView {
         pods.addIndexers(Map.of(
                 PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
                 PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods)) {
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
             });
             informer.start();
         }
-        LOG.info("Watching Nodes, Pods and NodePowerProfiles");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -72,7 +76,7 @@ public class ClusterView {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(3);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
         if (nodes != null) {
             list.add(nodes);
         }
@@ -81,6 +85,9 @@ public class ClusterView {
         }
         if (pods != null) {
             list.add(pods);
+        }
+        if (installation != null) {
+            list.add(installation);
         }
         return list;
     }
@@ -111,7 +118,12 @@ public class ClusterView {
      */
     public boolean synced() {
         List<SharedIndexInformer<?>> all = informers();
-        return all.size() == 3 && all.stream().allMatch(i -> i.hasSynced() && i.isWatching());
+        return all.size() == 4 && all.stream().allMatch(i -> i.hasSynced() && i.isWatching());
+    }
+
+    /** The active {@code Joulie} resource, or null when there is none. */
+    public JoulieInstallation installation() {
+        return installation.getStore().getByKey(JoulieInstallation.ACTIVE_NAME);
     }
 
     public Collection<Node> nodes() {

@@ -47,11 +47,19 @@ public class EventRecorder {
 
     /** An Event about the operator itself: on its Pod when it knows it, else on its namespace. */
     public void operatorWarning(String reason, String message) {
+        operatorEvent("Warning", reason, message);
+    }
+
+    public void operatorNormal(String reason, String message) {
+        operatorEvent("Normal", reason, message);
+    }
+
+    private void operatorEvent(String type, String reason, String message) {
         String ns = podNamespace.orElse("default");
         ObjectReference ref = podName.isPresent()
                 ? new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod").withName(podName.get()).withNamespace(ns).build()
                 : new ObjectReferenceBuilder().withApiVersion("v1").withKind("Namespace").withName(ns).build();
-        record(ref, "Warning", reason, message);
+        record(ref, type, reason, message);
     }
 
     private static ObjectReference reference(HasMetadata o) {

@@ -49,6 +49,7 @@ public class InformerContextProvider implements ContextProvider {
         Instant now = clock.instant();
         List<ManagedNode> managed = new ArrayList<>();
         List<String> released = new ArrayList<>();
+        List<ClusterContext.Exclusion> excluded = new ArrayList<>();
         Set<String> existing = new HashSet<>();
         List<Node> nodes = new ArrayList<>(view.nodes());
         nodes.sort(Comparator.comparing(n -> n.getMetadata().getName()));
@@ -65,6 +66,14 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
+            ClusterContext.Exclusion exclusion = exclusion(name, labels);
+            if (exclusion != null) {
+                excluded.add(exclusion);
+                if (npp != null) {
+                    released.add(name);
+                }
+                continue;
+            }
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
             StateSince state = currentState(npp, labels.get(Joulie.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
@@ -76,7 +85,21 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, telemetry.read());
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read());
+    }
+
+    /**
+     * Node probing: a node whose agent reported that it can write neither a RAPL limit nor cpufreq limits
+     * has no way to enforce a profile, so planning it would only move its label. A node not probed yet
+     * (no capability labels) is planned.
+     */
+    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels) {
+        if ("false".equals(labels.get(Joulie.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(Joulie.FEATURE_CPUFREQ))) {
+            return new ClusterContext.Exclusion(node, "NoPowerControl",
+                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false)"
+                            .formatted(Joulie.FEATURE_RAPL_WRITABLE, Joulie.FEATURE_CPUFREQ));
+        }
+        return null;
     }
 
     boolean isManaged(Map<String, String> labels) {

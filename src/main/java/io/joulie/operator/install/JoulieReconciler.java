@@ -13,7 +13,16 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.PolicyOverlay;
+import io.joulie.operator.runtime.LeaderElection;
+import io.joulie.operator.runtime.PlannerStatus;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import org.jboss.logging.Logger;
 
 import java.time.Instant;
@@ -24,9 +33,10 @@ import java.util.Objects;
 
 /**
  * Converges the active {@code Joulie} resource: the agent ServiceAccount, DaemonSet and metrics Service
- * (dependent resources), then a status with Available / Progressing / Degraded conditions and agent
- * counts, written only when it changes. A DaemonSet that selects no node is Degraded with reason
- * {@code NoNodesSelected}, never Available.
+ * (dependent resources), then the resource's one status: Available / Progressing / Degraded conditions,
+ * agent counts, the effective policy, nodes by state and excluded nodes from the planner, and the
+ * monitoring controller's MonitoringReady condition; written only when it changes. A DaemonSet that
+ * selects no node is Degraded with reason {@code NoNodesSelected}, never Available.
  */
 @Workflow(dependents = {
         @Dependent(name = "agent-service-account", type = AgentDependents.AgentServiceAccount.class,
@@ -53,18 +63,44 @@ import java.util.Objects;
         annotations = @CSVMetadata.Annotations(capabilities = "Basic Install", categories = "Monitoring"))
 public class JoulieReconciler implements Reconciler<JoulieInstallation> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
+    private static final ResourceID ACTIVE = new ResourceID(JoulieInstallation.ACTIVE_NAME);
+
+    private final EffectivePolicy policy;
+    private final PlannerStatus planner;
+    private final LeaderElection leader;
+    private final MonitoringState monitoring;
+
+    public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, MonitoringState monitoring) {
+        this.policy = policy;
+        this.planner = planner;
+        this.leader = leader;
+        this.monitoring = monitoring;
+    }
+
+    /** Planner reports and monitoring outcomes re-run this reconciler, so the status follows them. */
+    @Override
+    public List<EventSource<?, JoulieInstallation>> prepareEventSources(EventSourceContext<JoulieInstallation> context) {
+        SimpleInboundEventSource<JoulieInstallation> signals = new SimpleInboundEventSource<>("joulie-signals");
+        planner.onChange(() -> signals.propagateEvent(ACTIVE));
+        monitoring.onChange(() -> signals.propagateEvent(ACTIVE));
+        return List.of(signals);
+    }
 
     @Override
     public UpdateControl<JoulieInstallation> reconcile(JoulieInstallation joulie, Context<JoulieInstallation> context) {
-        JoulieStatus status = statusFor(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null));
-        return write(joulie, status);
+        Inputs in = new Inputs(context.getSecondaryResource(DaemonSet.class).orElse(null), policy.resolve(joulie),
+                leader.isLeader() ? planner.latest().orElse(null) : null, monitoring.condition().orElse(null));
+        return write(joulie, statusFor(joulie, in));
     }
 
     @Override
     public ErrorStatusUpdateControl<JoulieInstallation> updateErrorStatus(JoulieInstallation joulie,
                                                                           Context<JoulieInstallation> context, Exception e) {
         LOG.warnf("Joulie %s could not be reconciled: %s", joulie.getMetadata().getName(), e.getMessage());
-        JoulieStatus status = withConditions(joulie, null,
+        JoulieStatus previous = joulie.getStatus();
+        JoulieStatus status = withConditions(joulie, previous == null ? null : previous.agents(),
+                previous == null ? null : previous.effectivePolicy(), previous == null ? null : previous.nodes(),
+                previous == null ? null : previous.excludedNodes(),
                 condition("Available", false, "ReconcileError", message(e)),
                 condition("Progressing", false, "ReconcileError", message(e)),
                 condition("Degraded", true, "ReconcileError", message(e)));
@@ -83,42 +119,99 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
         return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
     }
 
-    static JoulieStatus statusFor(JoulieInstallation joulie, DaemonSet ds) {
-        if (!JoulieInstallation.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
-            String m = "only the Joulie resource named '" + JoulieInstallation.ACTIVE_NAME + "' is acted on";
-            return withConditions(joulie, null, condition("Available", false, "NotActive", m),
-                    condition("Progressing", false, "NotActive", m), condition("Degraded", true, "NotActive", m));
-        }
-        DaemonSetStatus s = ds == null ? null : ds.getStatus();
-        if (s == null || s.getDesiredNumberScheduled() == null) {
-            return withConditions(joulie, null, condition("Available", false, "Deploying", "the agent DaemonSet is being created"),
-                    condition("Progressing", true, "Deploying", "the agent DaemonSet is being created"),
-                    condition("Degraded", false, "Deploying", "the agent DaemonSet is being created"));
-        }
-        int desired = s.getDesiredNumberScheduled();
-        int ready = Objects.requireNonNullElse(s.getNumberReady(), 0);
-        int updated = Objects.requireNonNullElse(s.getUpdatedNumberScheduled(), 0);
-        JoulieStatus.Agents agents = new JoulieStatus.Agents(desired, ready, updated);
-        if (desired == 0) {
-            String m = "the agent DaemonSet selects no node (nodeSelector " + ds.getSpec().getTemplate().getSpec().getNodeSelector() + ")";
-            return withConditions(joulie, agents, condition("Available", false, "NoNodesSelected", m),
-                    condition("Progressing", false, "NoNodesSelected", m), condition("Degraded", true, "NoNodesSelected", m));
-        }
-        String counts = ready + " of " + desired + " agents ready, " + updated + " updated";
-        boolean done = ready == desired && updated == desired;
-        return withConditions(joulie, agents,
-                condition("Available", done, done ? "AllAgentsReady" : "AgentsNotReady", counts),
-                condition("Progressing", !done, done ? "RolloutComplete" : "RollingOut", counts),
-                condition("Degraded", false, done ? "AllAgentsReady" : "RollingOut", counts));
+    /**
+     * What the status is computed from.
+     *
+     * @param daemonSet  the agent DaemonSet as last seen, or null
+     * @param policy     the effective policy and why spec.policy was rejected, if it was
+     * @param planner    this replica's last planner report when it leads planning, else null (the status then
+     *                   keeps the counts the leader wrote)
+     * @param monitoring the MonitoringReady condition from the monitoring controller, or null before its first run
+     */
+    record Inputs(DaemonSet daemonSet, EffectivePolicy.Resolution policy, PlannerStatus.Report planner,
+                  Condition monitoring) {
     }
 
-    private static Condition condition(String type, boolean status, String reason, String message) {
+    static JoulieStatus statusFor(JoulieInstallation joulie, Inputs in) {
+        if (!JoulieInstallation.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
+            String m = "only the Joulie resource named '" + JoulieInstallation.ACTIVE_NAME + "' is acted on";
+            return withConditions(joulie, null, null, null, null, condition("Available", false, "NotActive", m),
+                    condition("Progressing", false, "NotActive", m), condition("Degraded", true, "NotActive", m));
+        }
+        JoulieStatus previous = joulie.getStatus();
+        JoulieStatus.Nodes nodes = in.planner() != null ? in.planner().nodes() : previous == null ? null : previous.nodes();
+        List<JoulieStatus.ExcludedNode> excluded = in.planner() != null
+                ? (in.planner().excluded().isEmpty() ? null : in.planner().excluded())
+                : previous == null ? null : previous.excludedNodes();
+        JoulieSpec.Policy effective = PolicyOverlay.describe(in.policy().settings());
+
+        // Problems in priority order; the first one is Degraded's reason.
+        List<PlannerStatus.Problem> problems = new ArrayList<>();
+        DaemonSetStatus s = in.daemonSet() == null ? null : in.daemonSet().getStatus();
+        JoulieStatus.Agents agents = null;
+        Condition available;
+        Condition progressing;
+        String healthyReason;
+        if (s == null || s.getDesiredNumberScheduled() == null) {
+            String m = "the agent DaemonSet is being created";
+            available = condition("Available", false, "Deploying", m);
+            progressing = condition("Progressing", true, "Deploying", m);
+            healthyReason = "Deploying";
+        } else {
+            int desired = s.getDesiredNumberScheduled();
+            int ready = Objects.requireNonNullElse(s.getNumberReady(), 0);
+            int updated = Objects.requireNonNullElse(s.getUpdatedNumberScheduled(), 0);
+            agents = new JoulieStatus.Agents(desired, ready, updated);
+            if (desired == 0) {
+                String m = "the agent DaemonSet selects no node (nodeSelector "
+                        + in.daemonSet().getSpec().getTemplate().getSpec().getNodeSelector() + ")";
+                available = condition("Available", false, "NoNodesSelected", m);
+                progressing = condition("Progressing", false, "NoNodesSelected", m);
+                problems.add(new PlannerStatus.Problem("NoNodesSelected", m));
+                healthyReason = "NoNodesSelected";
+            } else {
+                String counts = ready + " of " + desired + " agents ready, " + updated + " updated";
+                boolean done = ready == desired && updated == desired;
+                available = condition("Available", done, done ? "AllAgentsReady" : "AgentsNotReady", counts);
+                progressing = condition("Progressing", !done, done ? "RolloutComplete" : "RollingOut", counts);
+                healthyReason = done ? "AllAgentsReady" : "RollingOut";
+            }
+        }
+        if (!in.policy().errors().isEmpty()) {
+            problems.add(new PlannerStatus.Problem("InvalidPolicy", "spec.policy is not applied, the settings in "
+                    + "status.effectivePolicy stay in force: " + String.join("; ", in.policy().errors())));
+        }
+        if (in.planner() != null) {
+            problems.addAll(in.planner().problems());
+        } else if (previous != null && previous.conditions() != null) {
+            // Not the planning leader: keep the planner's problems the leader reported.
+            previous.conditions().stream().filter(c -> "Degraded".equals(c.getType()) && "True".equals(c.getStatus())
+                            && PLANNER_REASONS.contains(c.getReason()))
+                    .findFirst().ifPresent(c -> problems.add(new PlannerStatus.Problem(c.getReason(), c.getMessage())));
+        }
+        Condition degraded = problems.isEmpty()
+                ? condition("Degraded", false, healthyReason, "no problem found")
+                : condition("Degraded", true, problems.getFirst().reason(),
+                problems.stream().map(PlannerStatus.Problem::message).collect(java.util.stream.Collectors.joining("; ")));
+        List<Condition> conditions = new ArrayList<>(List.of(available, progressing, degraded));
+        if (in.monitoring() != null) {
+            conditions.add(new ConditionBuilder(in.monitoring()).build());
+        }
+        return withConditions(joulie, agents, effective, nodes, excluded, conditions.toArray(Condition[]::new));
+    }
+
+    /** Degraded reasons that come from planning (kept by non-leading replicas). */
+    static final java.util.Set<String> PLANNER_REASONS = java.util.Set.of("TelemetryUnavailable", "PowerBudgetUnmet");
+
+    static Condition condition(String type, boolean status, String reason, String message) {
         return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason)
                 .withMessage(message).build();
     }
 
     /** The new status; a condition whose status did not change keeps its lastTransitionTime. */
-    private static JoulieStatus withConditions(JoulieInstallation joulie, JoulieStatus.Agents agents, Condition... conditions) {
+    private static JoulieStatus withConditions(JoulieInstallation joulie, JoulieStatus.Agents agents,
+                                               JoulieSpec.Policy effective, JoulieStatus.Nodes nodes,
+                                               List<JoulieStatus.ExcludedNode> excluded, Condition... conditions) {
         List<Condition> previous = joulie.getStatus() == null || joulie.getStatus().conditions() == null
                 ? List.of() : joulie.getStatus().conditions();
         String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
@@ -130,7 +223,7 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
                     .filter(Objects::nonNull).findFirst().orElse(now));
             result.add(c);
         }
-        return new JoulieStatus(result, joulie.getMetadata().getGeneration(), agents);
+        return new JoulieStatus(result, joulie.getMetadata().getGeneration(), agents, effective, nodes, excluded);
     }
 
     private static UpdateControl<JoulieInstallation> write(JoulieInstallation joulie, JoulieStatus status) {

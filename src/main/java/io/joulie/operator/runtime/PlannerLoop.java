@@ -5,7 +5,12 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventRecorder;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.config.PolicyOverlay;
+import io.joulie.operator.planner.PlannerSettings;
 import io.joulie.operator.planner.ActuationAdapter;
 import io.joulie.operator.planner.ActuationAdapter.EvictionResult;
 import io.joulie.operator.planner.ClusterContext;
@@ -49,7 +54,11 @@ public class PlannerLoop {
     private final EventRecorder events;
     private final LeaderElection leader;
     private final Clock clock;
-    private final Planner planner;
+    private final EffectivePolicy policy;
+    private final PlannerStatus status;
+    private volatile Planner planner;
+    private Duration scheduledInterval;
+    private List<String> reportedPolicyErrors = List.of();
     private final AtomicReference<Instant> lastCompleted = new AtomicReference<>();
     private boolean announcedFallback;
     /** Pods whose eviction was last refused, per node: an EvictionRefused Event is recorded when this changes. */
@@ -57,7 +66,7 @@ public class PlannerLoop {
 
     public PlannerLoop(Scheduler scheduler, ContextProvider context, ActuationAdapter actuation, ClusterView view,
                        OperatorSettings settings, PlannerMetrics metrics, EventRecorder events, LeaderElection leader,
-                       Clock clock) {
+                       Clock clock, EffectivePolicy policy, PlannerStatus status) {
         this.scheduler = scheduler;
         this.context = context;
         this.actuation = actuation;
@@ -67,17 +76,67 @@ public class PlannerLoop {
         this.events = events;
         this.leader = leader;
         this.clock = clock;
+        this.policy = policy;
+        this.status = status;
         this.planner = new Planner(settings.planner());
     }
 
     void schedule(@Observes StartupEvent ev) {
-        Duration interval = settings.planner().reconcileInterval();
-        scheduler.newJob("joulie-planner")
+        schedule(planner.settings().reconcileInterval());
+        LOG.infof("Planning every %s with %s", Durations.format(scheduledInterval), planner.policy().name());
+    }
+
+    private void schedule(Duration interval) {
+        if (scheduledInterval != null) {
+            scheduler.unscheduleJob(JOB);
+        }
+        scheduledInterval = interval;
+        scheduler.newJob(JOB)
                 .setInterval(interval.toString())
                 .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
                 .setTask(execution -> tick())
                 .schedule();
-        LOG.infof("Planning every %s with %s", Durations.format(interval), planner.policy().name());
+    }
+
+    private static final String JOB = "joulie-planner";
+
+    /**
+     * Brings the planner in line with the effective policy (spec.policy of the Joulie resource over the
+     * environment defaults): a changed setting replaces the planner before the tick plans; a changed
+     * interval reschedules the tick. An invalid spec.policy keeps the settings in force.
+     */
+    private void applyEffectivePolicy() {
+        JoulieInstallation active = view.installation();
+        EffectivePolicy.Resolution r = policy.resolve(active);
+        if (!r.errors().equals(reportedPolicyErrors)) {
+            reportedPolicyErrors = r.errors();
+            if (!r.errors().isEmpty()) {
+                LOG.warnf("spec.policy of the Joulie resource is invalid; planning keeps the settings in force: %s",
+                        String.join("; ", r.errors()));
+            }
+        }
+        if (r.settings().equals(planner.settings())) {
+            return;
+        }
+        Planner previous = planner;
+        planner = new Planner(r.settings());
+        LOG.infof("Planner settings changed: %s", r.settings());
+        String message = "planning with %s (was %s)".formatted(PolicyOverlay.describe(r.settings()),
+                PolicyOverlay.describe(previous.settings()));
+        if (active != null) {
+            events.normal(active, "PolicyChanged", message);
+        } else {
+            events.operatorNormal("PolicyChanged", message);
+        }
+        if (!r.settings().reconcileInterval().equals(scheduledInterval)) {
+            schedule(r.settings().reconcileInterval());
+            LOG.infof("Planning every %s", Durations.format(scheduledInterval));
+        }
+    }
+
+    /** The settings the planner currently plans with. */
+    public PlannerSettings plannerSettings() {
+        return planner.settings();
     }
 
     /** Runs one tick; returns whether it planned (leader, synced) and completed. */
@@ -92,6 +151,8 @@ public class PlannerLoop {
             return false;
         }
         announceFallback();
+        applyEffectivePolicy();
+        Planner planner = this.planner;
         Timer.Sample sample = Timer.start();
         int failures = 0;
         try {
@@ -104,7 +165,7 @@ public class PlannerLoop {
                     metrics.tick("interrupted");
                     return false;
                 }
-                failures += execute(t, plan.plan().policyName()) ? 0 : 1;
+                failures += execute(t, planner.settings(), plan.plan().policyName()) ? 0 : 1;
             }
             for (String node : plan.released()) {
                 if (!leader.isLeader()) {
@@ -129,13 +190,13 @@ public class PlannerLoop {
         return true;
     }
 
-    private boolean execute(Transition t, String policyName) {
+    private boolean execute(Transition t, PlannerSettings plannerSettings, String policyName) {
         try {
             boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t);
             if (t.outcome() != Outcome.EVICTED) {
                 refusedEvictions.remove(t.node());
             }
-            actuation.apply(NodeAssignment.of(t, settings.planner(), policyName));
+            actuation.apply(NodeAssignment.of(t, plannerSettings, policyName));
             if (t.outcome() != Outcome.STEADY) {
                 metrics.transition(t.from(), t.changed() ? t.to() : t.requested(), t.outcome());
             }
@@ -221,8 +282,33 @@ public class PlannerLoop {
                 counts.merge(t.to(), 1L, Long::sum);
             }
         }
-        metrics.nodes(ctx.nodes().size(), counts);
+        metrics.nodes(ctx.nodes().size(), counts, ctx.excluded().size(), oldestDrainSeconds(ctx, plan));
         metrics.decided(plan.transitions().size(), plan.reassignments(), plan.plan().performanceNodes());
+        status.publish(new PlannerStatus.Report(
+                new JoulieStatus.Nodes(ctx.nodes().size(), count(counts, PowerState.ActivePerformance),
+                        count(counts, PowerState.DrainingPerformance), count(counts, PowerState.ActiveEco),
+                        ctx.excluded().size()),
+                ctx.excluded().stream().map(e -> new JoulieStatus.ExcludedNode(e.node(), e.reason(), e.message())).toList(),
+                List.of()));
+    }
+
+    /** Age of the longest drain still going on after this tick's transitions; 0 when no node is draining. */
+    private static long oldestDrainSeconds(ClusterContext ctx, Planner.TickPlan plan) {
+        Map<String, Transition> byNode = new java.util.HashMap<>();
+        plan.transitions().forEach(t -> byNode.put(t.node(), t));
+        long oldest = 0;
+        for (var n : ctx.nodes()) {
+            Transition t = byNode.get(n.name());
+            PowerState after = t != null && t.changed() ? t.to() : n.state();
+            if (after == PowerState.DrainingPerformance && n.state() == PowerState.DrainingPerformance) {
+                oldest = Math.max(oldest, Duration.between(n.since(), ctx.now()).toSeconds());
+            }
+        }
+        return oldest;
+    }
+
+    private static int count(Map<PowerState, Long> counts, PowerState state) {
+        return counts.getOrDefault(state, 0L).intValue();
     }
 
     private NodePowerProfile profileRef(String node) {

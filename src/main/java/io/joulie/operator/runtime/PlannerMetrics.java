@@ -28,6 +28,8 @@ public class PlannerMetrics {
     private final AtomicLong lastReassignments = new AtomicLong();
     private final AtomicLong leader = new AtomicLong();
     private final AtomicLong lastTickSeconds = new AtomicLong();
+    private final AtomicLong oldestDrainSeconds = new AtomicLong();
+    private final AtomicLong excluded = new AtomicLong();
     private final Counter decisions;
     private final Counter reassignments;
 
@@ -50,6 +52,8 @@ public class PlannerMetrics {
         registry.gauge("joulie.tick.reassignments", lastReassignments);
         registry.gauge("joulie.leader", leader);
         registry.gauge("joulie.last.tick.timestamp.seconds", lastTickSeconds);
+        registry.gauge("joulie.oldest.drain.seconds", oldestDrainSeconds);
+        registry.gauge("joulie.excluded.nodes", excluded);
         decisions = Counter.builder("joulie.decisions").description("Node decisions made by the planner").register(registry);
         reassignments = Counter.builder("joulie.reassignments")
                 .description("Nodes the plan sent elsewhere than they were heading").register(registry);
@@ -106,9 +110,11 @@ public class PlannerMetrics {
         plannedPerformance.set(performanceNodes);
     }
 
-    public void nodes(long managedCount, Map<PowerState, Long> counts) {
+    public void nodes(long managedCount, Map<PowerState, Long> counts, long excludedCount, long oldestDrain) {
         managed.set(managedCount);
         byState.forEach((s, v) -> v.set(counts.getOrDefault(s, 0L)));
+        excluded.set(excludedCount);
+        oldestDrainSeconds.set(oldestDrain);
     }
 
     public void leader(boolean isLeader) {

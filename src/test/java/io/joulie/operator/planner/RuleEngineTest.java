@@ -73,7 +73,7 @@ class RuleEngineTest {
         var sorted = new ArrayList<>(Arrays.asList(nodes));
         sorted.sort(java.util.Comparator.comparing(ManagedNode::name));
         long pods = sorted.stream().mapToLong(n -> n.performancePods().size()).sum();
-        return new ClusterContext(now, sorted, pods, List.of(), t);
+        return new ClusterContext(now, sorted, pods, List.of(), List.of(), t);
     }
 
     static RuleEngine.Result plan(PlannerSettings s, PolicyRules r, ClusterContext c) {
@@ -168,7 +168,7 @@ class RuleEngineTest {
                 Duration.ofMinutes(30), Duration.ofMinutes(1));
         // 3 performance-only pods pending somewhere: demand ceil(3/1) = 3 of 4 nodes
         var c = new ClusterContext(MONDAY_10, List.of(perf("a", null), perf("b", null), perf("c", null), perf("d", null)),
-                3, List.of(), Telemetry.DISABLED);
+                3, List.of(), List.of(), Telemetry.DISABLED);
 
         var r = plan(s, rules(List.of(), 100.0, null), c);
 

@@ -1,0 +1,46 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.api.v1alpha1.JoulieStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * What the leader's planning ticks report to the {@code Joulie} resource: nodes by state, the nodes left
+ * out of planning, and problems that make the installation Degraded. Listeners (the Joulie reconciler)
+ * hear only of reports that differ from the previous one, so a steady cluster causes no status writes.
+ */
+@ApplicationScoped
+public class PlannerStatus {
+    private volatile Report latest;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+
+    /** A condition-worthy problem found while planning, e.g. {@code TelemetryUnavailable}. */
+    public record Problem(String reason, String message) {
+    }
+
+    public record Report(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded, List<Problem> problems) {
+        public Report {
+            excluded = List.copyOf(excluded);
+            problems = List.copyOf(problems);
+        }
+    }
+
+    public void publish(Report report) {
+        if (!report.equals(latest)) {
+            latest = report;
+            listeners.forEach(Runnable::run);
+        }
+    }
+
+    /** The last report of this replica's planner, if it has planned. */
+    public Optional<Report> latest() {
+        return Optional.ofNullable(latest);
+    }
+
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+}

@@ -1,0 +1,156 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.runtime.PlannerLoop;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * spec.policy of the Joulie resource overrides the environment defaults while the operator runs;
+ * status.effectivePolicy shows what is in force, an invalid spec.policy keeps it, and the status counts
+ * nodes by state and lists the nodes probing left out.
+ */
+@QuarkusTest
+@WithKubernetesTestServer
+class JouliePolicyTest extends OperatorTest {
+    static final List<String> NODES = List.of("n1", "n2", "n3", "n4");
+
+    @Inject
+    PlannerLoop loop;
+    @Inject
+    OperatorSettings defaults;
+
+    @BeforeEach
+    @AfterEach
+    void noInstallation() {
+        client.resources(JoulieInstallation.class).delete();
+        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
+    }
+
+    JoulieInstallation joulie(JoulieSpec.Policy policy) {
+        JoulieInstallation j = new JoulieInstallation();
+        j.getMetadata().setName("joulie");
+        j.setSpec(new JoulieSpec(null, policy, null));
+        return client.resource(j).create();
+    }
+
+    JoulieStatus status() {
+        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        return j == null ? null : j.getStatus();
+    }
+
+    Condition condition(String type) {
+        JoulieStatus s = status();
+        return s == null || s.conditions() == null ? null
+                : s.conditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
+    }
+
+    static JoulieSpec.Policy policy(Double staticFrac, Double perfCap, Double ecoCap, String type) {
+        return new JoulieSpec.Policy(type, staticFrac, null, null, null, null, perfCap, ecoCap, null, null, null);
+    }
+
+    long eco() {
+        return NODES.stream().filter(n -> cluster.profile(n) != null && cluster.profile(n).getSpec().profile() == Profile.ECO).count();
+    }
+
+    @Test
+    void specPolicyOverridesTheDefaultsAndAnInvalidOneKeepsTheSettingsInForce() {
+        NODES.forEach(cluster::managedNode);
+        joulie(null);
+        // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(eco()).isEqualTo(2);
+            JoulieStatus s = status();
+            assertThat(s).isNotNull();
+            assertThat(s.effectivePolicy().type()).isEqualTo("static_partition");
+            assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(0.5);
+            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0);
+            assertThat(s.effectivePolicy().reconcileInterval()).isEqualTo("1s");
+            assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 2, 0, 2, 0));
+        });
+
+        // Every node performance, at a 400 W performance cap.
+        client.resources(JoulieInstallation.class).withName("joulie")
+                .edit(j -> { j.setSpec(new JoulieSpec(null, policy(1.0, 400.0, null, null), null)); return j; });
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(eco()).isZero();
+            assertThat(cluster.profile("n1").getSpec().cpu().packagePowerCapWatts()).isEqualTo(400.0);
+            JoulieStatus s = status();
+            assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(1.0);
+            assertThat(s.effectivePolicy().performanceCapWatts()).isEqualTo(400.0);
+            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0); // not set: the default stays
+            assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 4, 0, 0, 0));
+            assertThat(condition("Degraded").getReason()).isNotEqualTo("InvalidPolicy");
+        });
+        assertThat(cluster.events("PolicyChanged")).anySatisfy(e ->
+                assertThat(e.getInvolvedObject().getKind()).isEqualTo("Joulie"));
+
+        // A nonsense cap and an unknown policy: reported, and the settings in force stay.
+        client.resources(JoulieInstallation.class).withName("joulie")
+                .edit(j -> { j.setSpec(new JoulieSpec(null, policy(0.0, null, -5.0, "fastest"), null)); return j; });
+        await().atMost(WAIT).untilAsserted(() -> {
+            Condition degraded = condition("Degraded");
+            assertThat(degraded.getStatus()).isEqualTo("True");
+            assertThat(degraded.getReason()).isEqualTo("InvalidPolicy");
+            assertThat(degraded.getMessage()).contains("spec.policy.ecoCapWatts = -5.0", "spec.policy.type 'fastest'");
+            assertThat(status().effectivePolicy().staticHpFrac()).isEqualTo(1.0);
+        });
+        assertThat(loop.plannerSettings().staticHpFrac()).isEqualTo(1.0);
+        assertThat(eco()).isZero();
+
+        // Deleting the resource returns to the environment's settings.
+        client.resources(JoulieInstallation.class).withName("joulie").delete();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(eco()).isEqualTo(2));
+    }
+
+    @Test
+    void nodesWithoutPowerControlAreLeftOutAndListed() {
+        NODES.forEach(cluster::managedNode);
+        cluster.node("no-knobs", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
+                Joulie.FEATURE_CPUFREQ, "false"));
+        // Only one of the two knobs missing: still planned.
+        cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
+                Joulie.FEATURE_CPUFREQ, "true"));
+        joulie(null);
+        await().atMost(WAIT).untilAsserted(() -> {
+            JoulieStatus s = status();
+            assertThat(s).isNotNull();
+            assertThat(s.nodes()).isNotNull();
+            assertThat(s.nodes().managed()).isEqualTo(5);
+            assertThat(s.nodes().excluded()).isEqualTo(1);
+            assertThat(s.excludedNodes()).singleElement().satisfies(x -> {
+                assertThat(x.name()).isEqualTo("no-knobs");
+                assertThat(x.reason()).isEqualTo("NoPowerControl");
+                assertThat(x.message()).contains(Joulie.FEATURE_RAPL_WRITABLE);
+            });
+            assertThat(cluster.profile("dvfs-only")).isNotNull();
+        });
+        assertThat(cluster.profile("no-knobs")).isNull();
+        assertThat(cluster.label("no-knobs")).isNull();
+
+        // Once the agent finds a knob (labels updated), the node is planned.
+        client.nodes().withName("no-knobs").edit(n -> { n.getMetadata().getLabels().put(Joulie.FEATURE_CPUFREQ, "true"); return n; });
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cluster.profile("no-knobs")).isNotNull();
+            assertThat(status().excludedNodes()).isNull();
+            assertThat(status().nodes().excluded()).isZero();
+        });
+    }
+}
