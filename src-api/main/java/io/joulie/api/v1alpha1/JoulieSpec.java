@@ -59,7 +59,32 @@ public record JoulieSpec(
             @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m (DOWNGRADE_TIMEOUT).")
             String downgradeTimeout,
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
-            String reconcileInterval) {
+            String reconcileInterval,
+            @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
+            String timeZone,
+            @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
+            List<PolicyRulesSpec.Schedule> schedules,
+            @JsonPropertyDescription("Upper bound on the managed nodes' summed CPU package power.")
+            PolicyRulesSpec.PowerBudget powerBudget,
+            @JsonPropertyDescription("Hot nodes and racks become the first choice for eco.")
+            PolicyRulesSpec.Hotspots hotspots,
+            @JsonPropertyDescription("Where the rules read measurements (Prometheus).")
+            PolicyRulesSpec.Telemetry telemetry) {
+
+        /** The planner settings alone, no rules. */
+        public Policy(String type, Double staticHpFrac, Double queueHpBaseFrac, Integer queueHpMin, Integer queueHpMax,
+                      Integer queuePerfPerHpNode, Double performanceCapWatts, Double ecoCapWatts,
+                      String downgradeEscalation, String downgradeTimeout, String reconcileInterval) {
+            this(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode, performanceCapWatts,
+                    ecoCapWatts, downgradeEscalation, downgradeTimeout, reconcileInterval, null, null, null, null, null);
+        }
+
+        /** These planner settings with the rule fields of {@code rules} (none when it is null). */
+        public Policy withRulesOf(Policy rules) {
+            return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
+                    queuePerfPerHpNode, performanceCapWatts, ecoCapWatts, downgradeEscalation, downgradeTimeout,
+                    reconcileInterval, rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+        }
     }
 
     /** Monitoring objects the operator creates next to the agents. */

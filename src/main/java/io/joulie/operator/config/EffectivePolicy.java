@@ -1,6 +1,7 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.planner.PlannerSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -18,26 +19,61 @@ import java.util.Objects;
 public class EffectivePolicy {
     private final OperatorSettings operator;
     private PlannerSettings lastGood;
+    private RulesParser.ParsedRules lastGoodRules = RulesParser.ParsedRules.NONE;
+    /** The spec.policy whose rule fields are in force (status.effectivePolicy shows them). */
+    private JoulieSpec.Policy lastGoodRuleSpec;
 
     public EffectivePolicy(OperatorSettings operator) {
         this.operator = operator;
         this.lastGood = operator.planner();
     }
 
-    /** The settings in force and, when {@code spec.policy} was rejected, why. */
-    public record Resolution(PlannerSettings settings, List<String> errors) {
+    /**
+     * The settings and rules in force and, when {@code spec.policy} was rejected, why.
+     *
+     * @param ruleSpec the {@code spec.policy} whose rule fields are in force ({@code null} for none)
+     */
+    public record Resolution(PlannerSettings settings, List<String> errors, RulesParser.ParsedRules rules,
+                             JoulieSpec.Policy ruleSpec) {
         public Resolution {
             Objects.requireNonNull(settings);
+            Objects.requireNonNull(rules);
             errors = List.copyOf(errors);
+        }
+
+        public Resolution(PlannerSettings settings, List<String> errors) {
+            this(settings, errors, RulesParser.ParsedRules.NONE, null);
+        }
+
+        /** {@code status.effectivePolicy}: the settings with the rules in force. */
+        public JoulieSpec.Policy describe() {
+            return PolicyOverlay.describe(settings).withRulesOf(ruleSpec);
         }
     }
 
-    /** Resolves for the active resource ({@code null} when there is none). */
+    /**
+     * Resolves for the active resource ({@code null} when there is none). Settings and rules are one
+     * unit: an error in either keeps both as they were.
+     */
     public synchronized Resolution resolve(JoulieInstallation active) {
         var policy = active == null || active.getSpec() == null ? null : active.getSpec().policy();
         PolicyOverlay.Result r = PolicyOverlay.apply(operator.planner(), policy);
-        r.settings().ifPresent(s -> lastGood = s);
-        return new Resolution(lastGood, r.errors());
+        List<String> errors = new java.util.ArrayList<>(r.errors());
+        RulesParser.ParsedRules rules = RulesParser.ParsedRules.NONE;
+        if (policy != null) {
+            try {
+                rules = RulesParser.parse(policy.timeZone(), policy.schedules(), policy.powerBudget(), policy.hotspots(),
+                        policy.telemetry());
+            } catch (ConfigurationException e) {
+                errors.addAll(RulesParser.problems(e));
+            }
+        }
+        if (errors.isEmpty()) {
+            lastGood = r.settings().orElseThrow();
+            lastGoodRules = rules;
+            lastGoodRuleSpec = rules.rules().isEmpty() && rules.telemetry().isEmpty() ? null : policy;
+        }
+        return new Resolution(lastGood, errors, lastGoodRules, lastGoodRuleSpec);
     }
 
     /** The last resolved settings. */

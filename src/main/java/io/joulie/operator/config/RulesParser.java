@@ -28,7 +28,15 @@ import java.util.Set;
  * Every problem is collected; {@link #parse} throws one {@link ConfigurationException} naming each field.
  */
 public final class RulesParser {
+    private static final String HEADER = "Invalid spec.policy rules:\n  - ";
+
     private RulesParser() {
+    }
+
+    /** The single problems listed in a message of {@link #parse}. */
+    public static List<String> problems(ConfigurationException e) {
+        String m = e.getMessage();
+        return m.startsWith(HEADER) ? List.of(m.substring(HEADER.length()).split("\n  - ")) : List.of(m);
     }
 
     /** The validated rules and, when configured, the telemetry source. */
@@ -74,7 +82,7 @@ public final class RulesParser {
             errors.add("spec.policy.hotspots: needs spec.policy.telemetry.prometheus.queries.cpuTemperatureCelsius");
         }
         if (!errors.isEmpty()) {
-            throw new ConfigurationException("Invalid spec.policy rules:\n  - " + String.join("\n  - ", errors));
+            throw new ConfigurationException(HEADER + String.join("\n  - ", errors));
         }
         return new ParsedRules(new PolicyRules(windows, watts, hot, rackLabel), source);
     }

@@ -16,7 +16,6 @@ import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.operator.config.EffectivePolicy;
-import io.joulie.operator.config.PolicyOverlay;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -143,7 +142,7 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
         List<JoulieStatus.ExcludedNode> excluded = in.planner() != null
                 ? (in.planner().excluded().isEmpty() ? null : in.planner().excluded())
                 : previous == null ? null : previous.excludedNodes();
-        JoulieSpec.Policy effective = PolicyOverlay.describe(in.policy().settings());
+        JoulieSpec.Policy effective = in.policy().describe();
 
         // Problems in priority order; the first one is Degraded's reason.
         List<PlannerStatus.Problem> problems = new ArrayList<>();

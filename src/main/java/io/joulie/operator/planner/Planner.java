@@ -16,6 +16,7 @@ import java.util.List;
 public final class Planner {
     private final PlannerSettings settings;
     private final PolicyModule policy;
+    private final PolicyRules configuredRules;
     private final RuleEngine rules;
     private final StateGuard guard;
     private RuleState ruleState = RuleState.INITIAL;
@@ -35,6 +36,7 @@ public final class Planner {
     private Planner(PlannerSettings settings, PolicyModule policy, PolicyRules rules) {
         this.settings = settings;
         this.policy = policy;
+        this.configuredRules = rules;
         // rule_swap_v1 is a debugging policy that does not count nodes: the rules do not apply to it.
         this.rules = rules.isEmpty() || settings.policyType() == PolicyType.RULE_SWAP_V1
                 ? null : new RuleEngine(settings, rules);
@@ -49,9 +51,9 @@ public final class Planner {
         return policy;
     }
 
-    /** The rules in force ({@link PolicyRules#NONE} when none apply). */
+    /** The rules configured (rule_swap_v1 ignores them). */
     public PolicyRules rules() {
-        return rules == null ? PolicyRules.NONE : rules.rules();
+        return configuredRules;
     }
 
     /** The rules' state carried into the next tick. */
@@ -59,9 +61,19 @@ public final class Planner {
         return ruleState;
     }
 
-    /** Carries state over from a planner this one replaces (settings changed): hysteresis survives. */
+    /**
+     * Carries the rules' state over from a planner this one replaces: the hot sets survive while the
+     * hotspot rule is unchanged, a held budget count while the budget is.
+     */
     public synchronized Planner continuing(Planner previous) {
-        this.ruleState = previous.ruleState();
+        RuleState s = previous.ruleState();
+        PolicyRules before = previous.rules();
+        boolean sameHeat = java.util.Objects.equals(before.hotspots(), configuredRules.hotspots())
+                && before.rackLabel().equals(configuredRules.rackLabel());
+        boolean sameBudget = before.budgetWatts().equals(configuredRules.budgetWatts());
+        this.ruleState = new RuleState(sameHeat ? s.hotNodes() : java.util.Set.of(),
+                sameHeat ? s.hotRacks() : java.util.Set.of(),
+                sameBudget ? s.budgetPerformanceNodes() : java.util.OptionalInt.empty());
         return this;
     }
 

@@ -20,6 +20,7 @@ import io.joulie.operator.planner.NodeAssignment;
 import io.joulie.operator.planner.Outcome;
 import io.joulie.operator.planner.Planner;
 import io.joulie.operator.planner.Transition;
+import io.joulie.operator.telemetry.TelemetrySource;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
@@ -56,6 +57,8 @@ public class PlannerLoop {
     private final Clock clock;
     private final EffectivePolicy policy;
     private final PlannerStatus status;
+    private final TelemetrySource telemetry;
+    private final RuleMetrics rules;
     private volatile Planner planner;
     private Duration scheduledInterval;
     private List<String> reportedPolicyErrors = List.of();
@@ -66,7 +69,8 @@ public class PlannerLoop {
 
     public PlannerLoop(Scheduler scheduler, ContextProvider context, ActuationAdapter actuation, ClusterView view,
                        OperatorSettings settings, PlannerMetrics metrics, EventRecorder events, LeaderElection leader,
-                       Clock clock, EffectivePolicy policy, PlannerStatus status) {
+                       Clock clock, EffectivePolicy policy, PlannerStatus status, TelemetrySource telemetry,
+                       RuleMetrics rules) {
         this.scheduler = scheduler;
         this.context = context;
         this.actuation = actuation;
@@ -78,6 +82,8 @@ public class PlannerLoop {
         this.clock = clock;
         this.policy = policy;
         this.status = status;
+        this.telemetry = telemetry;
+        this.rules = rules;
         this.planner = new Planner(settings.planner());
     }
 
@@ -115,14 +121,17 @@ public class PlannerLoop {
                         String.join("; ", r.errors()));
             }
         }
-        if (r.settings().equals(planner.settings())) {
+        telemetry.configure(r.rules().telemetry());
+        if (r.settings().equals(planner.settings()) && r.rules().rules().equals(planner.rules())) {
             return;
         }
         Planner previous = planner;
-        planner = new Planner(r.settings());
+        // The rules' state (hysteresis, a held budget) carries over to the new planner.
+        planner = new Planner(r.settings(), r.rules().rules()).continuing(previous);
         LOG.infof("Planner settings changed: %s", r.settings());
         String message = "planning with %s (was %s)".formatted(PolicyOverlay.describe(r.settings()),
-                PolicyOverlay.describe(previous.settings()));
+                PolicyOverlay.describe(previous.settings()))
+                + (r.rules().rules().equals(previous.rules()) ? "" : "; rules: " + describe(r.rules().rules()));
         if (active != null) {
             events.normal(active, "PolicyChanged", message);
         } else {
@@ -132,6 +141,21 @@ public class PlannerLoop {
             schedule(r.settings().reconcileInterval());
             LOG.infof("Planning every %s", Durations.format(scheduledInterval));
         }
+    }
+
+    private static String describe(io.joulie.operator.planner.PolicyRules r) {
+        if (r.isEmpty()) {
+            return "none";
+        }
+        List<String> parts = new ArrayList<>();
+        if (!r.schedules().isEmpty()) {
+            parts.add(r.schedules().size() + " schedule window(s)");
+        }
+        r.budgetWatts().ifPresent(w -> parts.add("power budget " + Math.round(w) + " W"));
+        if (r.hotspots() != null) {
+            parts.add("hotspots above " + r.hotspots().thresholdCelsius() + " °C");
+        }
+        return String.join(", ", parts);
     }
 
     /** The settings the planner currently plans with. */
@@ -289,7 +313,17 @@ public class PlannerLoop {
                         count(counts, PowerState.DrainingPerformance), count(counts, PowerState.ActiveEco),
                         ctx.excluded().size()),
                 ctx.excluded().stream().map(e -> new JoulieStatus.ExcludedNode(e.node(), e.reason(), e.message())).toList(),
-                List.of()));
+                RuleMetrics.problems(plan.rules())));
+        if (rules.record(plan.rules())) {
+            String m = RuleMetrics.budgetMessage(plan.rules().budget().orElseThrow());
+            LOG.warn(m);
+            JoulieInstallation active = view.installation();
+            if (active != null) {
+                events.warning(active, "PowerBudgetUnmet", m);
+            } else {
+                events.operatorWarning("PowerBudgetUnmet", m);
+            }
+        }
     }
 
     /** Age of the longest drain still going on after this tick's transitions; 0 when no node is draining. */

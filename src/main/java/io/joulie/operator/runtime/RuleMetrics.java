@@ -6,9 +6,16 @@ import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
+import io.joulie.operator.planner.Telemetry;
+
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** Gauges that show what the rules did on the last tick (docs/metrics.md#rules). */
+/**
+ * What the rules did on the last tick: gauges (docs/metrics.md#rules) and the problems the {@code Joulie}
+ * resource's Degraded condition reports.
+ */
 @ApplicationScoped
 public class RuleMetrics {
     private static final String PREFIX = "joulie.rules.";
@@ -40,7 +47,43 @@ public class RuleMetrics {
         registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX)).toList().forEach(registry::remove);
     }
 
-    public void record(RuleReport report) {
-        last.set(report);
+    /**
+     * Records a tick's report; returns whether the budget just became unmeetable (a Warning Event is due:
+     * one per episode, not one per tick).
+     */
+    public boolean record(RuleReport report) {
+        RuleReport before = last.getAndSet(report);
+        return unmet(report) && !unmet(before);
+    }
+
+    private static boolean unmet(RuleReport r) {
+        return r.budget().map(b -> !b.met()).orElse(false);
+    }
+
+    /** TelemetryUnavailable and PowerBudgetUnmet, as the report shows them. */
+    public static List<PlannerStatus.Problem> problems(RuleReport r) {
+        List<PlannerStatus.Problem> problems = new ArrayList<>(2);
+        if (r.telemetry() == Telemetry.Status.UNAVAILABLE) {
+            problems.add(new PlannerStatus.Problem("TelemetryUnavailable", "telemetry-driven rules hold their last "
+                    + "decisions: " + r.telemetryDetail()));
+        }
+        r.budget().filter(b -> !b.met()).ifPresent(b -> problems.add(new PlannerStatus.Problem("PowerBudgetUnmet",
+                budgetMessage(b))));
+        return problems;
+    }
+
+    public static String budgetMessage(RuleReport.Budget b) {
+        return "the power budget of %s W cannot be met: %s W estimated (%s) with every node that may go eco in eco"
+                .formatted(RuleReportFormat.watts(b.limitWatts()), RuleReportFormat.watts(b.estimateWatts()), b.basis());
+    }
+
+    /** Number formatting for messages. */
+    static final class RuleReportFormat {
+        private RuleReportFormat() {
+        }
+
+        static String watts(double w) {
+            return Double.isNaN(w) ? "?" : String.valueOf(Math.round(w));
+        }
     }
 }

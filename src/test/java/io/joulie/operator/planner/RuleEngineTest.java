@@ -311,7 +311,7 @@ class RuleEngineTest {
         var c = ctx(MONDAY_10, Telemetry.DISABLED, perf("a", null), perf("b", null), perf("c", null));
 
         assertThat(planner.plan(c).plan().targets()).isEqualTo(new RuleSwapPolicy(Duration.ofMinutes(1)).plan(c).targets());
-        assertThat(planner.rules()).isEqualTo(PolicyRules.NONE);
+        assertThat(planner.plan(c).rules()).isEqualTo(RuleReport.NONE);
     }
 
     @Test
@@ -327,5 +327,18 @@ class RuleEngineTest {
         assertThat(second.ruleState().hotNodes()).isEmpty();
         var third = second.plan(ctx(MONDAY_10, telemetry("a=/73", "b=/20"), perf("a", null), perf("b", null)));
         assertThat(third.rules().hotNodes()).isEmpty();
+    }
+
+    @Test
+    void aChangedHotspotRuleStartsFresh() {
+        var first = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), rules(List.of(), null, new PolicyRules.Hotspots(75, 5)));
+        first.plan(ctx(MONDAY_10, telemetry("a=/80", "b=/20"), perf("a", null), perf("b", null)));
+        var kept = new Planner(settings(PolicyType.STATIC_PARTITION, 0.4), first.rules()).continuing(first);
+        var fresh = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), rules(List.of(), null, new PolicyRules.Hotspots(90, 5)))
+                .continuing(first);
+
+        assertThat(first.ruleState().hotNodes()).containsExactly("a");
+        assertThat(kept.ruleState().hotNodes()).containsExactly("a");
+        assertThat(fresh.ruleState().hotNodes()).isEmpty();
     }
 }

@@ -1,0 +1,199 @@
+package io.joulie.operator.it;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.api.v1alpha1.PolicyRulesSpec;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.operator.telemetry.PrometheusServer;
+import io.joulie.operator.telemetry.SyntheticExporter;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static io.joulie.operator.it.Cluster.WAIT;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The rules end to end: the operator on the mock API server reads a real Prometheus, which scrapes a
+ * synthetic endpoint serving the node metrics each test sets.
+ */
+@QuarkusTest
+@WithKubernetesTestServer
+class TelemetryRulesTest extends OperatorTest {
+    static final Duration SLOW = Duration.ofSeconds(40);
+    static SyntheticExporter exporter;
+    static PrometheusServer prometheus;
+
+    @Inject
+    PlannerLoop loop;
+    @Inject
+    OperatorSettings defaults;
+
+    @BeforeAll
+    static void startPrometheus() throws Exception {
+        exporter = new SyntheticExporter();
+        prometheus = new PrometheusServer(exporter.target()).start();
+    }
+
+    @AfterAll
+    static void stopPrometheus() throws Exception {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+        if (exporter != null) {
+            exporter.close();
+        }
+    }
+
+    @BeforeEach
+    @AfterEach
+    void noInstallation() {
+        client.resources(JoulieInstallation.class).delete();
+        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
+    }
+
+    void joulie(JoulieSpec.Policy policy) {
+        JoulieInstallation j = new JoulieInstallation();
+        j.getMetadata().setName("joulie");
+        j.setSpec(new JoulieSpec(null, policy, null));
+        client.resource(j).create();
+    }
+
+    static PolicyRulesSpec.Telemetry telemetry(String power, String temperature) {
+        return new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus(prometheus.url().toString(), "node", "2s", "30s",
+                new PolicyRulesSpec.Queries(power, temperature, null, null)));
+    }
+
+    static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,
+                                    Double hotAbove, PolicyRulesSpec.Telemetry telemetry) {
+        return new JoulieSpec.Policy("static_partition", share, null, null, null, null, 500.0, 100.0, null, null, null,
+                "Europe/Berlin", schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
+                hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), telemetry);
+    }
+
+    Condition degraded() {
+        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        JoulieStatus s = j == null ? null : j.getStatus();
+        return s == null || s.conditions() == null ? null
+                : s.conditions().stream().filter(c -> c.getType().equals("Degraded")).findFirst().orElse(null);
+    }
+
+    List<String> eco(List<String> nodes) {
+        return nodes.stream().filter(n -> cluster.profile(n) != null && cluster.profile(n).getSpec().profile() == Profile.ECO).toList();
+    }
+
+    String reason(String node) {
+        var p = cluster.profile(node);
+        return p == null || p.getStatus() == null ? "" : p.getStatus().reason();
+    }
+
+    @Test
+    void aNodeMadeHotThroughTheScrapedEndpointGoesEcoFirst() {
+        List<String> nodes = List.of("hot-a", "hot-b", "hot-c", "hot-d");
+        nodes.forEach(n -> exporter.set("it_temp_celsius", n, 50));
+        nodes.forEach(cluster::managedNode);
+        joulie(policy(0.75, null, null, 80.0, telemetry(null, "it_temp_celsius")));
+        // Without heat, anti-churn picks the first by name.
+        await().atMost(SLOW).untilAsserted(() -> assertThat(eco(nodes)).containsExactly("hot-a"));
+
+        exporter.set("it_temp_celsius", "hot-c", 91);
+
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(eco(nodes)).containsExactly("hot-c");
+            assertThat(reason("hot-c")).isEqualTo("selected for eco by static-partition-v1; hotspot: node above 80 °C");
+            assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
+            assertThat(Cluster.metric("joulie_rules_eco_nodes", "rule=\"hotspot\"")).isEqualTo(1);
+        });
+        // Cooling inside the hysteresis band (above 75 °C) keeps it hot; below it, anti-churn keeps it eco anyway.
+        exporter.set("it_temp_celsius", "hot-c", 77);
+        await().pollDelay(Duration.ofSeconds(3)).atMost(SLOW).untilAsserted(() ->
+                assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1));
+        assertThat(eco(nodes)).containsExactly("hot-c");
+    }
+
+    @Test
+    void aBudgetIsEnforcedFromMeasuredPowerAndAnUnmeetableOneIsReported() {
+        List<String> nodes = List.of("pw-a", "pw-b", "pw-c", "pw-d");
+        nodes.forEach(n -> exporter.set("it_power_watts", n, 400));
+        nodes.forEach(cluster::managedNode);
+        // all performance: 4 x 400 = 1600 W measured; 1300 W fits with one node at the 100 W eco cap
+        joulie(policy(1.0, null, 1300.0, null, telemetry("it_power_watts", null)));
+
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(eco(nodes)).containsExactly("pw-a");
+            assertThat(reason("pw-a")).isEqualTo("selected for eco by static-partition-v1; power budget 1300 W");
+            assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
+            assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
+        });
+
+        // A 300 W budget: even all eco (4 x 100 W) exceeds it -> reported, not ignored.
+        client.resources(JoulieInstallation.class).withName("joulie").edit(j -> {
+            j.setSpec(new JoulieSpec(null, policy(1.0, null, 300.0, null, telemetry("it_power_watts", null)), null));
+            return j;
+        });
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(eco(nodes)).containsExactlyElementsOf(nodes);
+            Condition d = degraded();
+            assertThat(d).isNotNull();
+            assertThat(d.getStatus()).isEqualTo("True");
+            assertThat(d.getReason()).isEqualTo("PowerBudgetUnmet");
+            assertThat(d.getMessage()).contains("power budget of 300 W cannot be met");
+            assertThat(cluster.events("PowerBudgetUnmet")).isNotEmpty();
+            assertThat(Cluster.metric("joulie_rules_power_budget_met")).isZero();
+        });
+    }
+
+    @Test
+    void stoppingPrometheusIsTelemetryUnavailableWhileTheScheduleAppliesAndARestartRecovers() throws Exception {
+        List<String> nodes = List.of("out-a", "out-b", "out-c", "out-d");
+        nodes.forEach(n -> exporter.set("it_temp_celsius", n, 50));
+        exporter.set("it_temp_celsius", "out-d", 95);
+        nodes.forEach(cluster::managedNode);
+        // An always-open window raises the share from 0.25 to 0.75: one eco node, the hot one.
+        var always = new PolicyRulesSpec.Schedule("always", List.of("Mon-Sun"), "00:00", "00:00", null, 0.75, null, null);
+        joulie(policy(0.25, List.of(always), null, 80.0, telemetry(null, "it_temp_celsius")));
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(eco(nodes)).containsExactly("out-d");
+            assertThat(reason("out-d")).isEqualTo("selected for eco by static-partition-v1; schedule 'always'; hotspot: node above 80 °C");
+        });
+        double unreachableBefore = Cluster.metric("joulie_telemetry_reads_total", "result=\"unreachable\"");
+
+        prometheus.stop();
+        try {
+            await().atMost(SLOW).untilAsserted(() -> {
+                Condition d = degraded();
+                assertThat(d).isNotNull();
+                assertThat(d.getStatus()).isEqualTo("True");
+                assertThat(d.getReason()).isEqualTo("TelemetryUnavailable");
+                assertThat(d.getMessage()).contains("unreachable");
+                assertThat(reason("out-d")).endsWith("(held: telemetry unavailable)");
+                assertThat(reason("out-a")).contains("schedule 'always'");
+                assertThat(Cluster.metric("joulie_telemetry_reads_total", "result=\"unreachable\"")).isGreaterThan(unreachableBefore);
+                assertThat(Cluster.metric("joulie_telemetry_available")).isZero();
+            });
+            assertThat(eco(nodes)).containsExactly("out-d");
+        } finally {
+            prometheus.start();
+        }
+
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(degraded().getReason()).isNotEqualTo("TelemetryUnavailable");
+            assertThat(reason("out-d")).isEqualTo("selected for eco by static-partition-v1; schedule 'always'; hotspot: node above 80 °C");
+            assertThat(Cluster.metric("joulie_telemetry_available")).isEqualTo(1);
+        });
+        assertThat(eco(nodes)).containsExactly("out-d");
+    }
+}
