@@ -10,7 +10,10 @@ import io.joulie.operator.planner.PlannerSettings;
 import io.joulie.operator.planner.PodClass;
 import io.joulie.operator.planner.PodClassifier;
 import io.joulie.operator.planner.Planner;
+import io.joulie.operator.planner.PolicyRules;
 import io.joulie.operator.planner.PolicyType;
+import io.joulie.operator.planner.ScheduleWindow;
+import io.joulie.operator.planner.Telemetry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -24,7 +27,16 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
+import java.time.DayOfWeek;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +64,8 @@ public class PlannerBenchmark {
     ClusterContext context;
     Planner staticPartition;
     Planner queueAware;
+    ClusterContext withTelemetry;
+    Planner withRules;
     List<Pod> podObjects;
 
     @Setup(Level.Trial)
@@ -88,13 +102,34 @@ public class PlannerBenchmark {
         for (int n = 0; n < nodes; n++) {
             List<String> perf = perfByNode.get(n);
             perf.sort(null);
-            managed.add(new ManagedNode("node-%05d".formatted(n), Map.of("joulie.io/managed", "true"), n % 97 == 0,
+            managed.add(new ManagedNode("node-%05d".formatted(n), Map.of("joulie.io/managed", "true",
+                    PolicyRules.DEFAULT_RACK_LABEL, "rack-" + n / 40), n % 97 == 0,
                     states[random.nextInt(states.length)], now.minusSeconds(random.nextInt(7200)), perf));
         }
         context = new ClusterContext(now, managed, clusterPerf);
         PlannerSettings defaults = PlannerSettings.defaults();
         staticPartition = new Planner(defaults);
         queueAware = new Planner(defaults.withPolicy(PolicyType.QUEUE_AWARE_V1));
+
+        // Every rule at once, with a power and temperature sample for every node.
+        Map<String, Telemetry.NodeSamples> samples = new HashMap<>();
+        for (ManagedNode m : managed) {
+            samples.put(m.name(), new Telemetry.NodeSamples(
+                    Optional.of(new Telemetry.Sample(100 + random.nextInt(400), Duration.ofSeconds(5))),
+                    Optional.of(new Telemetry.Sample(40 + random.nextInt(50), Duration.ofSeconds(5)))));
+        }
+        withTelemetry = new ClusterContext(now, managed, clusterPerf, List.of(), List.of(),
+                Telemetry.available(samples, OptionalDouble.empty(), OptionalDouble.empty()));
+        ScheduleWindow always = new ScheduleWindow("always", EnumSet.allOf(DayOfWeek.class), LocalTime.MIDNIGHT,
+                LocalTime.MIDNIGHT, ZoneId.of("Europe/Berlin"), OptionalDouble.of(0.8), OptionalInt.empty(), OptionalInt.empty());
+        withRules = new Planner(defaults.withPolicy(PolicyType.QUEUE_AWARE_V1), new PolicyRules(List.of(always),
+                OptionalDouble.of(2_000_000), new PolicyRules.Hotspots(80, 5), PolicyRules.DEFAULT_RACK_LABEL));
+    }
+
+    /** queue_aware_v1 with a schedule window, a power budget and hotspots over measured telemetry. */
+    @Benchmark
+    public Planner.TickPlan planWithRules() {
+        return withRules.plan(withTelemetry);
     }
 
     @Benchmark

@@ -7,9 +7,13 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.runtime.PlannerLoop;
 
 import java.time.Duration;
 import java.util.List;
@@ -44,6 +48,20 @@ final class Cluster {
                 .filter(e -> "NodePowerProfile".equals(e.getInvolvedObject().getKind()))
                 .forEach(e -> client.resource(e).delete());
         await().atMost(WAIT).until(() -> view.profiles().isEmpty());
+    }
+
+    /** Creates the active {@code Joulie} resource with this {@code spec.policy} (null: none). */
+    JoulieInstallation joulie(JoulieSpec.Policy policy) {
+        JoulieInstallation j = new JoulieInstallation();
+        j.getMetadata().setName(JoulieInstallation.ACTIVE_NAME);
+        j.setSpec(new JoulieSpec(null, policy, null));
+        return client.resource(j).create();
+    }
+
+    /** Deletes every {@code Joulie} resource and waits until the planner is back on the environment's settings. */
+    void noJoulie(PlannerLoop loop, OperatorSettings defaults) {
+        client.resources(JoulieInstallation.class).delete();
+        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
     }
 
     Node managedNode(String name) {

@@ -40,16 +40,9 @@ class JouliePolicyTest extends OperatorTest {
     @BeforeEach
     @AfterEach
     void noInstallation() {
-        client.resources(JoulieInstallation.class).delete();
-        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
+        cluster.noJoulie(loop, defaults);
     }
 
-    JoulieInstallation joulie(JoulieSpec.Policy policy) {
-        JoulieInstallation j = new JoulieInstallation();
-        j.getMetadata().setName("joulie");
-        j.setSpec(new JoulieSpec(null, policy, null));
-        return client.resource(j).create();
-    }
 
     JoulieStatus status() {
         JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
@@ -73,7 +66,7 @@ class JouliePolicyTest extends OperatorTest {
     @Test
     void specPolicyOverridesTheDefaultsAndAnInvalidOneKeepsTheSettingsInForce() {
         NODES.forEach(cluster::managedNode);
-        joulie(null);
+        cluster.joulie(null);
         // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(eco()).isEqualTo(2);
@@ -128,7 +121,7 @@ class JouliePolicyTest extends OperatorTest {
         // Only one of the two knobs missing: still planned.
         cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
                 Joulie.FEATURE_CPUFREQ, "true"));
-        joulie(null);
+        cluster.joulie(null);
         await().atMost(WAIT).untilAsserted(() -> {
             JoulieStatus s = status();
             assertThat(s).isNotNull();

@@ -9,6 +9,7 @@ import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
 import io.joulie.operator.telemetry.PrometheusServer;
+import io.joulie.operator.telemetry.ScrapedPrometheus;
 import io.joulie.operator.telemetry.SyntheticExporter;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -34,6 +35,7 @@ import static org.awaitility.Awaitility.await;
 @WithKubernetesTestServer
 class TelemetryRulesTest extends OperatorTest {
     static final Duration SLOW = Duration.ofSeconds(40);
+    static ScrapedPrometheus scraped;
     static SyntheticExporter exporter;
     static PrometheusServer prometheus;
 
@@ -44,33 +46,24 @@ class TelemetryRulesTest extends OperatorTest {
 
     @BeforeAll
     static void startPrometheus() throws Exception {
-        exporter = new SyntheticExporter();
-        prometheus = new PrometheusServer(exporter.target()).start();
+        scraped = ScrapedPrometheus.start();
+        exporter = scraped.exporter();
+        prometheus = scraped.server();
     }
 
     @AfterAll
     static void stopPrometheus() throws Exception {
-        if (prometheus != null) {
-            prometheus.close();
-        }
-        if (exporter != null) {
-            exporter.close();
+        if (scraped != null) {
+            scraped.close();
         }
     }
 
     @BeforeEach
     @AfterEach
     void noInstallation() {
-        client.resources(JoulieInstallation.class).delete();
-        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
+        cluster.noJoulie(loop, defaults);
     }
 
-    void joulie(JoulieSpec.Policy policy) {
-        JoulieInstallation j = new JoulieInstallation();
-        j.getMetadata().setName("joulie");
-        j.setSpec(new JoulieSpec(null, policy, null));
-        client.resource(j).create();
-    }
 
     static PolicyRulesSpec.Telemetry telemetry(String power, String temperature) {
         return new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus(prometheus.url().toString(), "node", "2s", "30s",
@@ -105,7 +98,7 @@ class TelemetryRulesTest extends OperatorTest {
         List<String> nodes = List.of("hot-a", "hot-b", "hot-c", "hot-d");
         nodes.forEach(n -> exporter.set("it_temp_celsius", n, 50));
         nodes.forEach(cluster::managedNode);
-        joulie(policy(0.75, null, null, 80.0, telemetry(null, "it_temp_celsius")));
+        cluster.joulie(policy(0.75, null, null, 80.0, telemetry(null, "it_temp_celsius")));
         // Without heat, anti-churn picks the first by name.
         await().atMost(SLOW).untilAsserted(() -> assertThat(eco(nodes)).containsExactly("hot-a"));
 
@@ -130,7 +123,7 @@ class TelemetryRulesTest extends OperatorTest {
         nodes.forEach(n -> exporter.set("it_power_watts", n, 400));
         nodes.forEach(cluster::managedNode);
         // all performance: 4 x 400 = 1600 W measured; 1300 W fits with one node at the 100 W eco cap
-        joulie(policy(1.0, null, 1300.0, null, telemetry("it_power_watts", null)));
+        cluster.joulie(policy(1.0, null, 1300.0, null, telemetry("it_power_watts", null)));
 
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("pw-a");
@@ -164,7 +157,7 @@ class TelemetryRulesTest extends OperatorTest {
         nodes.forEach(cluster::managedNode);
         // An always-open window raises the share from 0.25 to 0.75: one eco node, the hot one.
         var always = new PolicyRulesSpec.Schedule("always", List.of("Mon-Sun"), "00:00", "00:00", null, 0.75, null, null);
-        joulie(policy(0.25, List.of(always), null, 80.0, telemetry(null, "it_temp_celsius")));
+        cluster.joulie(policy(0.25, List.of(always), null, 80.0, telemetry(null, "it_temp_celsius")));
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("out-d");
             assertThat(reason("out-d")).isEqualTo("selected for eco by static-partition-v1; schedule 'always'; hotspot: node above 80 °C");

@@ -18,22 +18,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The telemetry source against a real Prometheus scraping a synthetic endpoint every second. */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PrometheusTelemetryTest {
+    static ScrapedPrometheus scraped;
     static SyntheticExporter exporter;
     static PrometheusServer prometheus;
 
     @BeforeAll
     static void start() throws Exception {
-        exporter = new SyntheticExporter();
-        prometheus = new PrometheusServer(exporter.target()).start();
+        scraped = ScrapedPrometheus.start();
+        exporter = scraped.exporter();
+        prometheus = scraped.server();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        if (prometheus != null) {
-            prometheus.close();
-        }
-        if (exporter != null) {
-            exporter.close();
+        if (scraped != null) {
+            scraped.close();
         }
     }
 
