@@ -130,6 +130,9 @@ class TelemetryRulesTest extends OperatorTest {
             assertThat(reason("pw-a")).isEqualTo("selected for eco by static-partition-v1; power budget 1300 W");
             assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
+            JoulieStatus s = client.resources(JoulieInstallation.class).withName("joulie").get().getStatus();
+            assertThat(s.effectivePolicy().powerBudget().watts()).isEqualTo(1300.0);
+            assertThat(s.effectivePolicy().telemetry().prometheus().queries().packagePowerWatts()).isEqualTo("it_power_watts");
         });
 
         // A 300 W budget: even all eco (4 x 100 W) exceeds it -> reported, not ignored.
