@@ -66,7 +66,8 @@ public final class RuleEngine {
         List<ManagedNode> ranked = new ArrayList<>(eligible);
         ranked.sort(Comparator.<ManagedNode>comparingInt(m -> heat.hot.contains(m.name()) ? 0 : 1)
                 .thenComparingInt(EcoSelection::rank)
-                .thenComparingDouble(m -> -heat.celsius.getOrDefault(m.name(), 0.0))
+                // among hot nodes the hotter first; the others keep EcoSelection's order exactly
+                .thenComparingDouble(m -> heat.hot.contains(m.name()) ? -heat.celsius.getOrDefault(m.name(), 0.0) : 0)
                 .thenComparing(ManagedNode::name));
 
         Optional<RuleReport.Budget> budget = Optional.empty();

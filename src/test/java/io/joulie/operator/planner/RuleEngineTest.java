@@ -208,6 +208,19 @@ class RuleEngineTest {
         assertThat(r.plan().notes()).isEmpty();
     }
 
+    @Test
+    void theHotterNodeGoesFirstAndCoolNodesKeepTheNameOrder() {
+        // b and d are hot (d hotter); a and c are cool, c warmer than a. Share 0.25: 3 eco.
+        var c = ctx(MONDAY_10, telemetry("a=/40", "b=/81", "c=/70", "d=/95"),
+                perf("a", null), perf("b", null), perf("c", null), perf("d", null));
+
+        var r = plan(settings(PolicyType.STATIC_PARTITION, 0.25), rules(List.of(), null, new PolicyRules.Hotspots(80, 5)), c);
+        var one = plan(settings(PolicyType.STATIC_PARTITION, 0.75), rules(List.of(), null, new PolicyRules.Hotspots(80, 5)), c);
+
+        assertThat(ecoNodes(r.plan().targets())).containsExactly("a", "b", "d");
+        assertThat(ecoNodes(one.plan().targets())).containsExactly("d");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', textBlock = """
             heats up then cools through the band        | 76 72 70 69.9 72 | true true true false false
