@@ -63,12 +63,7 @@ public final class RuleEngine {
         int policyHp = hp;
 
         Heat heat = heat(ctx, telemetry, previous);
-        List<ManagedNode> ranked = new ArrayList<>(eligible);
-        ranked.sort(Comparator.<ManagedNode>comparingInt(m -> heat.hot.contains(m.name()) ? 0 : 1)
-                .thenComparingInt(EcoSelection::rank)
-                // among hot nodes the hotter first; the others keep EcoSelection's order exactly
-                .thenComparingDouble(m -> heat.hot.contains(m.name()) ? -heat.celsius.getOrDefault(m.name(), 0.0) : 0)
-                .thenComparing(ManagedNode::name));
+        List<ManagedNode> ranked = rank(eligible, heat);
 
         Optional<RuleReport.Budget> budget = Optional.empty();
         OptionalInt heldBudget = OptionalInt.empty();
@@ -137,6 +132,30 @@ public final class RuleEngine {
         RuleReport report = new RuleReport(window.map(ScheduleWindow::name), telemetry.status(), telemetry.detail(),
                 new ArrayList<>(new TreeSet<>(heat.hot)), ecoByHotspot, budget);
         return new Result(plan, next, report);
+    }
+
+    /** A node with its ranking key computed once (the sort compares it n log n times). */
+    private record Keyed(ManagedNode node, int group, int rank, double hotter) {
+    }
+
+    private static final Comparator<Keyed> ECO_FIRST = Comparator.comparingInt(Keyed::group)
+            .thenComparingInt(Keyed::rank).thenComparingDouble(Keyed::hotter)
+            .thenComparing(k -> k.node().name());
+
+    /**
+     * Eco ranking: hot nodes first (among them the hotter first), then EcoSelection's anti-churn rank,
+     * then the name; cool nodes keep EcoSelection's order exactly.
+     */
+    private static List<ManagedNode> rank(List<ManagedNode> eligible, Heat heat) {
+        List<Keyed> keyed = new ArrayList<>(eligible.size());
+        for (ManagedNode m : eligible) {
+            boolean hot = heat.hot.contains(m.name());
+            keyed.add(new Keyed(m, hot ? 0 : 1, EcoSelection.rank(m), hot ? -heat.celsius.getOrDefault(m.name(), 0.0) : 0));
+        }
+        keyed.sort(ECO_FIRST);
+        List<ManagedNode> ranked = new ArrayList<>(keyed.size());
+        keyed.forEach(k -> ranked.add(k.node()));
+        return ranked;
     }
 
     private static int clamp(int v, int lo, int hi) {
