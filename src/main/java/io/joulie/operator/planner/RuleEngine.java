@@ -57,7 +57,7 @@ public final class RuleEngine {
             ScheduleWindow w = window.get();
             int lo = Math.max(0, w.minNodes().orElse(0));
             int hi = w.maxNodes().orElse(Integer.MAX_VALUE);
-            hp = clamp(hp, lo, Math.max(lo, hi <= 0 ? n : hi));
+            hp = clamp(hp, lo, Math.max(lo, hi)); // literal bounds: a window's maximum of 0 means no performance node
             hp = clamp(hp, 0, n);
         }
         int policyHp = hp;

@@ -100,10 +100,11 @@ class RuleEngineTest {
     }
 
     @ParameterizedTest(name = "min {0} max {1}: {2}")
-    @CsvSource({"3, 0, 3", "0, 1, 1", "6, 0, 4", "3, 2, 3"})
-    void aWindowSetsTheBounds(int min, int max, int expected) {
+    @CsvSource({"3, , 3", "0, 1, 1", "6, , 4", "3, 2, 3", ", 0, 0", "1, 0, 1", ", , 2"})
+    void aWindowSetsTheBounds(Integer min, Integer max, int expected) {
         var w = new ScheduleWindow("bounds", Set.of(DayOfWeek.MONDAY), LocalTime.MIDNIGHT, LocalTime.MIDNIGHT,
-                ZoneId.of("UTC"), OptionalDouble.empty(), OptionalInt.of(min), OptionalInt.of(max));
+                ZoneId.of("UTC"), OptionalDouble.empty(), min == null ? OptionalInt.empty() : OptionalInt.of(min),
+                max == null ? OptionalInt.empty() : OptionalInt.of(max));
         var c = ctx(MONDAY_10, Telemetry.DISABLED, perf("a", null), perf("b", null), perf("c", null), perf("d", null));
         for (PolicyType type : List.of(PolicyType.STATIC_PARTITION, PolicyType.QUEUE_AWARE_V1)) {
             var r = plan(settings(type, 0.5), rules(List.of(w), null, null), c);
