@@ -51,12 +51,15 @@ public final class PrometheusServer implements AutoCloseable {
 
     /** The binary, or a failure that says how to install it: these tests must not pass without it. */
     static Path locate() {
-        for (String c : CANDIDATES) {
+        return locate(CANDIDATES, System.getenv().getOrDefault("PATH", ""));
+    }
+
+    static Path locate(List<String> candidates, String path) {
+        for (String c : candidates) {
             if (Files.isExecutable(Path.of(c))) {
                 return Path.of(c);
             }
         }
-        String path = System.getenv().getOrDefault("PATH", "");
         for (String d : path.split(":")) {
             Path p = Path.of(d.isEmpty() ? "." : d, "prometheus");
             if (Files.isExecutable(p)) {
