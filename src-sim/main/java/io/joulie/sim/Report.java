@@ -103,7 +103,7 @@ public final class Report {
                     r.meanCompletion(PodClass.PERFORMANCE) / 60, r.meanCompletion(PodClass.ECO) / 60,
                     r.meanCompletion(PodClass.UNCONSTRAINED) / 60,
                     RunResult.quantile(r.completionTimes().get(PodClass.PERFORMANCE), 0.95) / 60,
-                    c.performanceSlowdown(b), r.violationSeconds(), r.transitions()));
+                    c.performanceSlowdown(b), r.violationSeconds(), r.transitions()).replace("NaN", "–"));
         }
         sb.append(String.format(Locale.ROOT, "%nEnergy in window: all nodes from t = 0 to %.2f h, when the first run "
                 + "finished its last job (every run is busy until then: the power saved on the same work). "

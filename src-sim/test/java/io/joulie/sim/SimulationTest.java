@@ -66,24 +66,25 @@ class SimulationTest {
         });
     }
 
+    /** queue_aware_v1 on the short workload, escalating at once when a drain is blocked. */
+    private static RunResult escalating(String escalation) {
+        Map<String, String> params = new HashMap<>(SHORT);
+        params.put("planner.escalation", escalation);
+        params.put("planner.downgradeTimeoutSeconds", "0");
+        SimConfig config = SimConfig.of(params);
+        return new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+    }
+
     @Test
     void violationsAreCountedWhenEcoIsForcedOnRunningPerformanceJobs() {
-        Map<String, String> forced = new HashMap<>(SHORT);
-        forced.put("planner.escalation", "force");
-        forced.put("planner.downgradeTimeoutSeconds", "0");
-        SimConfig config = SimConfig.of(forced);
-        RunResult r = new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+        RunResult r = escalating("force");
         assertThat(r.violationSeconds()).as("the metric sees a performance job under the eco cap").isPositive();
         assertThat(r.jobsCompleted()).isEqualTo(120);
     }
 
     @Test
     void evictionRestartsJobsElsewhereWithoutViolations() {
-        Map<String, String> evict = new HashMap<>(SHORT);
-        evict.put("planner.escalation", "evict");
-        evict.put("planner.downgradeTimeoutSeconds", "0");
-        SimConfig config = SimConfig.of(evict);
-        RunResult r = new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+        RunResult r = escalating("evict");
         assertThat(r.evictions()).isPositive();
         assertThat(r.violationSeconds()).isZero();
         assertThat(r.jobsCompleted()).isEqualTo(120);
