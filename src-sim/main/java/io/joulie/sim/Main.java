@@ -79,7 +79,7 @@ public final class Main {
     private static int bench(Map<String, String> options, Map<String, String> overrides) {
         String scenario = options.getOrDefault("scenario", "published");
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
-        int threads = Integer.parseInt(options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
+        int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
         List<String> names = scenario.equals("all") ? new ArrayList<>(SCENARIOS.keySet()) : List.of(scenario);
         for (String name : names) {
             SimConfig config = config(name, overrides);
@@ -101,7 +101,9 @@ public final class Main {
 
     /** One baseline, printing each tick's node moves and why. */
     private static int watch(Map<String, String> options, Map<String, String> overrides) {
-        Baseline b = Baseline.valueOf(options.getOrDefault("baseline", "C").toUpperCase(Locale.ROOT));
+        String name = options.getOrDefault("baseline", "C").toUpperCase(Locale.ROOT);
+        Baseline b = java.util.Arrays.stream(Baseline.values()).filter(v -> v.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--baseline must be A, B or C, got '" + name + "'"));
         SimConfig config = config(options.getOrDefault("scenario", "published"), overrides);
         RunResult r = new Simulation(config, Workload.of(config.workload()), b, (t, plan, moved) -> {
             if (!moved.isEmpty()) {
@@ -114,6 +116,18 @@ public final class Main {
         System.out.printf(Locale.ROOT, "%s %s: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s%n", b, b.title(),
                 r.energyKWh(), r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
         return 0;
+    }
+
+    private static int positive(String option, String value) {
+        try {
+            int v = Integer.parseInt(value.trim());
+            if (v >= 1) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--" + option + " must be a whole number ≥ 1, got '" + value + "'");
     }
 
     static SimConfig config(String scenario, Map<String, String> overrides) {

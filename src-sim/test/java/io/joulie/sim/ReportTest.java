@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ReportTest {
 
@@ -45,6 +46,17 @@ class ReportTest {
     void paramsTableListsEveryParameter() {
         String table = Main.paramsTable();
         Params.table().keySet().forEach(k -> assertThat(table).contains("`" + k + "`"));
+    }
+
+    @Test
+    void commandLineMistakesAreNamed() {
+        assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
+                .hasMessageContaining("published, day, all");
+        assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
+        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "D"})).hasMessageContaining("A, B or C");
+        assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");
+        assertThatThrownBy(() -> Main.run(new String[]{"simulate"})).hasMessageContaining("unknown command 'simulate'");
+        assertThatThrownBy(() -> Main.run(new String[]{"bench", "--out"})).hasMessageContaining("needs a value");
     }
 
     @Test
