@@ -27,6 +27,9 @@ public final class Main {
         SCENARIOS.put("published", Map.of());
         // A 1,000-node day: arrivals for 24 h at about 60 % of the cluster's cores on average, following a
         // daily sine (±50 %); queue-aware bounds scaled with the cluster (2 / 5 of 5 nodes -> 400 / 1000).
+        // The demo: 12 nodes on the embedded API server, about 2 h simulated (about 2.5 min at speed 60).
+        SCENARIOS.put("demo", Map.of("cluster.nodes", "12", "workload.jobs", "720", "workload.meanInterarrivalSeconds", "2",
+                "planner.queueHpMin", "5", "planner.queueHpMax", "12"));
         SCENARIOS.put("day", Map.of("cluster.nodes", "1000", "workload.jobs", "0", "workload.horizonSeconds", "86400",
                 "workload.meanInterarrivalSeconds", "0.22", "workload.diurnalAmplitude", "0.5",
                 "planner.queueHpMin", "400", "planner.queueHpMax", "1000"));
@@ -68,6 +71,7 @@ public final class Main {
         return switch (args[0]) {
             case "bench" -> bench(options, overrides);
             case "watch" -> watch(options, overrides);
+            case "demo" -> demo(options, overrides);
             case "params" -> {
                 System.out.print(paramsTable());
                 yield 0;
@@ -80,7 +84,7 @@ public final class Main {
         String scenario = options.getOrDefault("scenario", "published");
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
         int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
-        List<String> names = scenario.equals("all") ? new ArrayList<>(SCENARIOS.keySet()) : List.of(scenario);
+        List<String> names = scenario.equals("all") ? List.of("published", "day") : List.of(scenario);
         for (String name : names) {
             SimConfig config = config(name, overrides);
             long start = System.nanoTime();
@@ -99,11 +103,57 @@ public final class Main {
         return 0;
     }
 
+    /**
+     * Cluster mode: the real operator and agent on the embedded API server run {@code --baseline} (C by
+     * default) on the scenario's workload, time-compressed; A and B run standalone on the same jobs for the
+     * comparison.
+     */
+    private static int demo(Map<String, String> options, Map<String, String> overrides) {
+        String scenario = options.getOrDefault("scenario", "demo");
+        SimConfig config = config(scenario, overrides);
+        Baseline live = baseline(options.getOrDefault("baseline", "C"));
+        double speed = Double.parseDouble(options.getOrDefault("speed", "60"));
+        Path out = Path.of(options.getOrDefault("out", "target/sim-results")).resolve(scenario);
+        Path repo = Path.of(options.getOrDefault("repo", "."));
+        List<JobSpec> jobs = Workload.of(config.workload());
+        System.out.printf(Locale.ROOT, "Joulie digital twin, cluster mode: %d nodes, %d jobs, %s by the real operator and agent "
+                + "(pool mode) on an embedded API server, %.0fx time compression%n", config.nodes(), jobs.size(),
+                live.title(), speed);
+        Comparison standalone = Comparison.run(scenario, config, 2);
+        RunResult cluster;
+        try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(config.nodes()),
+                new ClusterMode.Options(repo, live, speed, out, System.out))) {
+            Simulation sim = new Simulation(config, jobs, live, cm);
+            System.out.println("starting the operator and the agent (logs in " + out.toAbsolutePath() + ") ...");
+            cm.start(java.time.Duration.ofSeconds(180));
+            System.out.println("every node planned and capped; simulated clock started");
+            cluster = sim.run();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Map<Baseline, RunResult> results = new java.util.EnumMap<>(standalone.results());
+        results.put(live, cluster);
+        Comparison c = new Comparison(scenario + " (" + live + " in cluster mode: the real operator and agent; "
+                + "the others standalone)", config, results);
+        Path report = Report.write(c, out);
+        System.out.printf(Locale.ROOT, "%s in cluster mode: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s "
+                        + "(standalone it was %.2f kWh, makespan %.2f h)%n", live, cluster.energyKWh(), cluster.jobsCompleted(),
+                cluster.jobsTotal(), cluster.makespanSeconds() / 3600, cluster.violationSeconds(),
+                standalone.get(live).energyKWh(), standalone.get(live).makespanSeconds() / 3600);
+        System.out.println("report: " + report.toAbsolutePath());
+        System.out.println(c.headline());
+        return cluster.violationSeconds() == 0 && cluster.jobsCompleted() == cluster.jobsTotal() ? 0 : 1;
+    }
+
+    private static Baseline baseline(String value) {
+        String name = value.toUpperCase(Locale.ROOT);
+        return java.util.Arrays.stream(Baseline.values()).filter(v -> v.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--baseline must be A, B or C, got '" + value + "'"));
+    }
+
     /** One baseline, printing each tick's node moves and why. */
     private static int watch(Map<String, String> options, Map<String, String> overrides) {
-        String name = options.getOrDefault("baseline", "C").toUpperCase(Locale.ROOT);
-        Baseline b = java.util.Arrays.stream(Baseline.values()).filter(v -> v.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("--baseline must be A, B or C, got '" + name + "'"));
+        Baseline b = baseline(options.getOrDefault("baseline", "C"));
         SimConfig config = config(options.getOrDefault("scenario", "published"), overrides);
         RunResult r = new Simulation(config, Workload.of(config.workload()), b, (t, plan, moved) -> {
             if (!moved.isEmpty()) {
@@ -153,6 +203,8 @@ public final class Main {
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
                   bench  [--scenario published|day|all] [--out DIR] [--threads N]   runs baselines A, B, C; writes CSV, Markdown, PNG
                   watch  [--baseline B|C] [--scenario NAME]                         one run, printing each tick's node moves
+                  demo   [--baseline B|C] [--speed 60] [--repo .] [--out DIR]         cluster mode: the real operator and agent on an
+                                                                                    embedded API server, time-compressed
                   params                                                            every parameter with its default""";
     }
 }

@@ -19,8 +19,10 @@ final class Scheduler {
     static final int PERFORMANCE = 0;
     static final int ECO = 1;
     static final int DRAINING = 2;
-    private static final int LABELS = 3;
-    static final String[] LABEL_VALUES = {"performance", "eco", "draining-performance"};
+    /** No {@code joulie.io/power-profile} label (cluster mode, before the operator's first tick). */
+    static final int NONE = 3;
+    private static final int LABELS = 4;
+    static final String[] LABEL_VALUES = {"performance", "eco", "draining-performance", null};
 
     private final int cores;
     private final boolean ignoreProfiles;
@@ -38,13 +40,14 @@ final class Scheduler {
         nodes.forEach(this::add);
     }
 
+    /** The label index of a value; an unknown value matches no selector, like a missing label. */
     static int labelOf(String value) {
-        for (int i = 0; i < LABELS; i++) {
+        for (int i = 0; i < NONE; i++) {
             if (LABEL_VALUES[i].equals(value)) {
                 return i;
             }
         }
-        throw new IllegalArgumentException("unknown power-profile label value " + value);
+        return NONE;
     }
 
     /** Whether a job of this class may run on a node labelled {@code label}. */

@@ -41,6 +41,7 @@ public final class Simulation {
     private final Planner planner;
     private final PlannerSettings settings;
     private final TickListener listener;
+    private final ExternalControl external;
 
     private final List<SimNode> nodes = new ArrayList<>();
     private final Scheduler scheduler;
@@ -67,12 +68,28 @@ public final class Simulation {
     private final List<RunResult.Sample> series = new ArrayList<>();
 
     public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline) {
-        this(config, jobs, baseline, null);
+        this(config, jobs, baseline, (TickListener) null);
+    }
+
+    /** Standalone mode: the simulation calls the operator's planner itself. */
+    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, TickListener listener) {
+        this(config, jobs, baseline, listener, null);
+    }
+
+    /**
+     * Cluster mode: labels and caps come from {@code external} (the real operator and agent); {@code baseline}
+     * names the policy they run (B or C), whose eco cap the violations are measured against.
+     */
+    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, ExternalControl external) {
+        this(config, jobs, baseline, null, external);
     }
 
     @SuppressWarnings("unchecked")
-    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, TickListener listener) {
+    private Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, TickListener listener,
+                       ExternalControl external) {
+        SimConfig.require(external == null || baseline.policy() != null, "cluster mode runs Joulie: baseline B or C");
         this.config = config;
+        this.external = external;
         this.model = config.node();
         this.jobs = jobs;
         this.baseline = baseline;
@@ -82,13 +99,17 @@ public final class Simulation {
                     + " cores but nodes have " + model.cores() + " (node.cores): it could never run");
         }
         this.settings = baseline.policy() == null ? null : config.planner().withPolicy(baseline.policy());
-        this.planner = settings == null ? null : new Planner(settings);
+        this.planner = settings == null || external != null ? null : new Planner(settings);
         this.ecoCap = model.clampCap(config.planner().ecoCapWatts());
-        double startCap = settings == null ? model.capMaxWatts() : model.clampCap(settings.performanceCapWatts());
-        int width = String.valueOf(config.nodes()).length();
+        // no Joulie, or cluster mode before the agent's first call: uncapped
+        double startCap = planner == null ? model.capMaxWatts() : model.clampCap(settings.performanceCapWatts());
+        List<String> names = nodeNames(config.nodes());
         for (int i = 0; i < config.nodes(); i++) {
-            SimNode n = new SimNode(i, String.format("node-%0" + Math.max(4, width) + "d", i + 1), EPOCH);
+            SimNode n = new SimNode(i, names.get(i), EPOCH);
             n.capWatts = startCap;
+            if (external != null) {
+                n.label = Scheduler.NONE;
+            }
             n.refresh(model, 0);
             nodes.add(n);
         }
@@ -116,7 +137,13 @@ public final class Simulation {
         double nextTick = 0;
         int nextArrival = 0;
         boolean schedule = false;
+        Access access = external == null ? null : new Access();
         while (completed < jobs.size() && t < config.maxSeconds()) {
+            if (external != null) {
+                external.beforeStep(t, access);
+                schedule |= access.labelsChanged;
+                access.labelsChanged = false;
+            }
             if (t >= nextTick - 1e-9) {
                 if (planner != null) {
                     schedule |= tick(t);
@@ -154,6 +181,9 @@ public final class Simulation {
         if (j.podClass() == PodClass.PERFORMANCE) {
             pendingPerformance++;
         }
+        if (external != null) {
+            external.queued(j);
+        }
     }
 
     /** Places pending jobs, oldest first among those that fit somewhere. */
@@ -187,6 +217,9 @@ public final class Simulation {
             nodeOf[best] = n.index;
             started[best] = t;
             running++;
+            if (external != null) {
+                external.started(j, n.name);
+            }
             if (j.podClass() == PodClass.PERFORMANCE) {
                 pendingPerformance--;
                 runningPerformance++;
@@ -231,6 +264,9 @@ public final class Simulation {
     }
 
     private void detach(SimNode n, int k, JobSpec j) {
+        if (external != null) {
+            external.finished(j);
+        }
         n.running.remove(k);
         scheduler.remove(n);
         n.usedCores -= j.cores();
@@ -280,7 +316,10 @@ public final class Simulation {
             n.capWatts = cap;
             n.dirty = true;
         }
-        int label = Scheduler.labelOf(to.labelValue());
+        return relabel(n, Scheduler.labelOf(to.labelValue()));
+    }
+
+    private boolean relabel(SimNode n, int label) {
         if (label == n.label) {
             return false;
         }
@@ -288,6 +327,51 @@ public final class Simulation {
         n.label = label;
         scheduler.add(n);
         return true;
+    }
+
+    /** Cluster mode: what the external control plane changes; the state follows the label. */
+    private final class Access implements ExternalControl.Nodes {
+        boolean labelsChanged;
+
+        @Override
+        public void label(String node, String value) {
+            SimNode n = nodes.get(indexOf(node));
+            int label = Scheduler.labelOf(value);
+            PowerState state = switch (label) {
+                case Scheduler.ECO -> PowerState.ActiveEco;
+                case Scheduler.DRAINING -> PowerState.DrainingPerformance;
+                default -> PowerState.ActivePerformance;
+            };
+            if (state != n.state) {
+                n.state = state;
+                transitions++;
+            }
+            labelsChanged |= relabel(n, label);
+        }
+
+        @Override
+        public void cap(String node, double watts) {
+            SimNode n = nodes.get(indexOf(node));
+            double cap = model.clampCap(watts);
+            if (cap != n.capWatts) {
+                n.capWatts = cap;
+                n.dirty = true;
+            }
+        }
+
+        @Override
+        public void throttle(String node, double percent) {
+            SimNode n = nodes.get(indexOf(node));
+            if (percent != n.throttlePct) {
+                n.throttlePct = percent;
+                n.dirty = true;
+            }
+        }
+
+        @Override
+        public double powerWatts(int index) {
+            return nodes.get(index).powerWatts;
+        }
     }
 
     private boolean evict(SimNode n, String pod) {
@@ -339,6 +423,16 @@ public final class Simulation {
             }
         }
         series.add(new RunResult.Sample(t, power, energyJoules / 3.6e6, perf, draining, eco, running, pendingCount));
+    }
+
+    /** The names of {@code count} simulated nodes, by index: {@code node-0001}, ... (name order = index order). */
+    public static List<String> nodeNames(int count) {
+        String format = "node-%0" + Math.max(4, String.valueOf(count).length()) + "d";
+        List<String> names = new ArrayList<>(count);
+        for (int i = 1; i <= count; i++) {
+            names.add(String.format(format, i));
+        }
+        return names;
     }
 
     /** For tests: the node's current label value. */

@@ -51,7 +51,7 @@ class ReportTest {
     @Test
     void commandLineMistakesAreNamed() {
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
-                .hasMessageContaining("published, day, all");
+                .hasMessageContaining("published, demo, day, all");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
         assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "D"})).hasMessageContaining("A, B or C");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");
