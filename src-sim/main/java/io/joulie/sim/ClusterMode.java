@@ -1,9 +1,5 @@
 package io.joulie.sim;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -28,9 +24,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,7 +60,6 @@ import java.util.function.Consumer;
 public final class ClusterMode implements ExternalControl, AutoCloseable {
     static final String NAMESPACE = "sim";
     static final String SIM_LABEL = "joulie.io/sim";
-    private static final ObjectMapper JSON = new ObjectMapper();
     /** The mock server logs every request at INFO; kept referenced so the level sticks. */
     private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
@@ -94,15 +87,13 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     private final Map<String, Integer> index = new HashMap<>();
     private final ConcurrentLinkedQueue<Consumer<ExternalControl.Nodes>> updates = new ConcurrentLinkedQueue<>();
     private final Map<String, String> labels = new ConcurrentHashMap<>();
-    private final Map<String, Double> caps = new ConcurrentHashMap<>();
     private final Map<String, PowerState> printed = new ConcurrentHashMap<>();
     private final List<Process> processes = new ArrayList<>();
     private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "sim-api-writer"));
-    private volatile double[] power;
     private volatile double simTime;
     private KubernetesMockServer server;
     private KubernetesClient client;
-    private HttpServer http;
+    private final AgentEndpoints endpoints;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
     private long wallStart;
 
@@ -113,7 +104,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         for (int i = 0; i < nodeNames.size(); i++) {
             index.put(nodeNames.get(i), i);
         }
-        power = new double[nodeNames.size()];
+        endpoints = new AgentEndpoints(nodeNames, config.node(), updates::add);
     }
 
     /** Starts the API server, the endpoints, the operator and the agent; returns once every node is planned and capped. */
@@ -137,14 +128,14 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                 client.resource(client.apiextensions().v1().customResourceDefinitions().load(in).item()).create();
             }
         }
-        startEndpoints();
+        endpoints.start();
         watch();
         for (String name : nodeNames) {
             client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
                     .addToLabels("joulie.io/managed", "true").addToLabels(SIM_LABEL, "true").endMetadata()
                     .withNewSpec().endSpec().build()).create();
         }
-        String base = "http://127.0.0.1:" + http.getAddress().getPort();
+        String base = "http://127.0.0.1:" + endpoints.port();
         TelemetryProfileSpec spec = new TelemetryProfileSpec(
                 new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
                 new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
@@ -159,116 +150,30 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         awaitReady(readyTimeout);
     }
 
-    private void startEndpoints() throws IOException {
-        http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        http.setExecutor(Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "sim-endpoints");
-            t.setDaemon(true);
-            return t;
-        }));
-        http.createContext("/control/", this::control);
-        http.createContext("/telemetry/", this::telemetry);
-        http.start();
-    }
-
-    /** The agent's HTTP CPU control. */
-    private void control(HttpExchange ex) throws IOException {
-        try (ex) {
-            String node = nodeOf(ex, "/control/");
-            if (!"POST".equals(ex.getRequestMethod()) || node == null) {
-                respond(ex, node == null ? 404 : 405, "{\"error\":\"POST /control/<simulated node>\"}");
-                return;
-            }
-            JsonNode body = JSON.readTree(ex.getRequestBody());
-            String action = body.path("action").asText("");
-            double cap = body.path("capWatts").asDouble(Double.NaN);
-            double throttle = body.path("throttlePct").asDouble(0);
-            switch (action) {
-                case "rapl.set_power_cap_watts" -> {
-                    if (!(cap > 0) || !Double.isFinite(cap)) {
-                        respond(ex, 400, "{\"error\":\"capWatts must be a positive number\"}");
-                        return;
-                    }
-                    caps.put(node, cap);
-                    updates.add(n -> {
-                        n.cap(node, cap);
-                        n.throttle(node, 0);
-                    });
-                }
-                case "dvfs.set_throttle_pct" -> {
-                    caps.put(node, cap);
-                    updates.add(n -> {
-                        n.cap(node, config.node().capMaxWatts());
-                        n.throttle(node, Math.clamp(throttle, 0, 100));
-                    });
-                }
-                default -> {
-                    respond(ex, 400, "{\"error\":\"unknown action '" + action + "'\"}");
-                    return;
-                }
-            }
-            respond(ex, 200, "{\"applied\":true}");
-        }
-    }
-
-    /** The agent's HTTP CPU telemetry. */
-    private void telemetry(HttpExchange ex) throws IOException {
-        try (ex) {
-            String node = nodeOf(ex, "/telemetry/");
-            if (node == null) {
-                respond(ex, 404, "{\"error\":\"GET /telemetry/<simulated node>\"}");
-                return;
-            }
-            respond(ex, 200, String.format(Locale.ROOT, "{\"packagePowerWatts\":%.3f}", power[index.get(node)]));
-        }
-    }
-
-    private String nodeOf(HttpExchange ex, String prefix) {
-        String node = ex.getRequestURI().getPath().substring(prefix.length());
-        return index.containsKey(node) ? node : null;
-    }
-
-    private static void respond(HttpExchange ex, int status, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, bytes.length);
-        ex.getResponseBody().write(bytes);
-    }
-
     /** Node labels feed the scheduler; NodePowerProfile status changes are printed as decisions. */
     private void watch() {
-        informers.add(client.nodes().withLabel(SIM_LABEL, "true").inform(new ResourceEventHandler<>() {
+        informers.add(client.nodes().withLabel(SIM_LABEL, "true").inform(onAddOrUpdate(this::label)));
+        informers.add(client.resources(NodePowerProfile.class).inform(onAddOrUpdate(this::print)));
+    }
+
+    /** Deletions do not matter here: nodes and profiles are only deleted when the run is over. */
+    private static <T> ResourceEventHandler<T> onAddOrUpdate(Consumer<T> action) {
+        return new ResourceEventHandler<>() {
             @Override
-            public void onAdd(Node node) {
-                label(node);
+            public void onAdd(T obj) {
+                action.accept(obj);
             }
 
             @Override
-            public void onUpdate(Node old, Node node) {
-                label(node);
+            public void onUpdate(T old, T obj) {
+                action.accept(obj);
             }
 
             @Override
-            public void onDelete(Node node, boolean unknown) {
-                // nodes are only deleted at the end
+            public void onDelete(T obj, boolean unknown) {
+                // nothing to do
             }
-        }));
-        informers.add(client.resources(NodePowerProfile.class).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(NodePowerProfile npp) {
-                print(npp);
-            }
-
-            @Override
-            public void onUpdate(NodePowerProfile old, NodePowerProfile npp) {
-                print(npp);
-            }
-
-            @Override
-            public void onDelete(NodePowerProfile npp, boolean unknown) {
-                // the operator deletes profiles only for nodes that leave management
-            }
-        }));
+        };
     }
 
     private void label(Node node) {
@@ -350,7 +255,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     private void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
-        while (labels.size() < nodeNames.size() || caps.size() < nodeNames.size()) {
+        while (labels.size() < nodeNames.size() || endpoints.caps().size() < nodeNames.size()) {
             for (Process p : processes) {
                 if (!p.isAlive()) {
                     throw new IllegalStateException("a Joulie process exited with status " + p.exitValue()
@@ -359,7 +264,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
             }
             if (System.nanoTime() > deadline) {
                 throw new IllegalStateException("after " + timeout.toSeconds() + " s the operator had labelled "
-                        + labels.size() + " and the agent capped " + caps.size() + " of " + nodeNames.size()
+                         + labels.size() + " and the agent capped " + endpoints.caps().size() + " of " + nodeNames.size()
                         + " nodes; see the logs in " + options.logs());
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
@@ -382,7 +287,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         for (int i = 0; i < snapshot.length; i++) {
             snapshot[i] = nodes.powerWatts(i);
         }
-        power = snapshot;
+        endpoints.power(snapshot);
     }
 
     @Override
@@ -434,9 +339,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
             }
         }
         informers.forEach(SharedIndexInformer::close);
-        if (http != null) {
-            http.stop(0);
-        }
+        endpoints.close();
         if (client != null) {
             client.close();
         }
@@ -447,6 +350,6 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     /** For tests: the caps the agent sent, by node. */
     Map<String, Double> caps() {
-        return Map.copyOf(caps);
+        return endpoints.caps();
     }
 }
