@@ -84,7 +84,6 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     private final SimConfig config;
     private final Options options;
     private final List<String> nodeNames;
-    private final Map<String, Integer> index = new HashMap<>();
     private final ConcurrentLinkedQueue<Consumer<ExternalControl.Nodes>> updates = new ConcurrentLinkedQueue<>();
     private final Map<String, String> labels = new ConcurrentHashMap<>();
     private final Map<String, PowerState> printed = new ConcurrentHashMap<>();
@@ -101,9 +100,6 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         this.config = config;
         this.options = options;
         this.nodeNames = List.copyOf(nodeNames);
-        for (int i = 0; i < nodeNames.size(); i++) {
-            index.put(nodeNames.get(i), i);
-        }
         endpoints = new AgentEndpoints(nodeNames, config.node(), updates::add);
     }
 
