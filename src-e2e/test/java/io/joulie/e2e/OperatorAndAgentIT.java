@@ -1,5 +1,6 @@
 package io.joulie.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,13 +16,19 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,7 +37,8 @@ import static org.awaitility.Awaitility.await;
  * The production jars, black-box: an in-process mock API server, the operator and the agent as
  * subprocesses (java -jar quarkus-run.jar), a fake two-package sysfs tree. The operator's plan must reach
  * the agent's limit files, a change of plan must reach them within a second of the NodePowerProfile change,
- * and the agent must restore the original limits when it is stopped (SIGTERM).
+ * and the agent must restore the original limits when it is stopped (SIGTERM). While both run, every metric the
+ * Grafana dashboard and the alerting rules name must be among those the two applications export.
  */
 class OperatorAndAgentIT {
     static final String NODE = "e2e-a";
@@ -39,6 +47,8 @@ class OperatorAndAgentIT {
     static KubernetesClient client;
     static Path host;
     static final List<Process> processes = new ArrayList<>();
+    static int operatorManagementPort;
+    static int agentManagementPort;
 
     @BeforeAll
     static void start() throws IOException {
@@ -69,13 +79,14 @@ class OperatorAndAgentIT {
         Map<String, String> operator = new HashMap<>(common);
         operator.putAll(Map.of("LEADER_ELECTION", "false", "RECONCILE_INTERVAL", "1s", "PERFORMANCE_CAP_WATTS", "440",
                 "ECO_CAP_WATTS", "120", "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
-                "QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort())));
+                "QUARKUS_MANAGEMENT_PORT", Integer.toString(operatorManagementPort = freePort())));
         launch("operator", REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), operator);
         Map<String, String> agent = new HashMap<>(common);
         agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s",
                 "JOULIE_SYSFS_ROOT", host.resolve("sys").toString(), "JOULIE_PROC_ROOT", host.resolve("proc").toString(),
                 "JOULIE_DEV_ROOT", host.resolve("dev").toString(),
-                "QUARKUS_HTTP_PORT", Integer.toString(freePort()), "QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort())));
+                "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
+                "QUARKUS_MANAGEMENT_PORT", Integer.toString(agentManagementPort = freePort())));
         launch("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), agent);
     }
 
@@ -138,6 +149,36 @@ class OperatorAndAgentIT {
                 .endMetadata().withNewSpec().endSpec().build()).create();
     }
 
+    /**
+     * Scrapes both applications (after a NodePowerProfile was applied, so the per-node and per-action meters
+     * exist) and checks every metric name in the dashboard's and the alerts' PromQL against the scrapes. The fake
+     * packages consume energy first: the energy counter is registered at the first non-zero reading.
+     */
+    static void theMonitoringQueriesNameOnlyExportedMetrics() throws Exception {
+        for (int pkg = 0; pkg < 2; pkg++) {
+            write(host.resolve("sys/class/powercap/intel-rapl:" + pkg + "/energy_uj"), "61000000");
+        }
+        JsonNode dashboard = Monitoring.dashboard();
+        JsonNode alerts = Monitoring.alerts();
+        try (HttpClient http = HttpClient.newHttpClient()) {
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                Set<String> exported = new HashSet<>(Monitoring.exported(scrape(http, operatorManagementPort)));
+                exported.addAll(Monitoring.exported(scrape(http, agentManagementPort)));
+                assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
+                        .as("dashboard metrics the applications do not export").isEmpty();
+                assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
+                        .as("alert metrics the applications do not export").isEmpty();
+            });
+        }
+    }
+
+    static String scrape(HttpClient http, int port) throws Exception {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("GET /q/metrics on port %d", port).isEqualTo(200);
+        return r.body();
+    }
+
     @Test
     void theOperatorsPlanReachesTheLimitFilesAChangeWithinASecondAndSigtermRestores() throws Exception {
         managedNode(NODE);
@@ -155,6 +196,9 @@ class OperatorAndAgentIT {
             assertThat(limit(0)).isEqualTo("60000000");
             assertThat(limit(1)).isEqualTo("60000000");
         });
+
+        // The dashboard and the alerts name only metrics that the two applications export.
+        theMonitoringQueriesNameOnlyExportedMetrics();
 
         // SIGTERM, as the kubelet sends it: the agent puts back the limits it found at start before it exits.
         Process agent = processes.get(1);

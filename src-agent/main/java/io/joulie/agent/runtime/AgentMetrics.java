@@ -24,6 +24,8 @@ public class AgentMetrics {
     private final java.util.concurrent.atomic.AtomicLong lastReconcile = new java.util.concurrent.atomic.AtomicLong();
     /** Values of the backend gauge's {@code backend} tag. */
     static final List<String> BACKENDS = List.of("powercap", "dvfs", "http", "none");
+    /** Values of the errors counter's {@code kind} tag. */
+    static final List<String> ERROR_KINDS = List.of("control", "telemetry", "status", "labels", "reconcile");
 
     private final MeterRegistry registry;
     private final Map<String, NodeGauges> nodes = new ConcurrentHashMap<>();
@@ -61,6 +63,8 @@ public class AgentMetrics {
                 Gauge.builder(PREFIX + "backend", g, x -> b.equals(x.backend) ? 1 : 0)
                         .description("1 for the backend that acted last on the node").tags(tags.and("backend", b)).register(registry);
             }
+            // At 0 from the start, so that the first failure shows as an increase() to the alerts.
+            ERROR_KINDS.forEach(kind -> registry.counter(PREFIX + "errors", tags.and("kind", kind)));
             return g;
         });
     }

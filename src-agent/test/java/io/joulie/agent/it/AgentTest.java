@@ -300,8 +300,8 @@ class AgentTest {
             assertThat(metric("joulie_agent_actions_total", "kind=\"apply\"", "result=\"applied\"")).isGreaterThan(0);
             assertThat(metric("joulie_agent_apply_duration_seconds_count", "node=\"" + NODE + "\"")).isGreaterThan(0);
         });
-        given().port(19417).get("/q/health/ready").then().statusCode(200);
-        given().port(19417).get("/q/health/live").then().statusCode(200);
+        given().port(managementPort()).get("/q/health/ready").then().statusCode(200);
+        given().port(managementPort()).get("/q/health/live").then().statusCode(200);
     }
 
     @Test
@@ -355,7 +355,7 @@ class AgentTest {
 
     /** Sum of the samples of a Prometheus metric whose labels include all {@code labels}. */
     static double metric(String name, String... labels) {
-        String body = given().port(19417).get("/q/metrics").then().statusCode(200).extract().asString();
+        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
         double sum = 0;
         for (String line : body.split("\n")) {
             if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
@@ -370,5 +370,9 @@ class AgentTest {
             }
         }
         return sum;
+    }
+
+    static int managementPort() {
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
     }
 }

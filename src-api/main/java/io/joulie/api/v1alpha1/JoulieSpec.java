@@ -96,7 +96,10 @@ public record JoulieSpec(
             @JsonPropertyDescription("Create a ConfigMap labelled grafana_dashboard=1 holding the Joulie Grafana dashboard (default true).")
             Boolean grafanaDashboard,
             @JsonPropertyDescription("Create a PrometheusRule with Joulie's alerts when the Prometheus Operator CRDs exist (default true).")
-            Boolean prometheusRules) {
+            Boolean prometheusRules,
+            @JsonPropertyDescription("Extra labels on the ServiceMonitors and the PrometheusRule, e.g. release: prometheus "
+                    + "for a Prometheus whose serviceMonitorSelector/ruleSelector asks for it.")
+            Map<String, String> labels) {
 
         public boolean serviceMonitorEnabled() {
             return serviceMonitor == null || serviceMonitor;

@@ -38,6 +38,8 @@ public class ClusterView {
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<JoulieInstallation> installation;
+    private final List<java.util.function.Consumer<JoulieInstallation>> installationDeleted =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
     static final String PERFORMANCE_BY_NODE = "performance-by-node";
     /** Pod index with the single value "performance": every active performance-only pod. */
@@ -59,6 +61,20 @@ public class ClusterView {
         pods.addIndexers(Map.of(
                 PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
                 PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
+        installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+            @Override
+            public void onAdd(JoulieInstallation obj) {
+            }
+
+            @Override
+            public void onUpdate(JoulieInstallation oldObj, JoulieInstallation newObj) {
+            }
+
+            @Override
+            public void onDelete(JoulieInstallation obj, boolean deletedFinalStateUnknown) {
+                installationDeleted.forEach(l -> l.accept(obj));
+            }
+        });
         for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
@@ -119,6 +135,11 @@ public class ClusterView {
     public boolean synced() {
         List<SharedIndexInformer<?>> all = informers();
         return all.size() == 4 && all.stream().allMatch(i -> i.hasSynced() && i.isWatching());
+    }
+
+    /** Called with the active {@code Joulie} resource as it was last seen, once it is deleted. */
+    public void onInstallationDeleted(java.util.function.Consumer<JoulieInstallation> listener) {
+        installationDeleted.add(listener);
     }
 
     /** The active {@code Joulie} resource, or null when there is none. */

@@ -70,4 +70,16 @@ final class AgentDependents {
             return template().metricsService(primary);
         }
     }
+
+    @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
+    public static final class OperatorMetricsService extends CRUDKubernetesDependentResource<Service, JoulieInstallation> {
+        public OperatorMetricsService() {
+            super(Service.class);
+        }
+
+        @Override
+        protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return template().operatorMetricsService(primary);
+        }
+    }
 }

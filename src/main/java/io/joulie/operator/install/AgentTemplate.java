@@ -30,7 +30,7 @@ import java.util.Optional;
 
 /**
  * The desired agent objects for a {@code Joulie} resource: its ServiceAccount, DaemonSet and metrics
- * Service, all in the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
+ * Service, and the operator's metrics Service, all in the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
  * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
  * root file system, and not {@code privileged} (docs/install.md).
@@ -42,6 +42,10 @@ public class AgentTemplate {
     static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
             "app.kubernetes.io/managed-by", "joulie-operator");
     static final int METRICS_PORT = 9000;
+    /** The Service in front of the operator's own management port (metrics). */
+    public static final String OPERATOR_METRICS = "joulie-operator-metrics";
+    /** The operator pods' label, from the generated Deployment (kubernetes/20-operator.yml, the CSV). */
+    static final Map<String, String> OPERATOR_POD = Map.of("app.kubernetes.io/name", "joulie-operator");
 
     private final String namespace;
     private final String defaultImage;
@@ -80,6 +84,21 @@ public class AgentTemplate {
     public Service metricsService(JoulieInstallation j) {
         return new ServiceBuilder().withMetadata(meta())
                 .withNewSpec().withSelector(LABELS).withClusterIP("None")
+                .addNewPort().withName("metrics").withPort(METRICS_PORT).withNewTargetPort(METRICS_PORT).endPort()
+                .endSpec().build();
+    }
+
+    /**
+     * The Service in front of the operator's management port, so that a ServiceMonitor can find its metrics.
+     * The operator creates it, like the agent's: an OLM bundle cannot ship Services, and both install ways
+     * get the same objects.
+     */
+    public Service operatorMetricsService(JoulieInstallation j) {
+        return new ServiceBuilder().withNewMetadata().withName(OPERATOR_METRICS).withNamespace(namespace)
+                .withLabels(Map.of("app.kubernetes.io/name", OPERATOR_METRICS, "app.kubernetes.io/part-of", "joulie",
+                        "app.kubernetes.io/managed-by", "joulie-operator"))
+                .endMetadata()
+                .withNewSpec().withSelector(OPERATOR_POD).withClusterIP("None")
                 .addNewPort().withName("metrics").withPort(METRICS_PORT).withNewTargetPort(METRICS_PORT).endPort()
                 .endSpec().build();
     }

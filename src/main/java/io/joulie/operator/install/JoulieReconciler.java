@@ -43,23 +43,11 @@ import java.util.Objects;
         @Dependent(name = "agent-daemonset", type = AgentDependents.AgentDaemonSet.class, dependsOn = "agent-service-account",
                 reconcilePrecondition = AgentDependents.Active.class),
         @Dependent(name = "agent-metrics-service", type = AgentDependents.AgentMetricsService.class,
+                reconcilePrecondition = AgentDependents.Active.class),
+        @Dependent(name = "operator-metrics-service", type = AgentDependents.OperatorMetricsService.class,
                 reconcilePrecondition = AgentDependents.Active.class)})
 @ControllerConfiguration(name = "joulie")
-@CSVMetadata(bundleName = "joulie", displayName = "Joulie",
-        description = "Joulie saves datacenter energy without breaking performance contracts: every minute the operator "
-                + "decides which managed nodes run the performance power profile and which run eco, moves nodes between "
-                + "them through a safe two-phase downgrade, and a node agent enforces the CPU power caps (RAPL through "
-                + "powercap, DVFS fallback) and reports what happened.",
-        keywords = {"energy", "power", "rapl", "hpc", "green computing", "node agent"},
-        maturity = "alpha", minKubeVersion = "1.27.0",
-        provider = @CSVMetadata.Provider(name = "Joulie"),
-        icon = @CSVMetadata.Icon(fileName = "joulie-icon.svg", mediatype = "image/svg+xml"),
-        installModes = {
-                @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
-                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = true),
-                @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
-                @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)},
-        annotations = @CSVMetadata.Annotations(capabilities = "Basic Install", categories = "Monitoring"))
+@CSVMetadata(bundleName = JoulieBundle.NAME)
 public class JoulieReconciler implements Reconciler<JoulieInstallation> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
     private static final ResourceID ACTIVE = new ResourceID(JoulieInstallation.ACTIVE_NAME);

@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.planner.ActuationAdapter;
 import io.joulie.operator.planner.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -32,6 +33,8 @@ public class PlannerMetrics {
     private final AtomicLong excluded = new AtomicLong();
     private final Counter decisions;
     private final Counter reassignments;
+    /** The {@code kind} values of {@code joulie_errors_total} (docs/metrics.md). */
+    static final java.util.List<String> ERROR_KINDS = java.util.List.of("tick", "node", "release", "conflict", "event");
 
     public PlannerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -57,6 +60,12 @@ public class PlannerMetrics {
         decisions = Counter.builder("joulie.decisions").description("Node decisions made by the planner").register(registry);
         reassignments = Counter.builder("joulie.reassignments")
                 .description("Nodes the plan sent elsewhere than they were heading").register(registry);
+        // Failure counters start at 0 for every known label value: a series that first appears at 1 shows
+        // no increase() to the alerts, and the dashboard's panels exist before the first failure.
+        ERROR_KINDS.forEach(kind -> registry.counter("joulie.errors", "kind", kind));
+        for (ActuationAdapter.EvictionResult r : ActuationAdapter.EvictionResult.values()) {
+            registry.counter("joulie.evictions", "result", r.name().toLowerCase(java.util.Locale.ROOT));
+        }
     }
 
     /**

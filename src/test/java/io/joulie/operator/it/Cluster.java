@@ -110,9 +110,14 @@ final class Cluster {
                 .filter(e -> reason.equals(e.getReason())).toList();
     }
 
+    /** The management port the test instance bound (random in tests). */
+    static int managementPort() {
+        return org.eclipse.microprofile.config.ConfigProvider.getConfig().getValue("quarkus.management.test-port", Integer.class);
+    }
+
     /** Sum of the samples of a Prometheus metric whose labels include {@code labels} ("k=\"v\"" pairs). */
     static double metric(String name, String... labels) {
-        String body = given().port(9001).get("/q/metrics").then().statusCode(200).extract().asString();
+        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
         double sum = 0;
         for (String line : body.split("\n")) {
             if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {

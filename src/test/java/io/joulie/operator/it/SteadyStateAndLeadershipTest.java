@@ -119,7 +119,7 @@ class SteadyStateAndLeadershipTest extends OperatorTest {
         cluster.managedNode("while-standby");
         await().atMost(WAIT).until(() -> metric("joulie_ticks_total", "result=\"standby\"") >= standby + 3);
         assertThat(cluster.profile("while-standby")).as("a standby replica writes nothing").isNull();
-        given().port(9001).get("/q/health/live").then().statusCode(200);
+        given().port(Cluster.managementPort()).get("/q/health/live").then().statusCode(200);
     }
 
     private void holdLease() {
@@ -135,9 +135,9 @@ class SteadyStateAndLeadershipTest extends OperatorTest {
 
     @Test
     void probesReportTheLoopAndTheWatches() {
-        given().port(9001).get("/q/health/ready").then().log().ifValidationFails().statusCode(200)
+        given().port(Cluster.managementPort()).get("/q/health/ready").then().log().ifValidationFails().statusCode(200)
                 .body("checks.find { it.name == 'cluster-watches' }.status", equalTo("UP"));
-        given().port(9001).get("/q/health/live").then().statusCode(200)
+        given().port(Cluster.managementPort()).get("/q/health/live").then().statusCode(200)
                 .body("checks.find { it.name == 'planner-loop' }.status", equalTo("UP"))
                 .body("checks.find { it.name == 'planner-loop' }.data.leader", equalTo(true));
     }

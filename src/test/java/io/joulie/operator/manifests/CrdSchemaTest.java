@@ -101,4 +101,31 @@ class CrdSchemaTest {
         assertThat(validate("joulies.joulie.io", "{\"spec\":{\"agent\":{\"restoreOnExit\":\"sometimes\"}}}"))
                 .isNotEmpty();
     }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "unknown policy type | {'spec':{'policy':{'type':'fastest'}}} | policy.type",
+            "share above 1 | {'spec':{'policy':{'staticHpFrac':1.5}}} | staticHpFrac",
+            "negative share | {'spec':{'policy':{'queueHpBaseFrac':-0.1}}} | queueHpBaseFrac",
+            "zero cap | {'spec':{'policy':{'ecoCapWatts':0}}} | ecoCapWatts",
+            "unknown escalation | {'spec':{'policy':{'downgradeEscalation':'panic'}}} | downgradeEscalation",
+            "zero pods per node | {'spec':{'policy':{'queuePerfPerHpNode':0}}} | queuePerfPerHpNode",
+            "monitoring switch as text | {'spec':{'monitoring':{'serviceMonitor':'maybe'}}} | serviceMonitor",
+    })
+    void invalidJoulieResourcesAreRejected(String name, String json, String mentioned) throws IOException {
+        Set<ValidationMessage> errors = validate("joulies.joulie.io", json.replace('\'', '"'));
+
+        assertThat(errors).as(name).isNotEmpty();
+        assertThat(errors.toString()).contains(mentioned);
+    }
+
+    @org.junit.jupiter.api.Test
+    void aFullJoulieResourceIsValid() throws IOException {
+        String json = """
+                {'spec':{'policy':{'type':'queue_aware_v1','staticHpFrac':0.75,'queueHpBaseFrac':0.7,'queueHpMin':2,
+                 'queueHpMax':5,'queuePerfPerHpNode':15,'performanceCapWatts':500,'ecoCapWatts':260,
+                 'downgradeEscalation':'evict','downgradeTimeout':'30m','reconcileInterval':'1m'},
+                 'monitoring':{'serviceMonitor':true,'grafanaDashboard':false,'prometheusRules':true,'labels':{'release':'prom'}}}}""";
+        assertThat(validate("joulies.joulie.io", json.replace('\'', '"'))).isEmpty();
+    }
 }

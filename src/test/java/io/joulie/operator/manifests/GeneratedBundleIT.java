@@ -144,6 +144,7 @@ class GeneratedBundleIT {
             assertThat(m.get("type").asText()).isEqualTo("AllNamespaces");
             assertThat(m.get("supported").asBoolean()).isTrue();
         });
+        assertThat(csv.at("/metadata/name").asText()).isEqualTo("joulie.v" + csv.at("/spec/version").asText());
         assertThat(csv.at("/spec/keywords")).isNotEmpty();
         assertThat(csv.at("/spec/maturity").asText()).isEqualTo("alpha");
         assertThat(csv.at("/spec/minKubeVersion").asText()).isNotBlank();
@@ -151,11 +152,19 @@ class GeneratedBundleIT {
 
         // Every rule the plain manifests grant a ServiceAccount cluster-wide is in the CSV for that account.
         Map<String, Set<String>> csvRules = rules(csv.at("/spec/install/spec/clusterPermissions"));
-        for (Map.Entry<String, Set<String>> e : manifestClusterRules().entrySet()) {
+        for (Map.Entry<String, Set<String>> e : manifestRules("ClusterRole", "ClusterRoleBinding").entrySet()) {
             assertThat(csvRules.getOrDefault(e.getKey(), Set.of())).as("CSV clusterPermissions of " + e.getKey())
                     .containsAll(e.getValue());
         }
         assertThat(csvRules).containsKeys("joulie-operator", "joulie-agent");
+        // ... and every namespaced rule (Roles in joulie-system) is in its namespaced permissions.
+        Map<String, Set<String>> csvNamespaced = rules(csv.at("/spec/install/spec/permissions"));
+        Map<String, Set<String>> manifestNamespaced = manifestRules("Role", "RoleBinding");
+        assertThat(manifestNamespaced.get("joulie-operator")).contains("apps/daemonsets:create", "coordination.k8s.io/leases:update");
+        for (Map.Entry<String, Set<String>> e : manifestNamespaced.entrySet()) {
+            assertThat(csvNamespaced.getOrDefault(e.getKey(), Set.of())).as("CSV permissions of " + e.getKey())
+                    .containsAll(e.getValue());
+        }
     }
 
     /** serviceAccount → "group/resource:verb" for every rule of a permissions list. */
@@ -180,8 +189,8 @@ class GeneratedBundleIT {
         }
     }
 
-    /** The ClusterRole rules the plain manifests bind to each ServiceAccount. */
-    private static Map<String, Set<String>> manifestClusterRules() throws IOException {
+    /** serviceAccount → rules the plain manifests bind to it through roles of {@code roleKind}. */
+    private static Map<String, Set<String>> manifestRules(String roleKind, String bindingKind) throws IOException {
         Map<String, JsonNode> roles = new LinkedHashMap<>();
         Map<String, List<String>> bindings = new LinkedHashMap<>();
         String operator = Files.readString(Manifests.repository().resolve("kubernetes/20-operator.yml"));
@@ -191,13 +200,12 @@ class GeneratedBundleIT {
             if (d == null || d.isMissingNode() || d.get("kind") == null) {
                 continue;
             }
-            switch (d.get("kind").asText()) {
-                case "ClusterRole" -> roles.put(d.at("/metadata/name").asText(), d);
-                case "ClusterRoleBinding" -> {
-                    List<String> sas = bindings.computeIfAbsent(d.at("/roleRef/name").asText(), k -> new java.util.ArrayList<>());
-                    d.get("subjects").forEach(s -> sas.add(s.get("name").asText()));
-                }
-                default -> { }
+            String kind = d.get("kind").asText();
+            if (kind.equals(roleKind)) {
+                roles.put(d.at("/metadata/name").asText(), d);
+            } else if (kind.equals(bindingKind)) {
+                List<String> sas = bindings.computeIfAbsent(d.at("/roleRef/name").asText(), k -> new java.util.ArrayList<>());
+                d.get("subjects").forEach(s -> sas.add(s.get("name").asText()));
             }
         }
         Map<String, Set<String>> out = new LinkedHashMap<>();

@@ -82,8 +82,19 @@ class GeneratedManifestsIT {
         assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("pods"));
         assertThat(objects).filteredOn(o -> o instanceof RoleBinding || o instanceof ClusterRoleBinding)
                 .allSatisfy(b -> assertThat(((HasMetadata) b).toString()).doesNotContain("name=view"));
-        assertThat(only(objects, Role.class).getRules()).singleElement()
+        Map<String, Role> namespaced = objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
+                .collect(Collectors.toMap(r -> r.getMetadata().getName(), r -> r));
+        assertThat(namespaced).containsOnlyKeys("joulie-operator-leader", "joulie-operator-install");
+        assertThat(namespaced.values()).allSatisfy(r -> assertThat(r.getMetadata().getNamespace()).isEqualTo(Manifests.NAMESPACE));
+        assertThat(namespaced.get("joulie-operator-leader").getRules()).singleElement()
                 .satisfies(r -> assertThat(r.getResources()).containsExactly("leases"));
+        // What a Joulie resource owns is namespaced: the operator may not touch DaemonSets, Services,
+        // ServiceAccounts or ConfigMaps outside its own namespace.
+        assertThat(namespaced.get("joulie-operator-install").getRules()).flatExtracting(r -> r.getResources())
+                .containsExactlyInAnyOrder("daemonsets", "serviceaccounts", "services", "configmaps", "servicemonitors", "prometheusrules");
+        assertThat(roles).flatExtracting(ClusterRole::getRules).flatExtracting(r -> r.getResources())
+                .doesNotContain("daemonsets", "serviceaccounts", "services", "servicemonitors", "prometheusrules");
+        assertThat(roles).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder("joulie-operator", "joulie-agent");
     }
 
     private static <T> T only(List<?> objects, Class<T> type) {

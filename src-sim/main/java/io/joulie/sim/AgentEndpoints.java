@@ -1,0 +1,175 @@
+package io.joulie.sim;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Consumer;
+
+/**
+ * The agent's HTTP contract (docs/agent.md), served by the twin for every simulated node on 127.0.0.1:
+ * {@code POST /control/{node}} with {@code {"node","action","capWatts","throttlePct","ts"}} and
+ * {@code GET /telemetry/{node}} answering {@code {"packagePowerWatts": …}}. Control calls are handed to the
+ * simulation thread as updates; telemetry reads the latest power snapshot.
+ */
+final class AgentEndpoints implements AutoCloseable {
+    static final String RAPL_ACTION = "rapl.set_power_cap_watts";
+    static final String DVFS_ACTION = "dvfs.set_throttle_pct";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Map<String, Integer> index = new HashMap<>();
+    private final NodeModel model;
+    private final Consumer<Consumer<ExternalControl.Nodes>> updates;
+    private final Map<String, Double> caps = new ConcurrentHashMap<>();
+    private volatile double[] power;
+    private HttpServer http;
+    private ExecutorService pool;
+
+    /**
+     * @param nodes   simulated node names, by index
+     * @param model   the node model (the cap lifted when DVFS takes over)
+     * @param updates receives what the simulation thread must apply
+     */
+    AgentEndpoints(List<String> nodes, NodeModel model, Consumer<Consumer<ExternalControl.Nodes>> updates) {
+        for (int i = 0; i < nodes.size(); i++) {
+            index.put(nodes.get(i), i);
+        }
+        this.model = model;
+        this.updates = updates;
+        this.power = new double[nodes.size()];
+    }
+
+    void start() throws IOException {
+        http = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        pool = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "sim-endpoints");
+            t.setDaemon(true);
+            return t;
+        });
+        http.setExecutor(pool);
+        http.createContext("/control/", this::control);
+        http.createContext("/telemetry/", this::telemetry);
+        http.start();
+    }
+
+    int port() {
+        return http.getAddress().getPort();
+    }
+
+    /** The latest measured power of every node, by index. */
+    void power(double[] watts) {
+        power = watts.clone();
+    }
+
+    /** The last cap each node was sent (watts). */
+    Map<String, Double> caps() {
+        return Map.copyOf(caps);
+    }
+
+    private void control(HttpExchange ex) throws IOException {
+        try (ex) {
+            String node = nodeOf(ex, "/control/");
+            if (node == null) {
+                return;
+            }
+            if (!"POST".equals(ex.getRequestMethod())) {
+                respond(ex, 405, "{\"error\":\"POST only\"}");
+                return;
+            }
+            JsonNode body;
+            try {
+                body = JSON.readTree(ex.getRequestBody());
+            } catch (JsonProcessingException e) {
+                respond(ex, 400, "{\"error\":\"body is not JSON\"}");
+                return;
+            }
+            String action = body.path("action").asText("");
+            double cap = body.path("capWatts").asDouble(Double.NaN);
+            double throttle = body.path("throttlePct").asDouble(Double.NaN);
+            switch (action) {
+                case RAPL_ACTION -> {
+                    if (!(cap > 0) || !Double.isFinite(cap)) {
+                        respond(ex, 400, "{\"error\":\"capWatts must be a positive number\"}");
+                        return;
+                    }
+                    caps.put(node, cap);
+                    updates.accept(n -> {
+                        n.cap(node, cap);
+                        n.throttle(node, 0);
+                    });
+                }
+                case DVFS_ACTION -> {
+                    if (!(throttle >= 0 && throttle <= 100)) {
+                        respond(ex, 400, "{\"error\":\"throttlePct must be within [0, 100]\"}");
+                        return;
+                    }
+                    caps.put(node, cap);
+                    updates.accept(n -> {
+                        n.cap(node, model.capMaxWatts());
+                        n.throttle(node, throttle);
+                    });
+                }
+                default -> {
+                    respond(ex, 400, "{\"error\":\"unknown action " + quote(action) + "\"}");
+                    return;
+                }
+            }
+            respond(ex, 200, "{\"applied\":true}");
+        }
+    }
+
+    private void telemetry(HttpExchange ex) throws IOException {
+        try (ex) {
+            String node = nodeOf(ex, "/telemetry/");
+            if (node == null) {
+                return;
+            }
+            respond(ex, 200, String.format(Locale.ROOT, "{\"packagePowerWatts\":%.3f}", power[index.get(node)]));
+        }
+    }
+
+    /** The simulated node named by the path, or null after answering 404. */
+    private String nodeOf(HttpExchange ex, String prefix) throws IOException {
+        String node = ex.getRequestURI().getPath().substring(prefix.length());
+        if (index.containsKey(node)) {
+            return node;
+        }
+        respond(ex, 404, "{\"error\":\"no simulated node " + quote(node) + "\"}");
+        return null;
+    }
+
+    private static String quote(String s) {
+        try {
+            return JSON.writeValueAsString(s).replace("\"", "'");
+        } catch (JsonProcessingException e) {
+            return "?";
+        }
+    }
+
+    private static void respond(HttpExchange ex, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, bytes.length);
+        ex.getResponseBody().write(bytes);
+    }
+
+    @Override
+    public void close() {
+        if (http != null) {
+            http.stop(0);
+            pool.shutdownNow();
+        }
+    }
+}

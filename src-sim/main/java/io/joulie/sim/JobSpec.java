@@ -1,0 +1,47 @@
+package io.joulie.sim;
+
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.operator.planner.PodClass;
+import io.joulie.operator.planner.PodClassifier;
+
+import java.util.Map;
+
+/**
+ * One job of the workload, immutable (a run keeps its progress elsewhere, so baselines share the list).
+ *
+ * @param id           0-based index, also the pod name {@code sim/job-<id>}
+ * @param arrival      arrival time in seconds from the start
+ * @param cores        requested cores
+ * @param work         work in core-seconds
+ * @param sensitivity  CPU sensitivity s: speed = cores · (1 − (1 − f) · s)
+ * @param profile      the value of its {@code joulie.io/power-profile} nodeSelector, or null for none
+ * @param podClass     its class as the operator's {@link PodClassifier} reads that nodeSelector
+ */
+public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
+                      PodClass podClass) {
+
+    public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile) {
+        return new JobSpec(id, arrival, cores, work, sensitivity, profile, PodClassifier.classify(podSpec(profile)));
+    }
+
+    /** The pod spec the job would be submitted with. */
+    public static PodSpec podSpec(String profile) {
+        PodSpecBuilder b = new PodSpecBuilder();
+        if (profile != null) {
+            b.withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile));
+        }
+        return b.build();
+    }
+
+    /** {@code sim/job-000042}: zero-padded so that name order is id order. */
+    public String podName() {
+        return String.format("sim/job-%07d", id);
+    }
+
+    /** performance, eco or unconstrained. */
+    public String className() {
+        return podClass.name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,210 @@
+package io.joulie.sim;
+
+import io.joulie.operator.planner.Transition;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The twin's command line (docs/simulation.md).
+ *
+ * <pre>
+ * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|all] [--out DIR] [--threads N] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C] [--scenario NAME] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar params
+ * </pre>
+ */
+public final class Main {
+    /** Named parameter sets; command-line {@code key=value} pairs apply on top. */
+    static final Map<String, Map<String, String>> SCENARIOS = new LinkedHashMap<>();
+
+    static {
+        // Joulie's first published experiment: the defaults (5 nodes, 300 jobs, 500 / 260 W, 0.75, 0.70/2/5/15).
+        SCENARIOS.put("published", Map.of());
+        // A 1,000-node day: arrivals for 24 h at about 60 % of the cluster's cores on average, following a
+        // daily sine (±50 %); queue-aware bounds scaled with the cluster (2 / 5 of 5 nodes -> 400 / 1000).
+        // The demo: 12 nodes on the embedded API server, about 2 h simulated (about 2.5 min at speed 60).
+        SCENARIOS.put("demo", Map.of("cluster.nodes", "12", "workload.jobs", "720", "workload.meanInterarrivalSeconds", "2",
+                "planner.queueHpMin", "5", "planner.queueHpMax", "12"));
+        SCENARIOS.put("day", Map.of("cluster.nodes", "1000", "workload.jobs", "0", "workload.horizonSeconds", "86400",
+                "workload.meanInterarrivalSeconds", "0.22", "workload.diurnalAmplitude", "0.5",
+                "planner.queueHpMin", "400", "planner.queueHpMax", "1000"));
+    }
+
+    private Main() {
+    }
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        try {
+            System.exit(run(args));
+        } catch (IllegalArgumentException e) {
+            System.err.println("joulie-sim: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    static int run(String[] args) {
+        if (args.length == 0) {
+            System.err.println(usage());
+            return 2;
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        Map<String, String> overrides = new LinkedHashMap<>();
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            if (a.startsWith("--")) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("option " + a + " needs a value");
+                }
+                options.put(a.substring(2), args[++i]);
+            } else if (a.contains("=")) {
+                overrides.put(a.substring(0, a.indexOf('=')), a.substring(a.indexOf('=') + 1));
+            } else {
+                throw new IllegalArgumentException("unexpected argument '" + a + "'\n" + usage());
+            }
+        }
+        return switch (args[0]) {
+            case "bench" -> bench(options, overrides);
+            case "watch" -> watch(options, overrides);
+            case "demo" -> demo(options, overrides);
+            case "params" -> {
+                System.out.print(paramsTable());
+                yield 0;
+            }
+            default -> throw new IllegalArgumentException("unknown command '" + args[0] + "'\n" + usage());
+        };
+    }
+
+    private static int bench(Map<String, String> options, Map<String, String> overrides) {
+        String scenario = options.getOrDefault("scenario", "published");
+        Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
+        int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
+        List<String> names = scenario.equals("all") ? List.of("published", "day") : List.of(scenario);
+        for (String name : names) {
+            SimConfig config = config(name, overrides);
+            long start = System.nanoTime();
+            Comparison c = Comparison.run(name, config, threads);
+            Path report = Report.write(c, out.resolve(name));
+            System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs, %.1f s wall%n", name, config.nodes(),
+                    c.get(Baseline.A).jobsTotal(), (System.nanoTime() - start) / 1e9);
+            for (RunResult r : c.results().values()) {
+                System.out.printf(Locale.ROOT, "  %s %-16s %10.2f kWh %+6.1f %%  %d/%d jobs  makespan %.2f h  violations %.0f s%n",
+                        r.baseline(), r.baseline().title(), r.energyKWh(), c.energyDeltaPercent(r.baseline()),
+                        r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
+            }
+            System.out.println("  " + c.headline());
+            System.out.println("  report: " + report.toAbsolutePath());
+        }
+        return 0;
+    }
+
+    /**
+     * Cluster mode: the real operator and agent on the embedded API server run {@code --baseline} (C by
+     * default) on the scenario's workload, time-compressed; A and B run standalone on the same jobs for the
+     * comparison.
+     */
+    private static int demo(Map<String, String> options, Map<String, String> overrides) {
+        String scenario = options.getOrDefault("scenario", "demo");
+        SimConfig config = config(scenario, overrides);
+        Baseline live = baseline(options.getOrDefault("baseline", "C"));
+        double speed = Double.parseDouble(options.getOrDefault("speed", "60"));
+        Path out = Path.of(options.getOrDefault("out", "target/sim-results")).resolve(scenario);
+        Path repo = Path.of(options.getOrDefault("repo", "."));
+        List<JobSpec> jobs = Workload.of(config.workload());
+        System.out.printf(Locale.ROOT, "Joulie digital twin, cluster mode: %d nodes, %d jobs, %s by the real operator and agent "
+                + "(pool mode) on an embedded API server, %.0fx time compression%n", config.nodes(), jobs.size(),
+                live.title(), speed);
+        Comparison standalone = Comparison.run(scenario, config, 2);
+        RunResult cluster;
+        try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(config.nodes()),
+                new ClusterMode.Options(repo, live, speed, out, System.out))) {
+            Simulation sim = new Simulation(config, jobs, live, cm);
+            System.out.println("starting the operator and the agent (logs in " + out.toAbsolutePath() + ") ...");
+            cm.start(java.time.Duration.ofSeconds(180));
+            System.out.println("every node planned and capped; simulated clock started");
+            cluster = sim.run();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        Map<Baseline, RunResult> results = new java.util.EnumMap<>(standalone.results());
+        results.put(live, cluster);
+        Comparison c = new Comparison(scenario + " (" + live + " in cluster mode: the real operator and agent; "
+                + "the others standalone)", config, results);
+        Path report = Report.write(c, out);
+        System.out.printf(Locale.ROOT, "%s in cluster mode: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s "
+                        + "(standalone it was %.2f kWh, makespan %.2f h)%n", live, cluster.energyKWh(), cluster.jobsCompleted(),
+                cluster.jobsTotal(), cluster.makespanSeconds() / 3600, cluster.violationSeconds(),
+                standalone.get(live).energyKWh(), standalone.get(live).makespanSeconds() / 3600);
+        System.out.println("report: " + report.toAbsolutePath());
+        System.out.println(c.headline());
+        return cluster.violationSeconds() == 0 && cluster.jobsCompleted() == cluster.jobsTotal() ? 0 : 1;
+    }
+
+    private static Baseline baseline(String value) {
+        String name = value.toUpperCase(Locale.ROOT);
+        return java.util.Arrays.stream(Baseline.values()).filter(v -> v.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--baseline must be A, B or C, got '" + value + "'"));
+    }
+
+    /** One baseline, printing each tick's node moves and why. */
+    private static int watch(Map<String, String> options, Map<String, String> overrides) {
+        Baseline b = baseline(options.getOrDefault("baseline", "C"));
+        SimConfig config = config(options.getOrDefault("scenario", "published"), overrides);
+        RunResult r = new Simulation(config, Workload.of(config.workload()), b, (t, plan, moved) -> {
+            if (!moved.isEmpty()) {
+                System.out.printf(Locale.ROOT, "t=%7.0fs %s%n", t, plan.plan().summary());
+                for (Transition tr : moved) {
+                    System.out.printf(Locale.ROOT, "    %s %s -> %s: %s%n", tr.node(), tr.from(), tr.to(), tr.reason());
+                }
+            }
+        }).run();
+        System.out.printf(Locale.ROOT, "%s %s: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s%n", b, b.title(),
+                r.energyKWh(), r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
+        return 0;
+    }
+
+    private static int positive(String option, String value) {
+        try {
+            int v = Integer.parseInt(value.trim());
+            if (v >= 1) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--" + option + " must be a whole number ≥ 1, got '" + value + "'");
+    }
+
+    static SimConfig config(String scenario, Map<String, String> overrides) {
+        Map<String, String> preset = SCENARIOS.get(scenario);
+        if (preset == null) {
+            throw new IllegalArgumentException("unknown scenario '" + scenario + "'; known: " + String.join(", ", SCENARIOS.keySet()) + ", all");
+        }
+        Map<String, String> merged = new LinkedHashMap<>(preset);
+        merged.putAll(overrides);
+        return SimConfig.of(merged);
+    }
+
+    static String paramsTable() {
+        StringBuilder sb = new StringBuilder("| parameter | default | meaning |\n|---|---|---|\n");
+        Params.table().values().forEach(p -> sb.append("| `").append(p.key()).append("` | ")
+                .append(p.defaultValue().isEmpty() ? "(empty)" : "`" + p.defaultValue() + "`").append(" | ")
+                .append(p.description()).append(" |\n"));
+        return sb.toString();
+    }
+
+    private static String usage() {
+        return """
+                usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
+                  bench  [--scenario published|day|all] [--out DIR] [--threads N]   runs baselines A, B, C; writes CSV, Markdown, PNG
+                  watch  [--baseline B|C] [--scenario NAME]                         one run, printing each tick's node moves
+                  demo   [--baseline B|C] [--speed 60] [--repo .] [--out DIR]         cluster mode: the real operator and agent on an
+                                                                                    embedded API server, time-compressed
+                  params                                                            every parameter with its default""";
+    }
+}

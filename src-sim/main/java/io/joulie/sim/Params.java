@@ -1,0 +1,86 @@
+package io.joulie.sim;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Every number of the twin, by name, with its default and meaning: the single table that the command line
+ * ({@code key=value} arguments), the scenarios and docs/simulation.md ({@code java -jar joulie-sim.jar params})
+ * draw on. Values are validated when read by {@link SimConfig}; an unknown key is an error that lists the
+ * known ones.
+ */
+public final class Params {
+    /** One parameter: default value (as text) and what it means. */
+    public record Param(String key, String defaultValue, String description) {
+    }
+
+    private static final Map<String, Param> TABLE = new LinkedHashMap<>();
+
+    static {
+        def("node.cores", "16", "CPU cores per node; u = requested cores of running jobs / cores");
+        def("node.idleWatts", "80", "power at u = 0");
+        def("node.maxWatts", "420", "power at u = 1, f = 1 (pmax)");
+        def("node.alpha", "1.15", "utilisation exponent α in P = idle + (pmax − idle)·u^α·f^β");
+        def("node.beta", "1.35", "frequency exponent β");
+        def("node.fminMHz", "1200", "lowest frequency: f ≥ fmin/fmax");
+        def("node.fmaxMHz", "3200", "highest frequency (f = 1)");
+        def("node.floorWatts", "20", "measured power never reads below this");
+        def("node.capMinWatts", "80", "a cap is clamped to at least this");
+        def("node.capMaxWatts", "5000", "a cap is clamped to at most this");
+        def("node.capToleranceWatts", "5", "measured power never exceeds cap + this");
+        def("node.throttleTauSeconds", "0.5", "time constant of the DVFS throttle ramp");
+        def("cluster.nodes", "5", "number of simulated nodes");
+        def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
+        def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
+        def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");
+        def("workload.diurnalAmplitude", "0", "arrival rate × (1 + A·sin(2π(t/86400 − 1/4))): 0 = constant rate");
+        def("workload.coresMin", "1", "smallest requested cores of a job (uniform)");
+        def("workload.coresMax", "8", "largest requested cores of a job (uniform)");
+        def("workload.workMin", "600", "smallest job work in core-seconds (uniform)");
+        def("workload.workMax", "3600", "largest job work in core-seconds (uniform)");
+        def("workload.sensitivityMin", "0.8", "smallest CPU sensitivity s (uniform)");
+        def("workload.sensitivityMax", "1.0", "largest CPU sensitivity s (uniform)");
+        def("workload.performanceShare", "0.30", "share of performance-only jobs (nodeSelector performance)");
+        def("workload.ecoShare", "0", "share of eco-only jobs (nodeSelector eco); the rest is unconstrained");
+        def("workload.seed", "42", "random seed of the generator");
+        def("workload.trace", "", "JSON-lines trace file replacing the generator (empty: generate)");
+        def("sim.stepSeconds", "1", "physics time step");
+        def("sim.tickSeconds", "60", "planner tick: the operator's RECONCILE_INTERVAL");
+        def("sim.maxSeconds", "1209600", "stop even if jobs remain (14 days)");
+        def("planner.performanceCapWatts", "500", "cap of the performance profile (PERFORMANCE_CAP_WATTS)");
+        def("planner.ecoCapWatts", "260", "cap of the eco profile (ECO_CAP_WATTS)");
+        def("planner.staticHpFrac", "0.75", "static_partition share of performance nodes (STATIC_HP_FRAC)");
+        def("planner.queueHpBaseFrac", "0.70", "queue_aware_v1 base share (QUEUE_HP_BASE_FRAC)");
+        def("planner.queueHpMin", "2", "queue_aware_v1 lower bound (QUEUE_HP_MIN)");
+        def("planner.queueHpMax", "5", "queue_aware_v1 upper bound (QUEUE_HP_MAX)");
+        def("planner.queuePerfPerHpNode", "15", "performance-only pods per performance node (QUEUE_PERF_PER_HP_NODE)");
+        def("planner.escalation", "hold", "hold, force or evict (DOWNGRADE_ESCALATION)");
+        def("planner.downgradeTimeoutSeconds", "1800", "drain time before escalation (DOWNGRADE_TIMEOUT)");
+    }
+
+    private Params() {
+    }
+
+    private static void def(String key, String value, String description) {
+        TABLE.put(key, new Param(key, value, description));
+    }
+
+    /** The table, in documentation order. */
+    public static Map<String, Param> table() {
+        return Collections.unmodifiableMap(TABLE);
+    }
+
+    /** The defaults overlaid with {@code overrides}; an unknown key is rejected. */
+    public static Map<String, String> resolve(Map<String, String> overrides) {
+        Map<String, String> values = new LinkedHashMap<>();
+        TABLE.values().forEach(p -> values.put(p.key(), p.defaultValue()));
+        overrides.forEach((k, v) -> {
+            if (!TABLE.containsKey(k)) {
+                throw new IllegalArgumentException("unknown parameter '" + k + "'; known: " + String.join(", ", TABLE.keySet()));
+            }
+            values.put(k, v);
+        });
+        return values;
+    }
+}

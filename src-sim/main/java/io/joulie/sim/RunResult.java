@@ -1,0 +1,81 @@
+package io.joulie.sim;
+
+import io.joulie.operator.planner.PodClass;
+
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What one run measured.
+ *
+ * @param baseline           which run
+ * @param energyKWh          energy of all nodes from t = 0 until the last job finished
+ * @param jobsTotal          jobs in the workload
+ * @param jobsCompleted      jobs that finished before {@code sim.maxSeconds}
+ * @param makespanSeconds    finish time of the last job
+ * @param completionTimes    per class, sorted completion times (finish − arrival) in seconds
+ * @param violationSeconds   seconds a performance-only job ran on a node whose applied cap was the eco cap
+ *                           (summed over jobs)
+ * @param evictions          jobs evicted by the escalation {@code evict} (restarted from scratch)
+ * @param transitions        node state changes made by the guard
+ * @param ticks              planner calls
+ * @param series             one sample per planner interval
+ * @param wallMillis         wall-clock time of the run
+ */
+public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int jobsCompleted, double makespanSeconds,
+                        Map<PodClass, double[]> completionTimes, double violationSeconds, long evictions,
+                        long transitions, long ticks, List<Sample> series, long wallMillis) {
+
+    /** The cluster at one instant. */
+    public record Sample(double t, double powerWatts, double energyKWh, int performanceNodes, int drainingNodes,
+                         int ecoNodes, int runningJobs, int pendingJobs) {
+    }
+
+    public RunResult {
+        Map<PodClass, double[]> copy = new EnumMap<>(PodClass.class);
+        completionTimes.forEach((k, v) -> {
+            double[] sorted = v.clone();
+            Arrays.sort(sorted);
+            copy.put(k, sorted);
+        });
+        completionTimes = copy;
+        series = List.copyOf(series);
+    }
+
+    /** All classes' completion times, sorted. */
+    public double[] allCompletionTimes() {
+        return completionTimes.values().stream().flatMapToDouble(Arrays::stream).sorted().toArray();
+    }
+
+    public static double mean(double[] v) {
+        return v.length == 0 ? Double.NaN : Arrays.stream(v).average().orElse(Double.NaN);
+    }
+
+    /** Nearest-rank quantile of sorted values. */
+    public static double quantile(double[] sorted, double q) {
+        if (sorted.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(q * sorted.length);
+        return sorted[Math.clamp(rank - 1, 0, sorted.length - 1)];
+    }
+
+    /** Energy from t = 0 to {@code t} (linear between samples; the last sample beyond it). */
+    public double energyKWhAt(double t) {
+        RunResult.Sample prev = series.getFirst();
+        for (RunResult.Sample s : series) {
+            if (s.t() >= t) {
+                double span = s.t() - prev.t();
+                return span <= 0 ? s.energyKWh() : prev.energyKWh() + (s.energyKWh() - prev.energyKWh()) * (t - prev.t()) / span;
+            }
+            prev = s;
+        }
+        return energyKWh;
+    }
+
+    public double meanCompletion(PodClass c) {
+        return mean(completionTimes.getOrDefault(c, new double[0]));
+    }
+}

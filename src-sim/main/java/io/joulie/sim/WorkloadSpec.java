@@ -1,0 +1,25 @@
+package io.joulie.sim;
+
+import static io.joulie.sim.SimConfig.require;
+
+/**
+ * The job generator's parameters (see {@link Params} for each one's meaning).
+ */
+public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarrivalSeconds, double diurnalAmplitude,
+                           int coresMin, int coresMax, double workMin, double workMax, double sensitivityMin,
+                           double sensitivityMax, double performanceShare, double ecoShare, long seed, String trace) {
+
+    public WorkloadSpec {
+        require(jobs >= 0 && horizonSeconds >= 0, "workload.jobs and workload.horizonSeconds must be ≥ 0");
+        require(jobs > 0 || horizonSeconds > 0 || !trace.isEmpty(),
+                "set workload.jobs or workload.horizonSeconds (both 0 would generate forever)");
+        require(meanInterarrivalSeconds > 0, "workload.meanInterarrivalSeconds must be > 0");
+        require(diurnalAmplitude >= 0 && diurnalAmplitude <= 1, "workload.diurnalAmplitude must be in [0, 1]");
+        require(coresMin >= 1 && coresMax >= coresMin, "need 1 ≤ workload.coresMin ≤ workload.coresMax");
+        require(workMin > 0 && workMax >= workMin, "need 0 < workload.workMin ≤ workload.workMax");
+        require(sensitivityMin >= 0 && sensitivityMax <= 1 && sensitivityMax >= sensitivityMin,
+                "need 0 ≤ workload.sensitivityMin ≤ workload.sensitivityMax ≤ 1");
+        require(performanceShare >= 0 && ecoShare >= 0 && performanceShare + ecoShare <= 1,
+                "workload.performanceShare + workload.ecoShare must be within [0, 1]");
+    }
+}

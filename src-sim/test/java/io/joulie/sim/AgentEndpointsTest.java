@@ -1,0 +1,113 @@
+package io.joulie.sim;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AgentEndpointsTest {
+    private final ConcurrentLinkedQueue<Consumer<ExternalControl.Nodes>> updates = new ConcurrentLinkedQueue<>();
+    private final AgentEndpoints endpoints = new AgentEndpoints(List.of("node-0001", "node-0002"), NodeModel.defaults(), updates::add);
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final List<String> applied = new ArrayList<>();
+
+    /** Records what the simulation thread would apply. */
+    private final ExternalControl.Nodes nodes = new ExternalControl.Nodes() {
+        @Override
+        public void label(String node, String value) {
+            applied.add(node + " label " + value);
+        }
+
+        @Override
+        public void cap(String node, double watts) {
+            applied.add(node + " cap " + watts);
+        }
+
+        @Override
+        public void throttle(String node, double percent) {
+            applied.add(node + " throttle " + percent);
+        }
+
+        @Override
+        public double powerWatts(int index) {
+            return 0;
+        }
+    };
+
+    @BeforeEach
+    void start() throws Exception {
+        endpoints.start();
+    }
+
+    @AfterEach
+    void stop() {
+        endpoints.close();
+    }
+
+    private HttpResponse<String> post(String node, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoints.port() + "/control/" + node))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> get(String path) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoints.port() + path)).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    private void drain() {
+        for (Consumer<ExternalControl.Nodes> u; (u = updates.poll()) != null; ) {
+            u.accept(nodes);
+        }
+    }
+
+    @Test
+    void raplCapsAndDvfsThrottlesReachTheSimulation() throws Exception {
+        assertThat(post("node-0002", "{\"node\":\"node-0002\",\"action\":\"rapl.set_power_cap_watts\",\"capWatts\":260,"
+                + "\"throttlePct\":0,\"ts\":\"2026-01-01T00:00:00Z\"}").statusCode()).isEqualTo(200);
+        assertThat(applied).as("applied on the simulation thread only").isEmpty();
+        drain();
+        assertThat(applied).containsExactly("node-0002 cap 260.0", "node-0002 throttle 0.0");
+        assertThat(endpoints.caps()).containsEntry("node-0002", 260.0).doesNotContainKey("node-0001");
+
+        applied.clear();
+        assertThat(post("node-0001", "{\"action\":\"dvfs.set_throttle_pct\",\"capWatts\":260,\"throttlePct\":30}").statusCode())
+                .isEqualTo(200);
+        drain();
+        assertThat(applied).as("the throttle takes over, the cap is lifted").containsExactly("node-0001 cap 5000.0", "node-0001 throttle 30.0");
+    }
+
+    @Test
+    void badCallsAreRefusedWithoutChangingAnything() throws Exception {
+        assertThat(post("node-0009", "{\"action\":\"rapl.set_power_cap_watts\",\"capWatts\":260}").statusCode()).isEqualTo(404);
+        assertThat(post("node-0001", "{\"action\":\"rapl.set_power_cap_watts\",\"capWatts\":-5}").statusCode()).isEqualTo(400);
+        assertThat(post("node-0001", "{\"action\":\"rapl.set_power_cap_watts\"}").statusCode()).isEqualTo(400);
+        assertThat(post("node-0001", "{\"action\":\"dvfs.set_throttle_pct\",\"throttlePct\":150}").statusCode()).isEqualTo(400);
+        HttpResponse<String> unknown = post("node-0001", "{\"action\":\"gpu.set_clock\",\"capWatts\":260}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(unknown.body()).contains("unknown action 'gpu.set_clock'");
+        assertThat(post("node-0001", "not json").statusCode()).isEqualTo(400);
+        assertThat(get("/control/node-0001").statusCode()).isEqualTo(405);
+        drain();
+        assertThat(applied).isEmpty();
+        assertThat(endpoints.caps()).isEmpty();
+    }
+
+    @Test
+    void telemetryAnswersTheLatestMeasuredPower() throws Exception {
+        endpoints.power(new double[]{80, 259.5});
+        HttpResponse<String> r = get("/telemetry/node-0002");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo("{\"packagePowerWatts\":259.500}");
+        assertThat(get("/telemetry/nope").statusCode()).isEqualTo(404);
+    }
+}

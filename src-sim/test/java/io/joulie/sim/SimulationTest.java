@@ -1,0 +1,115 @@
+package io.joulie.sim;
+
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.planner.Outcome;
+import io.joulie.operator.planner.PodClass;
+import io.joulie.operator.planner.Transition;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SimulationTest {
+    /**
+     * The published experiment's shape, shortened: 5 nodes, 120 jobs; 8 performance pods per performance node,
+     * so that the queue of performance jobs moves queue_aware_v1 up and down within the run.
+     */
+    private static final Map<String, String> SHORT = Map.of("workload.jobs", "120", "planner.queuePerfPerHpNode", "8");
+
+    @Test
+    void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
+        Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
+        for (Baseline b : Baseline.values()) {
+            RunResult r = c.get(b);
+            assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
+            assertThat(r.violationSeconds()).as(b + " violations").isZero();
+            assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
+        }
+        assertThat(c.get(Baseline.A).transitions()).as("A runs no planner").isZero();
+        assertThat(c.get(Baseline.A).series()).allSatisfy(s -> assertThat(s.ecoNodes()).isZero());
+        for (Baseline b : List.of(Baseline.B, Baseline.C)) {
+            assertThat(c.get(b).series()).as(b + " puts a node into eco").anySatisfy(s -> assertThat(s.ecoNodes()).isPositive());
+            assertThat(c.windowEnergyDeltaPercent(b)).as(b + " draws less energy over the common window").isNegative();
+        }
+        // static_partition: round(5 × 0.75) = 4 performance nodes once the drains are done
+        assertThat(c.get(Baseline.B).series().get(c.get(Baseline.B).series().size() / 2).ecoNodes()).isEqualTo(1);
+        Comparison again = Comparison.run("short", SimConfig.of(SHORT), 1);
+        assertThat(again.get(Baseline.C).energyKWh()).as("deterministic").isEqualTo(c.get(Baseline.C).energyKWh());
+    }
+
+    @Test
+    void drainsCompleteThroughTheOperatorsGuardAsPodsFinish() {
+        SimConfig config = SimConfig.of(SHORT);
+        List<Transition> moves = new ArrayList<>();
+        List<String> summaries = new ArrayList<>();
+        // queue_aware_v1 raises the performance count while performance jobs queue and lowers it later,
+        // when the node it sends to eco is busy
+        new Simulation(config, Workload.of(config.workload()), Baseline.C, (t, plan, moved) -> {
+            moves.addAll(moved);
+            summaries.add(plan.plan().policyName());
+        }).run();
+        assertThat(summaries).containsOnly("queue-aware-v1");
+        Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance).findFirst().orElseThrow();
+        assertThat(drain.from()).isEqualTo(PowerState.ActivePerformance);
+        assertThat(drain.reason()).startsWith("draining ").contains("performance-only pod");
+        assertThat(moves).anySatisfy(m -> {
+            assertThat(m.node()).isEqualTo(drain.node());
+            assertThat(m.from()).isEqualTo(PowerState.DrainingPerformance);
+            assertThat(m.to()).isEqualTo(PowerState.ActiveEco);
+            assertThat(m.outcome()).isEqualTo(Outcome.COMPLETED);
+            assertThat(m.since()).isAfter(drain.since());
+        });
+    }
+
+    /** queue_aware_v1 on the short workload, escalating at once when a drain is blocked. */
+    private static RunResult escalating(String escalation) {
+        Map<String, String> params = new HashMap<>(SHORT);
+        params.put("planner.escalation", escalation);
+        params.put("planner.downgradeTimeoutSeconds", "0");
+        SimConfig config = SimConfig.of(params);
+        return new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+    }
+
+    @Test
+    void violationsAreCountedWhenEcoIsForcedOnRunningPerformanceJobs() {
+        RunResult r = escalating("force");
+        assertThat(r.violationSeconds()).as("the metric sees a performance job under the eco cap").isPositive();
+        assertThat(r.jobsCompleted()).isEqualTo(120);
+    }
+
+    @Test
+    void evictionRestartsJobsElsewhereWithoutViolations() {
+        RunResult r = escalating("evict");
+        assertThat(r.evictions()).isPositive();
+        assertThat(r.violationSeconds()).isZero();
+        assertThat(r.jobsCompleted()).isEqualTo(120);
+    }
+
+    @Test
+    void capsAndLabelsFollowTheStates() {
+        SimConfig config = SimConfig.of(SHORT);
+        Simulation sim = new Simulation(config, Workload.of(config.workload()), Baseline.B);
+        RunResult r = sim.run();
+        RunResult.Sample last = r.series().getLast();
+        assertThat(last.ecoNodes()).isEqualTo(1);
+        List<String> labels = new ArrayList<>();
+        for (int i = 0; i < config.nodes(); i++) {
+            labels.add(sim.labelOf(i));
+        }
+        assertThat(labels).containsOnly("performance", "eco").filteredOn("eco"::equals).hasSize(1);
+        // idle at the end: 4 × 80 W + 1 × 80 W
+        assertThat(last.powerWatts()).isEqualTo(400.0);
+    }
+
+    @Test
+    void jobsLargerThanANodeAreRejected() {
+        SimConfig config = SimConfig.of(Map.of("node.cores", "4"));
+        assertThatThrownBy(() -> new Simulation(config, Workload.of(config.workload()), Baseline.A))
+                .hasMessageContaining("could never run");
+    }
+}

@@ -1,0 +1,82 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.operator.cluster.ClusterView;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+
+/**
+ * Deleting the {@code Joulie} resource removes everything it made. Every object carries an owner reference
+ * to it, so the API server's garbage collector removes them even while the operator is down; the operator
+ * deletes them itself as well, at once, without a finalizer (a finalizer would leave the resource, and an
+ * uninstall that removes the CRD, stuck whenever the operator is gone first). Only objects owned by the
+ * deleted resource's UID are touched. Deleting the DaemonSet stops the agents, which restore the hardware
+ * limits they found.
+ */
+@ApplicationScoped
+public class InstallationCleanup {
+    private static final Logger LOG = Logger.getLogger(InstallationCleanup.class);
+
+    private final KubernetesClient client;
+    private final MonitoringTemplate monitoring;
+
+    public InstallationCleanup(KubernetesClient client, MonitoringTemplate monitoring) {
+        this.client = client;
+        this.monitoring = monitoring;
+    }
+
+    void register(@Observes StartupEvent ev, ClusterView view) {
+        view.onInstallationDeleted(this::cleanUp);
+    }
+
+    void cleanUp(JoulieInstallation deleted) {
+        String uid = deleted.getMetadata().getUid();
+        String ns = monitoring.namespace();
+        deleteOwned(client.apps().daemonSets().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
+        deleteOwned(client.serviceAccounts().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
+        deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
+        deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.OPERATOR_METRICS).get(), uid);
+        deleteOwned(client.configMaps().inNamespace(ns).withName(MonitoringTemplate.DASHBOARD).get(), uid);
+        for (String name : List.of(AgentTemplate.OPERATOR_METRICS, AgentTemplate.NAME)) {
+            deleteOwnedGeneric(MonitoringTemplate.SERVICE_MONITOR, ns, name, uid);
+        }
+        deleteOwnedGeneric(MonitoringTemplate.PROMETHEUS_RULE, ns, MonitoringTemplate.RULES, uid);
+    }
+
+    private void deleteOwned(HasMetadata o, String uid) {
+        if (o != null && ownedBy(o, uid)) {
+            try {
+                client.resource(o).delete();
+                LOG.infof("Joulie resource deleted: removed %s %s/%s", o.getKind(), o.getMetadata().getNamespace(),
+                        o.getMetadata().getName());
+            } catch (KubernetesClientException e) {
+                LOG.warnf("Could not delete %s %s (the garbage collector will): %s", o.getKind(), o.getMetadata().getName(),
+                        e.getMessage());
+            }
+        }
+    }
+
+    private void deleteOwnedGeneric(ResourceDefinitionContext kind, String ns, String name, String uid) {
+        try {
+            deleteOwned(client.genericKubernetesResources(kind).inNamespace(ns).withName(name).get(), uid);
+        } catch (KubernetesClientException e) {
+            // 404 on the kind itself: the Prometheus Operator CRDs are not installed, so there is nothing to remove.
+            if (e.getCode() != 404) {
+                LOG.warnf("Could not look up %s %s: %s", kind.getKind(), name, e.getMessage());
+            }
+        }
+    }
+
+    static boolean ownedBy(HasMetadata o, String uid) {
+        return o.getMetadata().getOwnerReferences() != null
+                && o.getMetadata().getOwnerReferences().stream().anyMatch(r -> uid != null && uid.equals(r.getUid()));
+    }
+}

@@ -1,0 +1,137 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.config.OperatorConfig;
+import io.quarkus.arc.Unremovable;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The desired monitoring objects of a {@code Joulie} resource, in the operator's namespace: the Grafana
+ * dashboard ConfigMap (labelled for the Grafana sidecar), ServiceMonitors for the operator's and the
+ * agents' metrics Services, and a PrometheusRule with Joulie's alerts. The dashboard and the alerts are
+ * the files under {@code monitoring/} on the class path (src/main/resources/monitoring).
+ */
+@Unremovable // looked up by the JOSDK dependent, which is not a CDI bean
+@ApplicationScoped
+public class MonitoringTemplate {
+    public static final String DASHBOARD = "joulie-dashboard";
+    public static final String RULES = "joulie";
+    public static final String DASHBOARD_FILE = "monitoring/joulie-dashboard.json";
+    public static final String ALERTS_FILE = "monitoring/joulie-alerts.yaml";
+    static final ResourceDefinitionContext SERVICE_MONITOR = new ResourceDefinitionContext.Builder()
+            .withGroup("monitoring.coreos.com").withVersion("v1").withKind("ServiceMonitor").withPlural("servicemonitors")
+            .withNamespaced(true).build();
+    static final ResourceDefinitionContext PROMETHEUS_RULE = new ResourceDefinitionContext.Builder()
+            .withGroup("monitoring.coreos.com").withVersion("v1").withKind("PrometheusRule").withPlural("prometheusrules")
+            .withNamespaced(true).build();
+    static final String SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
+    static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
+
+    private final String namespace;
+    private final String dashboard;
+    private final Object alertGroups;
+
+    public MonitoringTemplate(KubernetesClient client, OperatorConfig config) {
+        this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
+        this.dashboard = read(DASHBOARD_FILE);
+        Map<?, ?> rules = client.getKubernetesSerialization().unmarshal(read(ALERTS_FILE), Map.class);
+        this.alertGroups = rules.get("groups");
+        if (!(alertGroups instanceof List<?>)) {
+            throw new IllegalStateException(ALERTS_FILE + " has no 'groups' list");
+        }
+    }
+
+    static String read(String resource) {
+        try (InputStream in = MonitoringTemplate.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException(resource + " is missing from the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static JoulieSpec.Monitoring monitoring(JoulieInstallation j) {
+        JoulieSpec.Monitoring m = j.getSpec() == null ? null : j.getSpec().monitoring();
+        return m != null ? m : new JoulieSpec.Monitoring(null, null, null, null);
+    }
+
+    private static Map<String, String> labels(String name, JoulieInstallation j) {
+        Map<String, String> labels = new LinkedHashMap<>();
+        Map<String, String> extra = monitoring(j).labels();
+        if (extra != null) {
+            labels.putAll(extra);
+        }
+        labels.put("app.kubernetes.io/name", name);
+        labels.put("app.kubernetes.io/part-of", "joulie");
+        labels.put("app.kubernetes.io/managed-by", "joulie-operator");
+        return labels;
+    }
+
+    private ObjectMeta meta(String name, Map<String, String> labels, JoulieInstallation owner) {
+        return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels)
+                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
+                        .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
+                        .withController(true).withBlockOwnerDeletion(false).build())
+                .build();
+    }
+
+    public String namespace() {
+        return namespace;
+    }
+
+    /** The dashboard ConfigMap; {@code grafana_dashboard: "1"} is what the Grafana sidecar looks for. */
+    public ConfigMap dashboard(JoulieInstallation j) {
+        Map<String, String> labels = labels(DASHBOARD, j);
+        labels.put("grafana_dashboard", "1");
+        return new ConfigMapBuilder().withMetadata(new ObjectMetaBuilder().withName(DASHBOARD).withNamespace(namespace)
+                        .withLabels(labels).build())
+                .withData(Map.of("joulie.json", dashboard)).build();
+    }
+
+    /** ServiceMonitors for the operator's and the agents' metrics Services. */
+    public List<GenericKubernetesResource> serviceMonitors(JoulieInstallation j) {
+        return List.of(serviceMonitor(j, AgentTemplate.OPERATOR_METRICS), serviceMonitor(j, AgentTemplate.NAME));
+    }
+
+    private GenericKubernetesResource serviceMonitor(JoulieInstallation j, String service) {
+        GenericKubernetesResource sm = new GenericKubernetesResource();
+        sm.setApiVersion("monitoring.coreos.com/v1");
+        sm.setKind("ServiceMonitor");
+        sm.setMetadata(meta(service, labels(service, j), j));
+        sm.setAdditionalProperty("spec", Map.of(
+                "selector", Map.of("matchLabels", Map.of("app.kubernetes.io/name", service, "app.kubernetes.io/part-of", "joulie")),
+                "namespaceSelector", Map.of("matchNames", List.of(namespace)),
+                "endpoints", List.of(Map.of("port", "metrics", "path", "/q/metrics", "interval", "30s"))));
+        return sm;
+    }
+
+    /** The PrometheusRule with the alerts of monitoring/joulie-alerts.yaml. */
+    public GenericKubernetesResource prometheusRule(JoulieInstallation j) {
+        GenericKubernetesResource pr = new GenericKubernetesResource();
+        pr.setApiVersion("monitoring.coreos.com/v1");
+        pr.setKind("PrometheusRule");
+        pr.setMetadata(meta(RULES, labels(RULES, j), j));
+        pr.setAdditionalProperty("spec", Map.of("groups", alertGroups));
+        return pr;
+    }
+}
