@@ -1,12 +1,11 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.operator.runtime.Published;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The monitoring controller's outcome, handed to the {@code Joulie} reconciler, which owns the status: one
@@ -14,24 +13,19 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 @ApplicationScoped
 public class MonitoringState {
-    private volatile Condition condition;
-    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private final Published<Condition> condition = new Published<>((a, b) -> Objects.equals(a.getStatus(), b.getStatus())
+            && Objects.equals(a.getReason(), b.getReason()) && Objects.equals(a.getMessage(), b.getMessage()));
 
     void publish(Condition c) {
-        Condition previous = condition;
-        if (previous == null || !Objects.equals(previous.getStatus(), c.getStatus())
-                || !Objects.equals(previous.getReason(), c.getReason()) || !Objects.equals(previous.getMessage(), c.getMessage())) {
-            condition = c;
-            listeners.forEach(Runnable::run);
-        }
+        condition.publish(c);
     }
 
     /** The MonitoringReady condition, once the monitoring controller has run. */
     public Optional<Condition> condition() {
-        return Optional.ofNullable(condition);
+        return condition.latest();
     }
 
     public void onChange(Runnable listener) {
-        listeners.add(listener);
+        condition.onChange(listener);
     }
 }

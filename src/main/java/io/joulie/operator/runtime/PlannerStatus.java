@@ -4,8 +4,8 @@ import io.joulie.api.v1alpha1.JoulieStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * What the leader's planning ticks report to the {@code Joulie} resource: nodes by state, the nodes left
@@ -14,8 +14,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 @ApplicationScoped
 public class PlannerStatus {
-    private volatile Report latest;
-    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private final Published<Report> report = new Published<>(Objects::equals);
 
     /** A condition-worthy problem found while planning, e.g. {@code TelemetryUnavailable}. */
     public record Problem(String reason, String message) {
@@ -28,19 +27,16 @@ public class PlannerStatus {
         }
     }
 
-    public void publish(Report report) {
-        if (!report.equals(latest)) {
-            latest = report;
-            listeners.forEach(Runnable::run);
-        }
+    public void publish(Report r) {
+        report.publish(r);
     }
 
     /** The last report of this replica's planner, if it has planned. */
     public Optional<Report> latest() {
-        return Optional.ofNullable(latest);
+        return report.latest();
     }
 
     public void onChange(Runnable listener) {
-        listeners.add(listener);
+        report.onChange(listener);
     }
 }

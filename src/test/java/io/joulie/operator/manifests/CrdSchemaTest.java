@@ -58,10 +58,7 @@ class CrdSchemaTest {
             "unknown state | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'Sleeping'}} | status.state",
     })
     void invalidNodePowerProfilesAreRejected(String name, String json, String mentioned) throws IOException {
-        Set<ValidationMessage> errors = validate("nodepowerprofiles.joulie.io", json.replace('\'', '"'));
-
-        assertThat(errors).as(name).isNotEmpty();
-        assertThat(errors.toString()).contains(mentioned);
+        assertRejected("nodepowerprofiles.joulie.io", name, json, mentioned);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -86,10 +83,7 @@ class CrdSchemaTest {
             "unknown result | {'spec':{'target':{'scope':'cluster'}},'status':{'control':{'cpu':{'result':'maybe'}}}} | cpu.result",
     })
     void invalidTelemetryProfilesAreRejected(String name, String json, String mentioned) throws IOException {
-        Set<ValidationMessage> errors = validate("telemetryprofiles.joulie.io", json.replace('\'', '"'));
-
-        assertThat(errors).as(name).isNotEmpty();
-        assertThat(errors.toString()).contains(mentioned);
+        assertRejected("telemetryprofiles.joulie.io", name, json, mentioned);
     }
 
     @org.junit.jupiter.api.Test
@@ -113,7 +107,12 @@ class CrdSchemaTest {
             "monitoring switch as text | {'spec':{'monitoring':{'serviceMonitor':'maybe'}}} | serviceMonitor",
     })
     void invalidJoulieResourcesAreRejected(String name, String json, String mentioned) throws IOException {
-        Set<ValidationMessage> errors = validate("joulies.joulie.io", json.replace('\'', '"'));
+        assertRejected("joulies.joulie.io", name, json, mentioned);
+    }
+
+    /** The object (JSON with ' for ") fails the CRD's schema with a message that names {@code mentioned}. */
+    static void assertRejected(String crd, String name, String json, String mentioned) throws IOException {
+        Set<ValidationMessage> errors = validate(crd, json.replace('\'', '"'));
 
         assertThat(errors).as(name).isNotEmpty();
         assertThat(errors.toString()).contains(mentioned);

@@ -66,11 +66,13 @@ class GeneratedBundleIT {
         String operatorImage = null;
         for (JsonNode d : csv.at("/spec/install/spec/deployments")) {
             JsonNode c = d.at("/spec/template/spec/containers/0");
-            // the generator emits container ports in varying order
-            List<JsonNode> ports = new java.util.ArrayList<>();
-            c.get("ports").forEach(ports::add);
-            ports.sort(java.util.Comparator.comparing(pt -> pt.get("name").asText()));
-            ((ObjectNode) c).putArray("ports").addAll(ports);
+            // the generator emits container ports and env (one variable per controller) in varying order
+            for (String list : List.of("ports", "env")) {
+                List<JsonNode> items = new java.util.ArrayList<>();
+                c.get(list).forEach(items::add);
+                items.sort(java.util.Comparator.comparing(pt -> pt.get("name").asText()));
+                ((ObjectNode) c).putArray(list).addAll(items);
+            }
             operatorImage = c.get("image").asText();
             for (JsonNode env : c.get("env")) {
                 if (env.get("name").asText().equals("RELATED_IMAGE_AGENT")) {

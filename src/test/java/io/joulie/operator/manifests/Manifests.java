@@ -79,7 +79,10 @@ final class Manifests {
         return files;
     }
 
-    /** The operator's objects, with lists the generator emits in varying order (ports) sorted by name. */
+    /**
+     * The operator's objects, with lists the generator emits in varying order (ports; env, where the SDK
+     * adds one variable per controller) sorted by name. No variable refers to another, so order is free.
+     */
     private static String operator(KubernetesSerialization yaml, String generated) {
         Object parsed = yaml.unmarshal(generated);
         List<?> objects = parsed instanceof List<?> list ? list : List.of(parsed);
@@ -89,6 +92,9 @@ final class Manifests {
                 d.getSpec().getTemplate().getSpec().getContainers().forEach(c -> {
                     if (c.getPorts() != null) {
                         c.getPorts().sort(Comparator.comparing(ContainerPort::getName));
+                    }
+                    if (c.getEnv() != null) {
+                        c.getEnv().sort(Comparator.comparing(io.fabric8.kubernetes.api.model.EnvVar::getName));
                     }
                 });
             } else if (o instanceof Service svc && svc.getSpec().getPorts() != null) {
