@@ -58,6 +58,20 @@ final class Cluster {
         return client.resource(j).create();
     }
 
+    /**
+     * Replaces the active {@code Joulie} resource's spec. Retried on a conflict: the operator writes the
+     * resource's status at any time, which can race with the edit.
+     */
+    void setJoulieSpec(JoulieSpec spec) {
+        await().atMost(WAIT).ignoreException(io.fabric8.kubernetes.client.KubernetesClientException.class).until(() -> {
+            client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).edit(j -> {
+                j.setSpec(spec);
+                return j;
+            });
+            return true;
+        });
+    }
+
     /** Deletes every {@code Joulie} resource and waits until the planner is back on the environment's settings. */
     void noJoulie(PlannerLoop loop, OperatorSettings defaults) {
         client.resources(JoulieInstallation.class).delete();

@@ -112,10 +112,7 @@ class JoulieInstallTest extends OperatorTest {
         joulie("joulie", "registry.example/joulie-agent:1.0");
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet()).isNotNull());
 
-        client.resources(JoulieInstallation.class).withName("joulie").edit(j -> {
-            j.setSpec(new JoulieSpec(new JoulieSpec.Agent("registry.example/joulie-agent:2.0", null, null, null, null, null, null)));
-            return j;
-        });
+        cluster.setJoulieSpec(new JoulieSpec(new JoulieSpec.Agent("registry.example/joulie-agent:2.0", null, null, null, null, null, null)));
 
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet().getSpec().getTemplate().getSpec().getContainers()
                 .getFirst().getImage()).isEqualTo("registry.example/joulie-agent:2.0"));

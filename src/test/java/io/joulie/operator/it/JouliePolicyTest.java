@@ -80,8 +80,7 @@ class JouliePolicyTest extends OperatorTest {
         });
 
         // Every node performance, at a 400 W performance cap.
-        client.resources(JoulieInstallation.class).withName("joulie")
-                .edit(j -> { j.setSpec(new JoulieSpec(null, policy(1.0, 400.0, null, null), null)); return j; });
+        cluster.setJoulieSpec(new JoulieSpec(null, policy(1.0, 400.0, null, null), null));
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(eco()).isZero();
             assertThat(cluster.profile("n1").getSpec().cpu().packagePowerCapWatts()).isEqualTo(400.0);
@@ -96,8 +95,7 @@ class JouliePolicyTest extends OperatorTest {
                 assertThat(e.getInvolvedObject().getKind()).isEqualTo("Joulie"));
 
         // A nonsense cap and an unknown policy: reported, and the settings in force stay.
-        client.resources(JoulieInstallation.class).withName("joulie")
-                .edit(j -> { j.setSpec(new JoulieSpec(null, policy(0.0, null, -5.0, "fastest"), null)); return j; });
+        cluster.setJoulieSpec(new JoulieSpec(null, policy(0.0, null, -5.0, "fastest"), null));
         await().atMost(WAIT).untilAsserted(() -> {
             Condition degraded = condition("Degraded");
             assertThat(degraded.getStatus()).isEqualTo("True");

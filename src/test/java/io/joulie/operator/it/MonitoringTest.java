@@ -66,10 +66,7 @@ class MonitoringTest extends OperatorTest {
     }
 
     void setMonitoring(JoulieSpec.Monitoring monitoring) {
-        client.resources(JoulieInstallation.class).withName("joulie").edit(j -> {
-            j.setSpec(new JoulieSpec(null, null, monitoring));
-            return j;
-        });
+        cluster.setJoulieSpec(new JoulieSpec(null, null, monitoring));
     }
 
     ConfigMap dashboard() {

@@ -136,10 +136,7 @@ class TelemetryRulesTest extends OperatorTest {
         });
 
         // A 300 W budget: even all eco (4 x 100 W) exceeds it -> reported, not ignored.
-        client.resources(JoulieInstallation.class).withName("joulie").edit(j -> {
-            j.setSpec(new JoulieSpec(null, policy(1.0, null, 300.0, null, telemetry("it_power_watts", null)), null));
-            return j;
-        });
+        cluster.setJoulieSpec(new JoulieSpec(null, policy(1.0, null, 300.0, null, telemetry("it_power_watts", null)), null));
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactlyElementsOf(nodes);
             Condition d = degraded();
