@@ -9,6 +9,8 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
@@ -74,10 +76,19 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
      * @param logs     where the operator's and agent's logs go
      * @param out      where decisions are printed
      */
-    public record Options(Path repo, Baseline baseline, double speed, Path logs, PrintStream out) {
+    /**
+     * @param kubeconfig a kubeconfig file of the API server to run against, or null for the embedded one
+     */
+    public record Options(Path repo, Baseline baseline, double speed, Path logs, PrintStream out, Path kubeconfig) {
         public Options {
             SimConfig.require(baseline.policy() != null, "cluster mode runs Joulie: --baseline B or C");
             SimConfig.require(speed > 0, "--speed must be > 0");
+            SimConfig.require(kubeconfig == null || Files.isRegularFile(kubeconfig),
+                    "--kubeconfig " + kubeconfig + " is not a readable file");
+        }
+
+        public Options(Path repo, Baseline baseline, double speed, Path logs, PrintStream out) {
+            this(repo, baseline, speed, logs, out, null);
         }
     }
 
@@ -91,6 +102,8 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> new Thread(r, "sim-api-writer"));
     private volatile double simTime;
     private KubernetesMockServer server;
+    /** Whether this run created its Nodes (and so removes them from a real cluster at the end). */
+    private boolean createdNodes;
     private KubernetesClient client;
     private final AgentEndpoints endpoints;
     private final List<SharedIndexInformer<?>> informers = new ArrayList<>();
@@ -113,17 +126,37 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                         + "./mvnw -pl src,src-agent,src-sim -am package -DskipTests (or pass --repo)");
             }
         }
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
-        server.init();
-        client = server.createClient();
+        if (options.kubeconfig() == null) {
+            server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
+            server.init();
+            client = server.createClient();
+        } else {
+            client = new KubernetesClientBuilder().withConfig(Config.fromKubeconfig(Files.readString(options.kubeconfig()))).build();
+        }
         for (String crd : List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml")) {
             try (InputStream in = ClusterMode.class.getResourceAsStream("/crds/" + crd)) {
                 if (in == null) {
                     throw new IllegalStateException("CRD " + crd + " is not packaged with the simulator");
                 }
-                client.resource(client.apiextensions().v1().customResourceDefinitions().load(in).item()).create();
+                var definition = client.apiextensions().v1().customResourceDefinitions().load(in).item();
+                // A real cluster may have Joulie installed already: its CRDs are used as they are.
+                if (client.resource(definition).get() == null) {
+                    client.resource(definition).create();
+                }
             }
         }
+        for (String name : nodeNames) {
+            Node existing = client.nodes().withName(name).get();
+            if (existing != null) {
+                throw new IllegalStateException("a Node named " + name + " already exists on " + client.getMasterUrl()
+                        + "; the twin creates its own nodes and will not touch real ones (or an earlier run's: delete them)");
+            }
+        }
+        if (server == null && client.namespaces().withName(NAMESPACE).get() == null) {
+            client.namespaces().resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder().withNewMetadata()
+                    .withName(NAMESPACE).endMetadata().build()).create();
+        }
+        createdNodes = true;
         endpoints.start();
         watch();
         for (String name : nodeNames) {
@@ -198,8 +231,12 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     private void launchProcesses(Path operatorJar, Path agentJar) throws IOException {
         Files.createDirectories(options.logs());
-        Map<String, String> common = Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", server.url("/"),
-                "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
+        // The embedded server by URL; a real cluster through its kubeconfig, as the two applications read it.
+        Map<String, String> common = server != null
+                ? Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", server.url("/"),
+                "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default")
+                : Map.of("KUBECONFIG", options.kubeconfig().toAbsolutePath().toString(),
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
         var p = config.planner().withPolicy(options.baseline().policy());
         Map<String, String> operator = new HashMap<>(common);
         operator.put("LEADER_ELECTION", "false");
@@ -291,6 +328,8 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         Pod pod = new PodBuilder().withNewMetadata().withNamespace(NAMESPACE).withName(name(job))
                 .addToLabels("app.kubernetes.io/managed-by", "joulie-sim").addToLabels("joulie.io/sim-class", job.className())
                 .endMetadata().withNewSpec()
+                // not the cluster's scheduler: the twin's places the job (and binds it, see bind)
+                .withSchedulerName("joulie-sim")
                 .withNodeSelector(job.profile() == null ? Map.of() : Map.of(Joulie.POWER_PROFILE_LABEL, job.profile()))
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
@@ -300,8 +339,26 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     @Override
     public void started(JobSpec job, String node) {
-        writer.execute(() -> client.pods().inNamespace(NAMESPACE).withName(name(job))
-                .edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build()));
+        writer.execute(() -> bind(name(job), node));
+    }
+
+    /**
+     * Binds a Pod to a node as a scheduler does: through the Binding subresource, which a real API server
+     * honours (it refuses an update of spec.nodeName). The embedded mock server does not emulate it, so there,
+     * and on any server that leaves the Pod unbound, spec.nodeName is set directly.
+     */
+    private void bind(String pod, String node) {
+        var op = client.pods().inNamespace(NAMESPACE).withName(pod);
+        if (server == null) {
+            client.bindings().inNamespace(NAMESPACE).resource(new io.fabric8.kubernetes.api.model.BindingBuilder()
+                    .withNewMetadata().withName(pod).endMetadata()
+                    .withNewTarget().withApiVersion("v1").withKind("Node").withName(node).endTarget().build()).create();
+            Pod bound = op.get();
+            if (bound != null && node.equals(bound.getSpec().getNodeName())) {
+                return;
+            }
+        }
+        op.edit(p -> new PodBuilder(p).editSpec().withNodeName(node).endSpec().build());
     }
 
     @Override
@@ -336,11 +393,38 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         }
         informers.forEach(SharedIndexInformer::close);
         endpoints.close();
+        if (client != null && server == null && createdNodes) {
+            removeFromCluster();
+        }
         if (client != null) {
             client.close();
         }
         if (server != null) {
             server.destroy();
+        }
+    }
+
+    /**
+     * On a cluster that outlives the run, the twin removes what it created: its Pods, Nodes, their
+     * NodePowerProfiles and node-scoped TelemetryProfiles, and its cluster TelemetryProfile.
+     */
+    private void removeFromCluster() {
+        try {
+            writer.awaitTermination(1, TimeUnit.SECONDS);
+            // only the twin's Pods (a namespace 'sim' of someone else's keeps its own)
+            client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/managed-by", "joulie-sim").delete();
+            for (String name : nodeNames) {
+                client.nodes().withName(name).delete();
+                client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
+            }
+            client.resources(TelemetryProfile.class).withName("joulie-sim").delete();
+            // the node-scoped profiles the agent created for the twin's nodes
+            client.resources(TelemetryProfile.class).list().getItems().stream()
+                    .filter(tp -> tp.getSpec() != null && tp.getSpec().target() != null
+                            && nodeNames.contains(tp.getSpec().target().nodeName()))
+                    .forEach(tp -> client.resource(tp).delete());
+        } catch (RuntimeException | InterruptedException e) {
+            options.out().println("could not remove the twin's objects from " + client.getMasterUrl() + ": " + e.getMessage());
         }
     }
 

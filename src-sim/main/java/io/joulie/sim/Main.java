@@ -117,12 +117,14 @@ public final class Main {
         Path repo = Path.of(options.getOrDefault("repo", "."));
         List<JobSpec> jobs = Workload.of(config.workload());
         System.out.printf(Locale.ROOT, "Joulie digital twin, cluster mode: %d nodes, %d jobs, %s by the real operator and agent "
-                + "(pool mode) on an embedded API server, %.0fx time compression%n", config.nodes(), jobs.size(),
-                live.title(), speed);
+                + "(pool mode) on %s, %.0fx time compression%n", config.nodes(), jobs.size(),
+                live.title(), options.containsKey("kubeconfig") ? "the API server of " + options.get("kubeconfig")
+                        : "an embedded API server", speed);
         Comparison standalone = Comparison.run(scenario, config, 2);
         RunResult cluster;
         try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(config.nodes()),
-                new ClusterMode.Options(repo, live, speed, out, System.out))) {
+                new ClusterMode.Options(repo, live, speed, out, System.out,
+                        options.containsKey("kubeconfig") ? Path.of(options.get("kubeconfig")) : null))) {
             Simulation sim = new Simulation(config, jobs, live, cm);
             System.out.println("starting the operator and the agent (logs in " + out.toAbsolutePath() + ") ...");
             cm.start(java.time.Duration.ofSeconds(180));
@@ -204,7 +206,7 @@ public final class Main {
                   bench  [--scenario published|day|all] [--out DIR] [--threads N]   runs baselines A, B, C; writes CSV, Markdown, PNG
                   watch  [--baseline B|C] [--scenario NAME]                         one run, printing each tick's node moves
                   demo   [--baseline B|C] [--speed 60] [--repo .] [--out DIR]         cluster mode: the real operator and agent on an
-                                                                                    embedded API server, time-compressed
+                         [--kubeconfig FILE]                                        embedded API server (or the one of FILE), time-compressed
                   params                                                            every parameter with its default""";
     }
 }

@@ -7,12 +7,23 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.joulie.api.v1alpha1.TelemetryProfile;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Cluster mode end to end: the packaged operator and agent (pool mode) against the embedded API server, the
@@ -46,5 +57,58 @@ class ClusterModeIT {
         assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
         assertThat(r.series()).anySatisfy(s -> assertThat(s.ecoNodes()).isPositive());
         assertThat(r.energyKWh()).isPositive();
+    }
+
+    /**
+     * --kubeconfig: the same run against an API server the twin did not start (here a second mock server,
+     * standing in for a real cluster). The twin refuses to reuse Nodes it did not create, and removes its own
+     * objects at the end while leaving the cluster's other objects alone.
+     */
+    @Test
+    void aClusterGivenByKubeconfigIsUsedAndLeftAsItWas(@TempDir Path dir) throws Exception {
+        KubernetesMockServer cluster = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+                new KubernetesCrudDispatcher(), true);
+        cluster.init();
+        try (KubernetesClient admin = cluster.createClient()) {
+            Path kubeconfig = dir.resolve("kubeconfig");
+            Files.writeString(kubeconfig, """
+                    apiVersion: v1
+                    kind: Config
+                    clusters: [{name: test, cluster: {server: "%s", insecure-skip-tls-verify: true}}]
+                    users: [{name: admin, user: {token: secret}}]
+                    contexts: [{name: test, context: {cluster: test, user: admin, namespace: default}}]
+                    current-context: test
+                    """.formatted(cluster.url("/")));
+            admin.pods().inNamespace(ClusterMode.NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("someone-elses")
+                    .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox").endContainer().endSpec()
+                    .build()).create();
+            SimConfig config = SimConfig.of(Map.of("cluster.nodes", "2", "workload.jobs", "8", "workload.workMax", "900"));
+            List<JobSpec> jobs = Workload.of(config.workload());
+            RunResult r;
+            try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(2), new ClusterMode.Options(REPO, Baseline.B, 60,
+                    dir.resolve("logs"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), kubeconfig))) {
+                Simulation sim = new Simulation(config, jobs, Baseline.B, cm);
+                cm.start(Duration.ofSeconds(150));
+                assertThat(admin.nodes().withName("node-0001").get()).isNotNull();
+                r = sim.run();
+            }
+            assertThat(r.jobsCompleted()).isEqualTo(8);
+            assertThat(r.violationSeconds()).isZero();
+            assertThat(admin.nodes().list().getItems()).isEmpty();
+            assertThat(admin.resources(TelemetryProfile.class).list().getItems()).isEmpty();
+            assertThat(admin.pods().inNamespace(ClusterMode.NAMESPACE).list().getItems())
+                    .extracting(p -> p.getMetadata().getName()).containsExactly("someone-elses");
+
+            // A Node of the same name that the twin did not create: refused before anything starts.
+            admin.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-0001").endMetadata().build()).create();
+            try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(2), new ClusterMode.Options(REPO, Baseline.B, 60,
+                    dir.resolve("logs2"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), kubeconfig))) {
+                assertThatThrownBy(() -> cm.start(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
+                        .hasMessageContaining("a Node named node-0001 already exists");
+            }
+            assertThat(admin.nodes().withName("node-0001").get()).isNotNull();
+        } finally {
+            cluster.destroy();
+        }
     }
 }
