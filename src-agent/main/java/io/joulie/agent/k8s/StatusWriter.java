@@ -1,5 +1,6 @@
 package io.joulie.agent.k8s;
 
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,8 +18,8 @@ import java.util.Optional;
 
 /**
  * Writes {@code status.control.cpu} of a node's node-scoped TelemetryProfile through the status
- * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing) when the
- * node has none. The gpu part of an existing status is kept.
+ * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing, owned by
+ * the Node) when the node has none. The gpu part of an existing status is kept.
  */
 public final class StatusWriter {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
@@ -47,8 +48,14 @@ public final class StatusWriter {
         boolean created = false;
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();
-            fresh.setMetadata(new ObjectMetaBuilder().withName(name)
-                    .addToLabels("app.kubernetes.io/managed-by", "joulie-agent").build());
+            ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
+            // Owned by its Node, so that the garbage collector removes it with the node.
+            Node owner = client.nodes().withName(node).get();
+            if (owner != null) {
+                meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
+                        .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference();
+            }
+            fresh.setMetadata(meta.build());
             fresh.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
             try {
                 tp = client.resource(fresh).create();

@@ -131,6 +131,12 @@ class AgentTest {
         assertThat(tp.getSpec().target().scope()).isEqualTo(TelemetryProfileSpec.Scope.NODE);
         assertThat(tp.getSpec().target().nodeName()).isEqualTo(NODE);
         assertThat(tp.getSpec().controls()).isNull();
+        // goes with its Node (garbage collection)
+        assertThat(tp.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+            assertThat(o.getKind()).isEqualTo("Node");
+            assertThat(o.getName()).isEqualTo(NODE);
+            assertThat(o.getUid()).isEqualTo(client.nodes().withName(NODE).get().getMetadata().getUid());
+        });
     }
 
     /**
