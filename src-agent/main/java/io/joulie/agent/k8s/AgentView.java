@@ -171,6 +171,11 @@ public final class AgentView {
         return telemetry.getStore().list();
     }
 
+    /** A Node by name from the cache (pool mode; empty in node mode, which watches no Nodes). */
+    public Optional<Node> node(String name) {
+        return nodes == null ? Optional.empty() : Optional.ofNullable(nodes.getStore().getByKey(name));
+    }
+
     public Collection<Node> nodes() {
         return nodes == null ? List.of() : nodes.getStore().list();
     }

@@ -33,19 +33,13 @@ public final class StatusWriter {
         this.clock = clock;
     }
 
-    /** The name of the profile the agent creates for a node: {@code node-} plus the normalised node name. */
-    public static String profileName(String node) {
-        return Joulie.nodePowerProfileName(node);
-    }
-
     /**
-     * @param ownName the name of the node's node-scoped profile if the cache has one
-     * @return whether the profile had to be created
+     * @param own the node's node-scoped profile as the informer cache has it, if any: it is written from a
+     *            copy (the cached object stays untouched) and read again only after a conflict
      */
-    public boolean write(String node, Optional<String> ownName, ControlOutcome outcome) {
-        String name = ownName.orElse(profileName(node));
-        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(name).get();
-        boolean created = false;
+    public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
+        String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
+        TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();
             ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
@@ -59,7 +53,6 @@ public final class StatusWriter {
             fresh.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
             try {
                 tp = client.resource(fresh).create();
-                created = true;
                 LOG.infof("Created TelemetryProfile %s for node %s", name, node);
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409) {
@@ -75,7 +68,7 @@ public final class StatusWriter {
             tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(cpu, gpu)));
             try {
                 client.resource(tp).updateStatus();
-                return created;
+                return;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt >= ATTEMPTS) {
                     throw e;
@@ -83,5 +76,14 @@ public final class StatusWriter {
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
         }
+    }
+
+    /** A copy to set the status on: spec and status are immutable records, the metadata is copied. */
+    private static TelemetryProfile copy(TelemetryProfile cached) {
+        TelemetryProfile tp = new TelemetryProfile();
+        tp.setMetadata(new ObjectMetaBuilder(cached.getMetadata()).build());
+        tp.setSpec(cached.getSpec());
+        tp.setStatus(cached.getStatus());
+        return tp;
     }
 }

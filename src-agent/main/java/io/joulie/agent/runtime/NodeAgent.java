@@ -268,7 +268,7 @@ public class NodeAgent {
 
     private boolean serves(String node) {
         return settings.mode() == AgentMode.NODE ? node.equals(settings.nodeName().orElse(null))
-                : view.nodes().stream().anyMatch(n -> n.getMetadata().getName().equals(node) && servesPoolNode(n));
+                : view.node(node).filter(this::servesPoolNode).isPresent();
     }
 
     private void reconcile(String node, boolean periodic) {
@@ -485,7 +485,7 @@ public class NodeAgent {
             return;
         }
         try {
-            status.write(st.node, own.map(p -> p.getMetadata().getName()), out);
+            status.write(st.node, own, out);
             st.lastStatus = key;
             st.statusWritten = true;
         } catch (RuntimeException e) {
