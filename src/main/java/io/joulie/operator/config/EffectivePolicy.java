@@ -22,6 +22,9 @@ public class EffectivePolicy {
     private RulesParser.ParsedRules lastGoodRules = RulesParser.ParsedRules.NONE;
     /** The spec.policy whose rule fields are in force (status.effectivePolicy shows them). */
     private JoulieSpec.Policy lastGoodRuleSpec;
+    /** The spec.policy last resolved and what it resolved to. */
+    private JoulieSpec.Policy lastInput;
+    private Resolution lastResolution;
 
     public EffectivePolicy(OperatorSettings operator) {
         this.operator = operator;
@@ -41,10 +44,6 @@ public class EffectivePolicy {
             errors = List.copyOf(errors);
         }
 
-        public Resolution(PlannerSettings settings, List<String> errors) {
-            this(settings, errors, RulesParser.ParsedRules.NONE, null);
-        }
-
         /** {@code status.effectivePolicy}: the settings with the rules in force. */
         public JoulieSpec.Policy describe() {
             return PolicyOverlay.describe(settings).withRulesOf(ruleSpec);
@@ -57,6 +56,10 @@ public class EffectivePolicy {
      */
     public synchronized Resolution resolve(JoulieInstallation active) {
         var policy = active == null || active.getSpec() == null ? null : active.getSpec().policy();
+        // Every tick and every reconcile ask; parsing is needed only when spec.policy changed.
+        if (lastResolution != null && Objects.equals(policy, lastInput)) {
+            return lastResolution;
+        }
         PolicyOverlay.Result r = PolicyOverlay.apply(operator.planner(), policy);
         List<String> errors = new java.util.ArrayList<>(r.errors());
         RulesParser.ParsedRules rules = RulesParser.ParsedRules.NONE;
@@ -73,11 +76,8 @@ public class EffectivePolicy {
             lastGoodRules = rules;
             lastGoodRuleSpec = rules.rules().isEmpty() && rules.telemetry().isEmpty() ? null : policy;
         }
-        return new Resolution(lastGood, errors, lastGoodRules, lastGoodRuleSpec);
-    }
-
-    /** The last resolved settings. */
-    public synchronized PlannerSettings current() {
-        return lastGood;
+        lastInput = policy;
+        lastResolution = new Resolution(lastGood, errors, lastGoodRules, lastGoodRuleSpec);
+        return lastResolution;
     }
 }

@@ -58,8 +58,10 @@ public class InstallationCleanup {
                 LOG.infof("Joulie resource deleted: removed %s %s/%s", o.getKind(), o.getMetadata().getNamespace(),
                         o.getMetadata().getName());
             } catch (KubernetesClientException e) {
-                LOG.warnf("Could not delete %s %s (the garbage collector will): %s", o.getKind(), o.getMetadata().getName(),
-                        e.getMessage());
+                if (e.getCode() != 404) { // 404: another replica or the garbage collector was first
+                    LOG.warnf("Could not delete %s %s (the garbage collector will): %s", o.getKind(),
+                            o.getMetadata().getName(), e.getMessage());
+                }
             }
         }
     }

@@ -75,6 +75,10 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
 
     @Override
     public UpdateControl<JoulieInstallation> reconcile(JoulieInstallation joulie, Context<JoulieInstallation> context) {
+        if (!JoulieInstallation.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
+            // Only the active resource's spec.policy may be resolved: resolving records the last valid settings.
+            return write(joulie, statusFor(joulie, new Inputs(null, null, null, null)));
+        }
         Inputs in = new Inputs(context.getSecondaryResource(DaemonSet.class).orElse(null), policy.resolve(joulie),
                 leader.isLeader() ? planner.latest().orElse(null) : null, monitoring.condition().orElse(null));
         return write(joulie, statusFor(joulie, in));
@@ -188,7 +192,8 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
     }
 
     /** Degraded reasons that come from planning (kept by non-leading replicas). */
-    static final java.util.Set<String> PLANNER_REASONS = java.util.Set.of("TelemetryUnavailable", "PowerBudgetUnmet");
+    static final java.util.Set<String> PLANNER_REASONS = java.util.Set.of(PlannerStatus.TELEMETRY_UNAVAILABLE,
+            PlannerStatus.POWER_BUDGET_UNMET);
 
     static Condition condition(String type, boolean status, String reason, String message) {
         return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason)

@@ -1,7 +1,6 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.operator.cluster.ClusterView;
-import io.joulie.operator.config.OperatorSettings;
 import io.joulie.api.text.Durations;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -24,9 +23,10 @@ public class PlannerHealth {
 
     @Produces
     @Liveness
-    HealthCheck loop(PlannerLoop loop, LeaderElection leader, OperatorSettings settings, Clock clock) {
+    HealthCheck loop(PlannerLoop loop, LeaderElection leader, Clock clock) {
         return () -> {
-            Duration interval = settings.planner().reconcileInterval();
+            // the interval in force: spec.policy may have changed the environment's
+            Duration interval = loop.plannerSettings().reconcileInterval();
             var builder = HealthCheckResponse.named("planner-loop").withData("interval", Durations.format(interval));
             if (leader.leaderSince().isEmpty()) {
                 return builder.up().withData("leader", false).build();

@@ -199,6 +199,8 @@ public class PlannerLoop {
                 failures += release(node) ? 0 : 1;
             }
             record(ctx, plan);
+            // nodes gone, cordoned or no longer managed: their refused-eviction memory goes too
+            refusedEvictions.keySet().retainAll(plan.transitions().stream().map(Transition::node).toList());
         } catch (RuntimeException e) {
             metrics.error("tick");
             metrics.tick("error");
@@ -319,9 +321,9 @@ public class PlannerLoop {
             LOG.warn(m);
             JoulieInstallation active = view.installation();
             if (active != null) {
-                events.warning(active, "PowerBudgetUnmet", m);
+                events.warning(active, PlannerStatus.POWER_BUDGET_UNMET, m);
             } else {
-                events.operatorWarning("PowerBudgetUnmet", m);
+                events.operatorWarning(PlannerStatus.POWER_BUDGET_UNMET, m);
             }
         }
     }

@@ -16,6 +16,10 @@ import java.util.Optional;
 public class PlannerStatus {
     private final Published<Report> report = new Published<>(Objects::equals);
 
+    /** Degraded reasons that come from planning (a standby replica keeps the ones the leader reported). */
+    public static final String TELEMETRY_UNAVAILABLE = "TelemetryUnavailable";
+    public static final String POWER_BUDGET_UNMET = "PowerBudgetUnmet";
+
     /** A condition-worthy problem found while planning, e.g. {@code TelemetryUnavailable}. */
     public record Problem(String reason, String message) {
     }

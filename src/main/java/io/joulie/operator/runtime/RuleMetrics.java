@@ -64,10 +64,10 @@ public class RuleMetrics {
     public static List<PlannerStatus.Problem> problems(RuleReport r) {
         List<PlannerStatus.Problem> problems = new ArrayList<>(2);
         if (r.telemetry() == Telemetry.Status.UNAVAILABLE) {
-            problems.add(new PlannerStatus.Problem("TelemetryUnavailable", "telemetry-driven rules hold their last "
+            problems.add(new PlannerStatus.Problem(PlannerStatus.TELEMETRY_UNAVAILABLE, "telemetry-driven rules hold their last "
                     + "decisions: " + r.telemetryDetail()));
         }
-        r.budget().filter(b -> !b.met()).ifPresent(b -> problems.add(new PlannerStatus.Problem("PowerBudgetUnmet",
+        r.budget().filter(b -> !b.met()).ifPresent(b -> problems.add(new PlannerStatus.Problem(PlannerStatus.POWER_BUDGET_UNMET,
                 budgetMessage(b))));
         return problems;
     }

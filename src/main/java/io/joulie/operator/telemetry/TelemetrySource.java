@@ -49,10 +49,6 @@ public class TelemetrySource {
         LOG.infof("Telemetry: %s", config.map(c -> "Prometheus at " + c.url()).orElse("none"));
     }
 
-    public boolean configured() {
-        return source.get() != null;
-    }
-
     /** This tick's telemetry ({@link Telemetry#DISABLED} when none is configured). */
     public Telemetry read() {
         PrometheusTelemetry s = source.get();
@@ -72,10 +68,5 @@ public class TelemetrySource {
         available.set(t.live() ? 1 : 0);
         last = t;
         return t;
-    }
-
-    /** The last reading. */
-    public Telemetry last() {
-        return last;
     }
 }
