@@ -110,6 +110,10 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     private long wallStart;
 
     public ClusterMode(SimConfig config, List<String> nodeNames, Options options) {
+        // The operator's evictions are not mirrored into the twin (it watches no Pods): refuse rather than
+        // report them as violations.
+        SimConfig.require(config.planner().escalation() != io.joulie.operator.planner.Escalation.EVICT,
+                "cluster mode does not mirror the operator's evictions: use planner.escalation hold or force");
         this.config = config;
         this.options = options;
         this.nodeNames = List.copyOf(nodeNames);
@@ -363,7 +367,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     @Override
     public void finished(JobSpec job) {
-        writer.execute(() -> client.pods().inNamespace(NAMESPACE).withName(name(job)).delete());
+        writer.execute(() -> client.pods().inNamespace(NAMESPACE).withName(name(job)).withGracePeriod(0).delete());
     }
 
     private static String name(JobSpec job) {
@@ -410,20 +414,18 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
      */
     private void removeFromCluster() {
         try {
-            writer.awaitTermination(1, TimeUnit.SECONDS);
-            // only the twin's Pods (a namespace 'sim' of someone else's keeps its own)
-            client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/managed-by", "joulie-sim").delete();
+            // only the twin's Pods (a namespace 'sim' of someone else's keeps its own); no kubelet confirms a
+            // graceful deletion on the twin's Nodes, so at once
+            client.pods().inNamespace(NAMESPACE).withLabel("app.kubernetes.io/managed-by", "joulie-sim")
+                    .withGracePeriod(0).delete();
             for (String name : nodeNames) {
                 client.nodes().withName(name).delete();
+                // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
                 client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
+                client.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName("joulie-sim").delete();
-            // the node-scoped profiles the agent created for the twin's nodes
-            client.resources(TelemetryProfile.class).list().getItems().stream()
-                    .filter(tp -> tp.getSpec() != null && tp.getSpec().target() != null
-                            && nodeNames.contains(tp.getSpec().target().nodeName()))
-                    .forEach(tp -> client.resource(tp).delete());
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (RuntimeException e) {
             options.out().println("could not remove the twin's objects from " + client.getMasterUrl() + ": " + e.getMessage());
         }
     }

@@ -48,8 +48,6 @@ public final class Simulation {
     /** Pending jobs by class and requested cores, each FIFO by arrival. */
     private final ArrayDeque<Integer>[][] pending;
     private final double[] remaining;
-    private final double[] started;
-    private final int[] nodeOf;
     private final double ecoCap;
     private int pendingCount;
     private int pendingPerformance;
@@ -121,8 +119,6 @@ public final class Simulation {
             }
         }
         remaining = new double[jobs.size()];
-        started = new double[jobs.size()];
-        nodeOf = new int[jobs.size()];
         for (PodClass c : CLASSES) {
             completion.put(c, new double[jobs.stream().filter(j -> j.podClass() == c).mapToInt(j -> 1).sum()]);
             completionCount.put(c, 0);
@@ -170,7 +166,6 @@ public final class Simulation {
 
     private void enqueue(JobSpec j, boolean front) {
         remaining[j.id()] = j.work();
-        nodeOf[j.id()] = -1;
         ArrayDeque<Integer> q = pending[j.podClass().ordinal()][j.cores()];
         if (front) {
             q.addFirst(j.id());
@@ -214,8 +209,6 @@ public final class Simulation {
             scheduler.add(n);
             n.running.add(best);
             n.dirty = true;
-            nodeOf[best] = n.index;
-            started[best] = t;
             running++;
             if (external != null) {
                 external.started(j, n.name);
