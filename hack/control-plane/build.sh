@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 kwok_dir="$(cd "$here/../kwok" && pwd)"
 
 # The version a go.mod requires of a module (a line "require M v" or "M v" inside a require block).
-required() { awk -v m="$1" '{ for (i = 1; i < NF; i++) if ($i == m) { print $(i+1); exit } }' "$2"; }
+required() { awk -v m="$1" '$1 != "//" { for (i = 1; i < NF; i++) if ($i == m) { print $(i+1); exit } }' "$2"; }
 k8s_version="$(required k8s.io/kubernetes "$here/go.mod")"
 kwok_version="$(required sigs.k8s.io/kwok "$kwok_dir/go.mod")"
 pin="$(cat "$here/go.mod" "$here/go.sum" "$here/etcd/main.go" "$kwok_dir/go.mod" "$kwok_dir/go.sum" "$0" | sha256sum | cut -c1-10)"

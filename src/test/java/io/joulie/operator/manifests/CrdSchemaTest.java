@@ -88,7 +88,7 @@ class CrdSchemaTest {
 
     @org.junit.jupiter.api.Test
     void theSampleJoulieResourceIsValid() throws IOException {
-        JsonNode sample = YAML.readTree(Manifests.repository().resolve("kubernetes/30-joulie.yml").toFile());
+        JsonNode sample = YAML.readTree(Manifests.repository().resolve("kubernetes/" + Manifests.SAMPLE).toFile());
 
         assertThat(sample.at("/metadata/name").asText()).isEqualTo("joulie");
         assertThat(schema("joulies.joulie.io").validate(sample)).isEmpty();

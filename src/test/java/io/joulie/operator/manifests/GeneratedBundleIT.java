@@ -83,7 +83,7 @@ class GeneratedBundleIT {
         ArrayNode related = ((ObjectNode) csv.get("spec")).putArray("relatedImages");
         related.addObject().put("name", "joulie-operator").put("image", operatorImage);
         related.addObject().put("name", "joulie-agent").put("image", agentImage);
-        JsonNode sample = YAML.readTree(Files.readString(repo.resolve("kubernetes/30-joulie.yml")));
+        JsonNode sample = YAML.readTree(Files.readString(repo.resolve("kubernetes/" + Manifests.SAMPLE)));
         ((ObjectNode) csv.get("metadata").get("annotations")).put("alm-examples",
                 JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.createArrayNode().add(sample)));
         ((ObjectNode) csv.get("metadata").get("annotations")).put("containerImage", operatorImage);

@@ -43,6 +43,7 @@ class GeneratedManifestsIT {
                 }
             }
             for (var e : generated.entrySet()) {
+                Files.createDirectories(committed.resolve(e.getKey()).getParent());
                 Files.writeString(committed.resolve(e.getKey()), e.getValue());
             }
         }
@@ -107,8 +108,8 @@ class GeneratedManifestsIT {
         if (!Files.isDirectory(dir)) {
             return Set.of();
         }
-        try (Stream<Path> s = Files.list(dir)) {
-            return s.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".yml") || n.endsWith(".yaml"))
+        try (Stream<Path> s = Files.walk(dir)) {
+            return s.map(p -> dir.relativize(p).toString()).filter(n -> n.endsWith(".yml") || n.endsWith(".yaml"))
                     .collect(Collectors.toCollection(java.util.TreeSet::new));
         }
     }

@@ -1,0 +1,86 @@
+package io.joulie.e2e.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** One packaged application (java -jar quarkus-run.jar) started by the suite, its log, its management port. */
+public final class JavaProcess implements AutoCloseable {
+    public final String name;
+    public final Process process;
+    public final Path log;
+    public final int managementPort;
+
+    private JavaProcess(String name, Process process, Path log, int managementPort) {
+        this.name = name;
+        this.process = process;
+        this.log = log;
+        this.managementPort = managementPort;
+    }
+
+    static JavaProcess start(String name, Path jar, Map<String, String> env, Path logDir) throws IOException {
+        assertThat(jar).as("packaged " + name + " (run the reactor: ./mvnw verify)").exists();
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        int management = ControlPlane.freePort();
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString());
+        pb.environment().putAll(env);
+        pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(ControlPlane.freePort()));
+        pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
+        Path log = logDir.resolve(name + ".log");
+        pb.redirectErrorStream(true).redirectOutput(log.toFile());
+        return new JavaProcess(name, pb.start(), log, management);
+    }
+
+    /** GET on the management interface (metrics, health); the body, or null while it does not answer. */
+    public String get(String path) {
+        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
+                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : null;
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    public List<String> logLines() {
+        try {
+            return Files.readAllLines(log);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** kill -9: no shutdown hook, no clean-up, as an OOM kill or a node crash would end it. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,302 @@
+package io.joulie.e2e.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The suite's one real control plane ({@link ControlPlane}), started at the first scenario that asks for it and
+ * stopped when the whole suite is done, with what the scenarios share: Joulie installed as the README documents,
+ * kwok nodes, the operator processes (each with a token of the operator's own ServiceAccount) and kubectl.
+ *
+ * <p>The binaries come from {@code hack/control-plane/build.sh} (built on first use, then cached), or from the
+ * directory named by {@code -Djoulie.k8s.bin}. {@code -Djoulie.e2e.cluster=skip} skips these scenarios
+ * explicitly (they are reported as skipped, with the reason); nothing else skips them.
+ */
+public final class RealCluster implements AutoCloseable {
+    public static final String NAMESPACE = "joulie-system";
+    public static final String OPERATOR_SA = "joulie-operator";
+    public static final String AGENT_SA = "joulie-agent";
+    static final Path REPO = Path.of(System.getProperty("repository.root", "..")).toAbsolutePath().normalize();
+    /** The README's install command, run as written from the repository root. */
+    public static final String INSTALL_COMMAND = installCommand();
+
+    public final ControlPlane controlPlane;
+    public final KubernetesClient admin;
+    private final Map<String, JavaProcess> operators = new LinkedHashMap<>();
+    private final List<JavaProcess> started = new ArrayList<>();
+    private Result install;
+    private boolean nodes;
+    private JavaProcess operator;
+    /** The kwok nodes handed to Joulie for the whole suite (scenarios change the policy, not the node set). */
+    public static final List<String> MANAGED = List.of("kwok-0", "kwok-1", "kwok-2", "kwok-3", "kwok-4", "kwok-5");
+    /** A kwok node Joulie does not manage. */
+    public static final String UNMANAGED = "kwok-other";
+
+    private RealCluster(ControlPlane controlPlane) {
+        this.controlPlane = controlPlane;
+        this.admin = controlPlane.adminClient();
+    }
+
+    /** The JUnit extension: hands the suite's cluster to {@code @BeforeAll} and test methods. */
+    public static final class Extension implements ParameterResolver {
+        @Override
+        public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
+            return p.getParameter().getType() == RealCluster.class;
+        }
+
+        @Override
+        public Object resolveParameter(ParameterContext p, ExtensionContext e) {
+            if ("skip".equals(System.getProperty("joulie.e2e.cluster"))) {
+                throw new org.opentest4j.TestAbortedException("real control plane scenarios skipped by -Djoulie.e2e.cluster=skip");
+            }
+            return e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+                    .getOrComputeIfAbsent(RealCluster.class, k -> RealCluster.start(), RealCluster.class);
+        }
+    }
+
+    static RealCluster start() {
+        try {
+            Path bin = binaries();
+            Path work = Files.createDirectories(REPO.resolve("src-e2e/target/control-plane"));
+            try (var old = Files.list(work)) {
+                for (Path p : old.toList()) {
+                    deleteRecursively(p);
+                }
+            }
+            return new RealCluster(ControlPlane.start(bin, work));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The control plane's binaries: -Djoulie.k8s.bin, or what hack/control-plane/build.sh builds (or finds cached). */
+    static Path binaries() throws IOException, InterruptedException {
+        String given = System.getProperty("joulie.k8s.bin", "");
+        if (!given.isBlank()) {
+            return Path.of(given);
+        }
+        Process build = new ProcessBuilder("bash", REPO.resolve("hack/control-plane/build.sh").toString())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        if (build.waitFor() != 0) {
+            throw new IOException("hack/control-plane/build.sh failed (exit " + build.exitValue() + "): the real control plane"
+                    + " is built from the Go module proxy; pass -Djoulie.e2e.cluster=skip to skip these scenarios explicitly");
+        }
+        return Path.of(out.substring(out.lastIndexOf('\n') + 1));
+    }
+
+    private static String installCommand() {
+        try {
+            for (String line : Files.readAllLines(REPO.resolve("README.md"))) {
+                if (line.startsWith("kubectl apply -f kubernetes/")) {
+                    return line.replaceFirst("\\s+#.*$", "");
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new IllegalStateException("README.md has no line starting with 'kubectl apply -f kubernetes/'");
+    }
+
+    /** Installs Joulie once, exactly with the README's command, as the cluster admin; the result of that one run. */
+    public synchronized Result install() {
+        if (install == null) {
+            install = sh(INSTALL_COMMAND);
+        }
+        return install;
+    }
+
+    /**
+     * Joulie installed, the managed kwok nodes present and one operator running (as its own ServiceAccount): what
+     * every scenario after the install starts from. Scenarios that stop the operator start it again through this.
+     */
+    public synchronized JavaProcess running() throws IOException {
+        install().ok();
+        if (!nodes) {
+            kwokNodes(MANAGED, Map.of("joulie.io/managed", "true"));
+            kwokNodes(List.of(UNMANAGED), Map.of());
+            nodes = true;
+        }
+        if (operator == null || !operator.process.isAlive()) {
+            operator = startOperator("joulie-operator-0", Map.of());
+        }
+        return operator;
+    }
+
+    /** Merges these fields into {@code spec.policy} of the {@code joulie} resource ({@code null} removes the policy). */
+    public void policy(String json) {
+        kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p", "{\"spec\":{\"policy\":" + json + "}}").ok();
+    }
+
+    /** The state (NodePowerProfile status) of every managed node, by node name; absent while unplanned. */
+    public Map<String, String> states() {
+        Map<String, String> states = new java.util.TreeMap<>();
+        for (NodePowerProfile npp : admin.resources(NodePowerProfile.class).list().getItems()) {
+            if (MANAGED.contains(npp.getSpec().nodeName()) && npp.getStatus() != null && npp.getStatus().state() != null) {
+                states.put(npp.getSpec().nodeName(), npp.getStatus().state().name());
+            }
+        }
+        return states;
+    }
+
+    /** A namespace for one scenario's Pods, with its default ServiceAccount made (Pods are refused before that). */
+    public String namespace(String name) {
+        kubectl(null, "create", "namespace", name).ok();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> admin.serviceAccounts().inNamespace(name).withName("default").get() != null);
+        return name;
+    }
+
+    /** Runs a shell command from the repository root with the admin kubeconfig. */
+    public Result sh(String command) {
+        return run(List.of("bash", "-c", command), null);
+    }
+
+    /** kubectl as the cluster admin, with stdin. */
+    public Result kubectl(String stdin, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("kubectl"));
+        cmd.addAll(List.of(args));
+        return run(cmd, stdin);
+    }
+
+    private Result run(List<String> command, String stdin) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
+            pb.environment().put("KUBECONFIG", controlPlane.adminKubeconfig().toString());
+            Process p = pb.start();
+            try (var in = p.getOutputStream()) {
+                if (stdin != null) {
+                    in.write(stdin.getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(command + " did not finish in 120 s: " + out);
+            }
+            return new Result(p.exitValue(), out);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public record Result(int exit, String output) {
+        public Result ok() {
+            assertThat(exit).as("exit code; output:\n" + output).isZero();
+            return this;
+        }
+    }
+
+    /** A kubeconfig holding a fresh token of this ServiceAccount ({@code kubectl create token}, as an admin would). */
+    public Path serviceAccountKubeconfig(String namespace, String serviceAccount) throws IOException {
+        String token = kubectl(null, "create", "token", serviceAccount, "-n", namespace, "--duration=24h").ok().output().strip();
+        return controlPlane.kubeconfig(namespace + "-" + serviceAccount, token);
+    }
+
+    static final Map<String, io.fabric8.kubernetes.api.model.Quantity> CAPACITY = Map.of(
+            "cpu", new io.fabric8.kubernetes.api.model.Quantity("32"), "memory", new io.fabric8.kubernetes.api.model.Quantity("256Gi"),
+            "pods", new io.fabric8.kubernetes.api.model.Quantity("110"));
+
+    /** Nodes that kwok runs (Ready, their Pods Running), with these labels. */
+    public void kwokNodes(List<String> names, Map<String, String> labels) {
+        for (String name : names) {
+            Node node = new NodeBuilder().withNewMetadata().withName(name).addToLabels(labels)
+                    .addToLabels("kubernetes.io/hostname", name).addToLabels("type", "kwok")
+                    .addToAnnotations(ControlPlane.KWOK_ANNOTATION, "fake").endMetadata()
+                    .withNewSpec().endSpec()
+                    .withNewStatus().addToCapacity(CAPACITY).addToAllocatable(CAPACITY).endStatus().build();
+            admin.nodes().resource(node).create();
+        }
+    }
+
+    /**
+     * Starts an operator (the packaged jar) under this Pod name, as its own ServiceAccount; the environment adds
+     * to or overrides the suite's defaults (2 s planning interval, leader election on).
+     */
+    public synchronized JavaProcess startOperator(String podName, Map<String, String> env) throws IOException {
+        Path kubeconfig = serviceAccountKubeconfig(NAMESPACE, OPERATOR_SA);
+        Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
+                "KUBERNETES_NAMESPACE", NAMESPACE, "POD_NAMESPACE", NAMESPACE, "POD_NAME", podName,
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE, "RECONCILE_INTERVAL", "2s"));
+        all.putAll(env);
+        JavaProcess p = JavaProcess.start(podName, REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), all,
+                controlPlane.workDir());
+        operators.put(podName, p);
+        started.add(p);
+        return p;
+    }
+
+    /** Starts the packaged agent with a token of the ServiceAccount the operator created for it, and this environment. */
+    public JavaProcess startAgent(Map<String, String> env) throws IOException {
+        Map<String, String> all = new LinkedHashMap<>(Map.of(
+                "KUBECONFIG", serviceAccountKubeconfig(NAMESPACE, AGENT_SA).toString(),
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
+        all.putAll(env);
+        JavaProcess p = JavaProcess.start("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,
+                controlPlane.workDir());
+        synchronized (this) {
+            started.add(p);
+        }
+        return p;
+    }
+
+    /** Every line every operator and agent started in this suite logged. */
+    public synchronized List<String> processLogLines() {
+        return started.stream().flatMap(p -> p.logLines().stream()).toList();
+    }
+
+    public synchronized List<JavaProcess> operators() {
+        return List.copyOf(operators.values());
+    }
+
+    public synchronized void stopOperators() {
+        operators.values().forEach(JavaProcess::close);
+        operators.clear();
+    }
+
+    public Path repo() {
+        return REPO;
+    }
+
+    @Override
+    public void close() {
+        stopOperators();
+        admin.close();
+        controlPlane.close();
+    }
+
+    static void deleteRecursively(Path p) throws IOException {
+        if (Files.isDirectory(p) && !Files.isSymbolicLink(p)) {
+            try (var children = Files.list(p)) {
+                for (Path c : children.toList()) {
+                    deleteRecursively(c);
+                }
+            }
+        }
+        Files.deleteIfExists(p);
+    }
+}
