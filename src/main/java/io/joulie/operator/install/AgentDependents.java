@@ -7,6 +7,7 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.Matcher.Result;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
@@ -45,6 +46,11 @@ final class AgentDependents {
         protected ServiceAccount desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
             return template().serviceAccount(primary);
         }
+
+        @Override
+        public Result<ServiceAccount> match(ServiceAccount actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
+        }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
@@ -56,6 +62,11 @@ final class AgentDependents {
         @Override
         protected DaemonSet desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
             return template().daemonSet(primary);
+        }
+
+        @Override
+        public Result<DaemonSet> match(DaemonSet actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 
@@ -69,6 +80,11 @@ final class AgentDependents {
         protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
             return template().metricsService(primary);
         }
+
+        @Override
+        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
+        }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
@@ -80,6 +96,11 @@ final class AgentDependents {
         @Override
         protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
             return template().operatorMetricsService(primary);
+        }
+
+        @Override
+        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 }

@@ -75,12 +75,18 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
 
     @Override
     public UpdateControl<JoulieInstallation> reconcile(JoulieInstallation joulie, Context<JoulieInstallation> context) {
+        if (!leader.isLeader()) {
+            // The dependents are kept by every replica (they agree, so nothing is written); the status only by the
+            // leader: a standby has no planner report, and two writers made each other's patches fail (409, 422) on a
+            // real API server.
+            return UpdateControl.noUpdate();
+        }
         if (!JoulieInstallation.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
             // Only the active resource's spec.policy may be resolved: resolving records the last valid settings.
             return write(joulie, statusFor(joulie, new Inputs(null, null, null, null)));
         }
         Inputs in = new Inputs(context.getSecondaryResource(DaemonSet.class).orElse(null), policy.resolve(joulie),
-                leader.isLeader() ? planner.latest().orElse(null) : null, monitoring.condition().orElse(null));
+                planner.latest().orElse(null), monitoring.condition().orElse(null));
         return write(joulie, statusFor(joulie, in));
     }
 
@@ -88,6 +94,9 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
     public ErrorStatusUpdateControl<JoulieInstallation> updateErrorStatus(JoulieInstallation joulie,
                                                                           Context<JoulieInstallation> context, Exception e) {
         LOG.warnf("Joulie %s could not be reconciled: %s", joulie.getMetadata().getName(), e.getMessage());
+        if (!leader.isLeader()) {
+            return ErrorStatusUpdateControl.noStatusUpdate();
+        }
         JoulieStatus previous = joulie.getStatus();
         JoulieStatus status = withConditions(joulie, previous == null ? null : previous.agents(),
                 previous == null ? null : previous.effectivePolicy(), previous == null ? null : previous.nodes(),
@@ -115,8 +124,8 @@ public class JoulieReconciler implements Reconciler<JoulieInstallation> {
      *
      * @param daemonSet  the agent DaemonSet as last seen, or null
      * @param policy     the effective policy and why spec.policy was rejected, if it was
-     * @param planner    this replica's last planner report when it leads planning, else null (the status then
-     *                   keeps the counts the leader wrote)
+     * @param planner    the leader's last planner report, or null before its first tick (the status then keeps
+     *                   the counts written before)
      * @param monitoring the MonitoringReady condition from the monitoring controller, or null before its first run
      */
     record Inputs(DaemonSet daemonSet, EffectivePolicy.Resolution policy, PlannerStatus.Report planner,

@@ -7,15 +7,18 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * {@code rule_swap_v1}, a debugging policy: phase = floor(epochSeconds / intervalSeconds) mod 2; in phase
- * 0 the first eligible node (by name) is eco and the second performance, in phase 1 the reverse; every
- * other node stays performance.
+ * {@code rule_swap_v1}, a debugging policy: phase = floor(epochSeconds / (3 × intervalSeconds)) mod 2; in
+ * phase 0 the first eligible node (by name) is eco and the second performance, in phase 1 the reverse; every
+ * other node stays performance. A phase lasts {@value #PHASE_TICKS} ticks: a downgrade drains for one tick
+ * before it commits eco, so every swapped node still shows eco for a tick or more.
  */
 public final class RuleSwapPolicy implements PolicyModule {
-    private final long intervalSeconds;
+    /** Ticks per phase. */
+    public static final int PHASE_TICKS = 3;
+    private final long phaseSeconds;
 
     public RuleSwapPolicy(Duration interval) {
-        this.intervalSeconds = Math.max(1, interval.toSeconds());
+        this.phaseSeconds = PHASE_TICKS * Math.max(1, interval.toSeconds());
     }
 
     @Override
@@ -26,7 +29,7 @@ public final class RuleSwapPolicy implements PolicyModule {
     @Override
     public Plan plan(ClusterContext context) {
         var eligible = context.eligible();
-        long phase = Math.floorMod(Math.floorDiv(context.now().getEpochSecond(), intervalSeconds), 2);
+        long phase = Math.floorMod(Math.floorDiv(context.now().getEpochSecond(), phaseSeconds), 2);
         Map<String, Profile> targets = new HashMap<>();
         for (int i = 0; i < eligible.size(); i++) {
             Profile p = Profile.PERFORMANCE;

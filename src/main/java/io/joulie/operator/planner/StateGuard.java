@@ -8,14 +8,17 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The two-phase downgrade: a node planned eco while performance-only pods run on it goes
- * DrainingPerformance (keeps the performance cap, admits no new performance pods) and reaches ActiveEco
- * only when they are gone, or when the escalation after the downgrade timeout says so. Upgrades to
- * performance are always allowed at once.
+ * The two-phase downgrade: a node planned eco goes DrainingPerformance first (keeps the performance cap,
+ * admits no new performance pods) and reaches ActiveEco at a later tick, once no performance-only pod runs
+ * on it, or when the escalation after the downgrade timeout says so. Even a node without such pods drains for
+ * one tick: the scheduler may have bound one on the strength of the old label after the tick's snapshot, and
+ * the next tick sees it. Upgrades to performance are always allowed at once.
  */
 public final class StateGuard {
     /** At most this many pods are named in a reason. */
     static final int PODS_IN_REASON = 5;
+    /** Added to the reason of a downgrade's first tick when no performance-only pod runs on the node. */
+    public static final String SETTLING = "draining for one tick: no performance-only pod seen";
 
     private final Escalation escalation;
     private final Duration timeout;
@@ -42,6 +45,11 @@ public final class StateGuard {
             return steady(node, requested, ecoReason);
         }
         if (!node.hasPerformancePods()) {
+            if (from == PowerState.ActivePerformance) {
+                // Every downgrade drains, at least until the next tick: the label goes first, and a Pod the scheduler
+                // bound while the node still said performance (after this tick's snapshot) is seen before the cap drops.
+                return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED, ecoReason + "; " + SETTLING);
+            }
             return move(node, requested, PowerState.ActiveEco, now, Outcome.COMPLETED, ecoReason);
         }
         String pods = describePods(node.performancePods());

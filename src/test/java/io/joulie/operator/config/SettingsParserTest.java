@@ -93,7 +93,8 @@ class SettingsParserTest {
         var tick = new Planner(parsed.settings()).plan(new ClusterContext(Instant.EPOCH, nodes, 0));
         assertThat(tick.plan().policyName()).isEqualTo("static-partition-v1");
         assertThat(tick.plan().performanceNodes()).isEqualTo(2);
-        assertThat(tick.transitions()).filteredOn(t -> t.to() == PowerState.ActiveEco).hasSize(2);
+        // the downgrades' first tick: they drain (StateGuard)
+        assertThat(tick.transitions()).filteredOn(t -> t.to() == PowerState.DrainingPerformance).hasSize(2);
     }
 
     @ParameterizedTest(name = "{0}={1} is rejected")

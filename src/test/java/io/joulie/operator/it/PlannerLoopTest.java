@@ -30,6 +30,9 @@ class PlannerLoopTest extends OperatorTest {
             for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
                 assertThat(cluster.state(n)).as(n).isNotNull();
             }
+            // the downgrades drain for a tick, then commit eco
+            assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.ActiveEco);
+            assertThat(cluster.state("worker-b")).isEqualTo(PowerState.ActiveEco);
         });
         // 4 nodes × 0.5 = 2 eco; all were ActivePerformance without pods, so the first two by name go eco.
         NodePowerProfile first = cluster.profile("Worker_01");

@@ -121,8 +121,8 @@ class PlannerTest {
     @Test
     void assignmentsCarryProfileCapLabelAndPolicy() {
         var s = settings(PolicyType.STATIC_PARTITION, 0.34);
-        // 3 nodes, hp 1: a (eco) stays eco, b (pods) stays performance... c goes eco at once
-        var ctx = context(List.of(eco("a"), perf("b", "ns/p"), perf("c")), 1);
+        // 3 nodes, hp 1: a (eco) stays eco, b (pods) stays performance... c drained last tick, commits eco now
+        var ctx = context(List.of(eco("a"), perf("b", "ns/p"), draining("c")), 1);
         var tick = new Planner(s).plan(ctx);
         Map<String, NodeAssignment> a = tick.assignments(s).stream()
                 .collect(Collectors.toMap(NodeAssignment::node, Function.identity()));
@@ -242,6 +242,6 @@ class PlannerTest {
         var tick = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5)).plan(context(perfNodes(4), 0));
 
         assertThat(tick.transitions()).extracting(Transition::node).containsExactly("n01", "n02", "n03", "n04");
-        assertThat(byNode(tick).values().stream().filter(t -> t.to() == PowerState.ActiveEco)).hasSize(2);
+        assertThat(byNode(tick).values().stream().filter(t -> t.to() == PowerState.DrainingPerformance)).hasSize(2);
     }
 }

@@ -19,8 +19,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class RuleSwapPolicyTest {
 
+    /** The plan at {@code epochSeconds} scaled by the phase length in ticks, so the tables read in intervals. */
     private static Plan plan(Duration interval, long epochSeconds, List<ManagedNode> nodes) {
-        return new RuleSwapPolicy(interval).plan(new ClusterContext(Instant.ofEpochSecond(epochSeconds), nodes, 0));
+        return new RuleSwapPolicy(interval).plan(new ClusterContext(
+                Instant.ofEpochSecond(epochSeconds * RuleSwapPolicy.PHASE_TICKS), nodes, 0));
     }
 
     @ParameterizedTest(name = "interval {0}s, t={1} -> phase {2}")
@@ -109,7 +111,7 @@ class RuleSwapPolicyTest {
         var policy = Policies.create(settings);
 
         assertThat(policy).isInstanceOf(RuleSwapPolicy.class);
-        // 45 s with a 30 s interval is phase 1; with the 60 s default it would be phase 0
-        assertThat(policy.plan(new ClusterContext(Instant.ofEpochSecond(45), perfNodes(2), 0)).summary()).isEqualTo("phase 1");
+        // 135 s with a 30 s interval (90 s phases) is phase 1; with the 60 s default (180 s phases) it would be phase 0
+        assertThat(policy.plan(new ClusterContext(Instant.ofEpochSecond(135), perfNodes(2), 0)).summary()).isEqualTo("phase 1");
     }
 }

@@ -51,7 +51,8 @@ class StateGuardTest {
                 arguments(ActiveEco, none, ActiveEco, HOLD, before, ActiveEco, Outcome.STEADY, none),
                 arguments(ActiveEco, PODS, ActiveEco, EVICT, after, ActiveEco, Outcome.STEADY, none),
                 // downgrades
-                arguments(ActivePerformance, none, ActiveEco, HOLD, before, ActiveEco, Outcome.COMPLETED, none),
+                // without performance-only pods: drain for one tick, then eco (a pod bound meanwhile is seen first)
+                arguments(ActivePerformance, none, ActiveEco, HOLD, before, DrainingPerformance, Outcome.COMPLETED, none),
                 arguments(ActivePerformance, PODS, ActiveEco, HOLD, before, DrainingPerformance, Outcome.COMPLETED, none),
                 arguments(ActivePerformance, PODS, ActiveEco, FORCE, after, DrainingPerformance, Outcome.COMPLETED, none),
                 arguments(ActivePerformance, PODS, ActiveEco, EVICT, after, DrainingPerformance, Outcome.COMPLETED, none),
@@ -135,7 +136,24 @@ class StateGuardTest {
         assertThat(guard.check(node(ActiveEco, List.of()), ActivePerformance, "queue-aware-v1", SINCE).reason())
                 .isEqualTo("selected for performance by queue-aware-v1");
         assertThat(guard.check(node(ActivePerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
+                .isEqualTo("selected for eco by queue-aware-v1; " + StateGuard.SETTLING);
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
                 .isEqualTo("selected for eco by queue-aware-v1");
+    }
+
+    /** The race of the label flip: a Pod bound after the tick's snapshot keeps its node at the performance cap. */
+    @Test
+    void aDowngradeDrainsOneTickSoAPodBoundMeanwhileKeepsThePerformanceCap() {
+        var guard = new StateGuard(HOLD, TIMEOUT);
+        Transition first = guard.check(node(ActivePerformance, List.of()), ActiveEco, POLICY, SINCE);
+        assertThat(first.to()).isEqualTo(DrainingPerformance);
+        assertThat(first.to().profile()).isEqualTo(io.joulie.api.v1alpha1.Profile.PERFORMANCE);
+
+        Transition second = guard.check(node(DrainingPerformance, List.of("ns/late")), ActiveEco, POLICY, SINCE.plusSeconds(60));
+        assertThat(second.to()).as("a pod bound during the flip holds the drain").isEqualTo(DrainingPerformance);
+
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, POLICY, SINCE.plusSeconds(60)).to())
+                .isEqualTo(ActiveEco);
     }
 
     @ParameterizedTest(name = "zero timeout with {0} escalates on the first draining tick")
