@@ -17,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of the ServiceAccount
- * the operator made for it (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
+ * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of the agent's
+ * ServiceAccount from the install (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
  * backend: every node's cap reaches the simulated hardware and the agent reports it in the node's
  * TelemetryProfile status; a change of plan follows.
  */
@@ -45,7 +45,7 @@ class PoolAgentIT {
                   controls:
                     cpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5, mode: rapl}}
                 """.formatted(hardware.base()), "apply", "-f", "-").ok();
-        // the agent's ServiceAccount is the one the operator created (scenario 3), bound to the manifests' ClusterRole
+        // the agent's ServiceAccount and its ClusterRole come with the install (kubernetes/20-operator.yml)
         await().atMost(Duration.ofSeconds(60)).until(() -> cluster.admin.serviceAccounts().inNamespace(RealCluster.NAMESPACE)
                 .withName(RealCluster.AGENT_SA).get() != null);
         agent = cluster.startAgent(Map.of("AGENT_MODE", "pool", "POOL_NODE_SELECTOR", "joulie.io/managed=true",

@@ -250,7 +250,7 @@ public final class RealCluster implements AutoCloseable {
         return p;
     }
 
-    /** Starts the packaged agent with a token of the ServiceAccount the operator created for it, and this environment. */
+    /** Starts the packaged agent with a token of its ServiceAccount (from the install), and this environment. */
     public JavaProcess startAgent(Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", serviceAccountKubeconfig(NAMESPACE, AGENT_SA).toString(),

@@ -51,7 +51,6 @@ class TeardownIT {
         cluster.kubectl(null, "delete", "joulie", "joulie", "--wait=false").ok();
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             assertThat(cluster.admin.apps().daemonSets().inNamespace(RealCluster.NAMESPACE).withName("joulie-agent").get()).isNull();
-            assertThat(cluster.admin.serviceAccounts().inNamespace(RealCluster.NAMESPACE).withName(RealCluster.AGENT_SA).get()).isNull();
             assertThat(cluster.admin.services().inNamespace(RealCluster.NAMESPACE).list().getItems())
                     .noneMatch(s -> s.getMetadata().getName().startsWith("joulie-agent") || s.getMetadata().getName().equals("joulie-operator-metrics"));
             assertThat(cluster.admin.pods().inNamespace(RealCluster.NAMESPACE).withLabel("app.kubernetes.io/name", "joulie-agent").list().getItems())

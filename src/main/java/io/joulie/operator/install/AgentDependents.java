@@ -1,7 +1,6 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
@@ -33,23 +32,6 @@ final class AgentDependents {
         public boolean isMet(DependentResource<Object, JoulieInstallation> dependent, JoulieInstallation primary,
                              Context<JoulieInstallation> context) {
             return JoulieInstallation.ACTIVE_NAME.equals(primary.getMetadata().getName());
-        }
-    }
-
-    @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentServiceAccount extends CRUDKubernetesDependentResource<ServiceAccount, JoulieInstallation> {
-        public AgentServiceAccount() {
-            super(ServiceAccount.class);
-        }
-
-        @Override
-        protected ServiceAccount desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().serviceAccount(primary);
-        }
-
-        @Override
-        public Result<ServiceAccount> match(ServiceAccount actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 

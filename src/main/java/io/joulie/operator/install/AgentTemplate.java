@@ -10,8 +10,6 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.ServiceAccountBuilder;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
@@ -29,8 +27,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The desired agent objects for a {@code Joulie} resource: its ServiceAccount, DaemonSet and metrics
- * Service, and the operator's metrics Service, all in the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
+ * The desired agent objects for a {@code Joulie} resource: its DaemonSet (running as the ServiceAccount
+ * {@code joulie-agent} the install creates) and metrics Service, and the operator's metrics Service, all in
+ * the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
  * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
  * root file system, and not {@code privileged} (docs/install.md).
@@ -75,10 +74,6 @@ public class AgentTemplate {
         }
         return settings.nodeSelector().asEqualityMap().orElseThrow(() -> new IllegalArgumentException(
                 "NODE_SELECTOR '" + settings.nodeSelector() + "' is not a list of key=value pairs; set spec.agent.nodeSelector"));
-    }
-
-    public ServiceAccount serviceAccount(JoulieInstallation j) {
-        return new ServiceAccountBuilder().withMetadata(meta()).build();
     }
 
     public Service metricsService(JoulieInstallation j) {

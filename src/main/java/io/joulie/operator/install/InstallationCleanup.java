@@ -41,7 +41,6 @@ public class InstallationCleanup {
         String uid = deleted.getMetadata().getUid();
         String ns = monitoring.namespace();
         deleteOwned(client.apps().daemonSets().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
-        deleteOwned(client.serviceAccounts().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.OPERATOR_METRICS).get(), uid);
         deleteOwned(client.configMaps().inNamespace(ns).withName(MonitoringTemplate.DASHBOARD).get(), uid);

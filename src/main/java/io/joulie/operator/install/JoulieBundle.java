@@ -15,16 +15,38 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 + "powercap, DVFS fallback) and reports what happened.",
         keywords = {"energy", "power", "rapl", "hpc", "green computing", "node agent"},
         maturity = "alpha", minKubeVersion = "1.27.0",
-        provider = @CSVMetadata.Provider(name = "Joulie"),
+        provider = @CSVMetadata.Provider(name = "Joulie", url = JoulieBundle.HOME),
+        maintainers = @CSVMetadata.Maintainer(name = "Joulie maintainers", email = "maintainers@joulie.io"),
+        links = {@CSVMetadata.Link(name = "Source code and documentation", url = JoulieBundle.REPOSITORY),
+                @CSVMetadata.Link(name = "Install guide", url = JoulieBundle.REPOSITORY + "/blob/main/docs/install.md")},
         icon = @CSVMetadata.Icon(fileName = "joulie-icon.svg", mediatype = "image/svg+xml"),
         installModes = {
+                // Cluster-wide only: every Joulie kind is cluster-scoped and one installation plans every node
+                // (docs/decisions.md, "OLM install mode and the agent ServiceAccount").
                 @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
-                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = true),
+                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = false),
                 @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
                 @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)},
-        annotations = @CSVMetadata.Annotations(capabilities = "Basic Install", categories = "Monitoring"))
+        annotations = @CSVMetadata.Annotations(capabilities = "Basic Install", categories = "Monitoring",
+                repository = JoulieBundle.REPOSITORY, others = {
+                @CSVMetadata.Annotations.Annotation(name = "createdAt", value = JoulieBundle.CREATED_AT),
+                @CSVMetadata.Annotations.Annotation(name = "support", value = "Joulie maintainers"),
+                @CSVMetadata.Annotations.Annotation(name = "description",
+                        value = "Plans per-node CPU power profiles (performance or eco) and enforces the caps with a node agent."),
+                @CSVMetadata.Annotations.Annotation(name = "operatorframework.io/suggested-namespace", value = "joulie-system"),
+                // Written by the operator and its agents, not by users: the console lists only Joulie.
+                @CSVMetadata.Annotations.Annotation(name = "operators.operatorframework.io/internal-objects",
+                        value = "[\"nodepowerprofiles.joulie.io\",\"telemetryprofiles.joulie.io\"]")}))
 public final class JoulieBundle implements SharedCSVMetadata {
     public static final String NAME = "joulie";
+    /** The project's home and source repository: the provider URL, links and {@code repository} of the CSV. */
+    static final String HOME = "https://joulie.io";
+    static final String REPOSITORY = "https://github.com/joulie-io/joulie";
+    /**
+     * The CSV's {@code createdAt}: the date this bundle version was cut, fixed so the drift check of
+     * {@code bundle/} stays stable; set it together with {@code quarkus.operator-sdk.bundle.version} on a release.
+     */
+    static final String CREATED_AT = "2026-11-22T00:00:00Z";
     // csvName carries the bundle version (quarkus.operator-sdk.bundle.version); GeneratedBundleIT checks they agree.
 
     private JoulieBundle() {

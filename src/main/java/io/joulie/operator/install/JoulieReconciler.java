@@ -31,16 +31,15 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * Converges the active {@code Joulie} resource: the agent ServiceAccount, DaemonSet and metrics Service
- * (dependent resources), then the resource's one status: Available / Progressing / Degraded conditions,
+ * Converges the active {@code Joulie} resource: the agent DaemonSet and the metrics Services (dependent
+ * resources; the agent's ServiceAccount and RBAC come with the install, decision "OLM install mode and the
+ * agent ServiceAccount"), then the resource's one status: Available / Progressing / Degraded conditions,
  * agent counts, the effective policy, nodes by state and excluded nodes from the planner, and the
  * monitoring controller's MonitoringReady condition; written only when it changes. A DaemonSet that
  * selects no node is Degraded with reason {@code NoNodesSelected}, never Available.
  */
 @Workflow(dependents = {
-        @Dependent(name = "agent-service-account", type = AgentDependents.AgentServiceAccount.class,
-                reconcilePrecondition = AgentDependents.Active.class),
-        @Dependent(name = "agent-daemonset", type = AgentDependents.AgentDaemonSet.class, dependsOn = "agent-service-account",
+        @Dependent(name = "agent-daemonset", type = AgentDependents.AgentDaemonSet.class,
                 reconcilePrecondition = AgentDependents.Active.class),
         @Dependent(name = "agent-metrics-service", type = AgentDependents.AgentMetricsService.class,
                 reconcilePrecondition = AgentDependents.Active.class),

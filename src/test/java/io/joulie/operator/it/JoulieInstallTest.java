@@ -81,11 +81,12 @@ class JoulieInstallTest extends OperatorTest {
             assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
         });
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(client.resources(ServiceAccount.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNotNull();
             assertThat(client.resources(Service.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNotNull();
             assertThat(condition("Progressing")).isNotNull();
         });
         assertThat(condition("Available").getStatus()).isEqualTo("False");
+        // The agent's ServiceAccount belongs to the install (kubernetes/ or OLM), never to the operator.
+        assertThat(client.resources(ServiceAccount.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNull();
 
         reportDaemonSet(0, 0, 0);
         await().atMost(WAIT).untilAsserted(() -> {

@@ -151,7 +151,6 @@ class MonitoringTest extends OperatorTest {
         client.resources(JoulieInstallation.class).withName("joulie").delete();
         List<Supplier<HasMetadata>> made = List.of(
                 () -> client.apps().daemonSets().inNamespace(client.getNamespace()).withName("joulie-agent").get(),
-                () -> client.serviceAccounts().inNamespace(client.getNamespace()).withName("joulie-agent").get(),
                 () -> client.services().inNamespace(client.getNamespace()).withName("joulie-agent").get(),
                 () -> client.services().inNamespace(client.getNamespace()).withName("joulie-operator-metrics").get(),
                 this::dashboard,

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -25,15 +26,67 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The OLM bundle under {@code bundle/}: what the Operator SDK's bundle generator wrote to
  * {@code src/target/bundle/joulie/}, completed with what 7.2.3 does not write itself: the two CRDs no
- * controller reconciles (NodePowerProfile, TelemetryProfile) as owned CRDs, {@code relatedImages} (the
- * agent image the operator deploys) and {@code alm-examples} (the sample {@code Joulie}). Drift-checked
- * like {@code kubernetes/}; {@code -Dmanifests.update=true} rewrites it.
+ * controller reconciles (NodePowerProfile, TelemetryProfile) as owned CRDs, every CRD exactly as in
+ * {@code kubernetes/} (printer columns in the model's order), the {@code Joulie} resource's spec and status
+ * descriptors, {@code relatedImages} (the agent image the operator deploys), {@code containerImage} and
+ * {@code alm-examples} (the sample {@code Joulie}). Drift-checked like {@code kubernetes/};
+ * {@code -Dmanifests.update=true} rewrites it. {@code hack/olm-validate/run.sh} then checks it with the
+ * operator-framework's validators.
  */
 class GeneratedBundleIT {
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory()
-            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES));
+            .disable(YAMLGenerator.Feature.WRITE_DOC_START_MARKER).enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+            // a string such as the annotation prometheus.io/port: "9000" must stay a string for Go's decoders
+            .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS));
     static final ObjectMapper JSON = new ObjectMapper();
     static final String CSV = "manifests/joulie.clusterserviceversion.yaml";
+
+    private static final String UI = "urn:alm:descriptor:com.tectonic.ui:";
+    /** The console's form for the {@code Joulie} resource: path under spec, display name, x-descriptors. */
+    static final List<String[]> SPEC_DESCRIPTORS = List.of(
+            new String[] {"agent.image", "Agent image", UI + "text"},
+            new String[] {"agent.imagePullPolicy", "Agent image pull policy", UI + "imagePullPolicy"},
+            new String[] {"agent.nodeSelector", "Agent node selector", UI + "advanced"},
+            new String[] {"agent.tolerations", "Agent tolerations", UI + "advanced"},
+            new String[] {"agent.resources", "Agent resources", UI + "resourceRequirements"},
+            new String[] {"agent.restoreOnExit", "Restore caps when the agent exits", UI + "booleanSwitch"},
+            new String[] {"agent.reconcileInterval", "Agent reconcile interval", UI + "text"},
+            new String[] {"policy.type", "Policy", UI + "select:static_partition", UI + "select:queue_aware_v1",
+                    UI + "select:rule_swap_v1"},
+            new String[] {"policy.performanceCapWatts", "Performance cap (W)", UI + "number"},
+            new String[] {"policy.ecoCapWatts", "Eco cap (W)", UI + "number"},
+            new String[] {"policy.downgradeEscalation", "Downgrade escalation", UI + "select:hold", UI + "select:force",
+                    UI + "select:evict"},
+            new String[] {"monitoring.serviceMonitor", "ServiceMonitors", UI + "booleanSwitch"},
+            new String[] {"monitoring.prometheusRules", "PrometheusRule (alerts)", UI + "booleanSwitch"},
+            new String[] {"monitoring.grafanaDashboard", "Grafana dashboard", UI + "booleanSwitch"});
+    /** What the console shows of the {@code Joulie} status: path under status, display name, x-descriptors. */
+    static final List<String[]> STATUS_DESCRIPTORS = List.of(
+            new String[] {"conditions", "Conditions", "urn:alm:descriptor:io.kubernetes.conditions"},
+            new String[] {"agents.desired", "Agents desired", "urn:alm:descriptor:text"},
+            new String[] {"agents.ready", "Agents ready", "urn:alm:descriptor:text"},
+            new String[] {"nodes.managed", "Managed nodes", "urn:alm:descriptor:text"},
+            new String[] {"nodes.activePerformance", "Nodes in performance", "urn:alm:descriptor:text"},
+            new String[] {"nodes.activeEco", "Nodes in eco", "urn:alm:descriptor:text"},
+            new String[] {"nodes.drainingPerformance", "Nodes draining", "urn:alm:descriptor:text"},
+            new String[] {"effectivePolicy.type", "Policy in force", "urn:alm:descriptor:text"});
+
+    /** A CRD of {@code kubernetes/} without its header comment. */
+    private static String plainCrd(String name) throws IOException {
+        return Files.readString(Manifests.repository().resolve("kubernetes/10-crd-" + name + ".yml"))
+                .lines().filter(l -> !l.startsWith("#")).reduce("", (a, b) -> a + b + "\n");
+    }
+
+    private static void descriptors(ObjectNode owned, String field, List<String[]> table) {
+        ArrayNode list = owned.putArray(field);
+        for (String[] d : table) {
+            ObjectNode o = list.addObject().put("path", d[0]).put("displayName", d[1]);
+            ArrayNode x = o.putArray("x-descriptors");
+            for (int i = 2; i < d.length; i++) {
+                x.add(d[i]);
+            }
+        }
+    }
 
     static Map<String, String> generate() throws IOException {
         Path repo = Manifests.repository();
@@ -46,13 +99,16 @@ class GeneratedBundleIT {
         }
         ObjectNode csv = (ObjectNode) YAML.readTree(files.get(CSV));
         ArrayNode owned = (ArrayNode) csv.at("/spec/customresourcedefinitions/owned");
+        // Every CRD as kubernetes/ has it (the generator's Joulie CRD sorts its printer columns by JSON path).
+        for (Class<? extends HasMetadata> type : Manifests.CUSTOM_RESOURCES) {
+            String crd = HasMetadata.getFullResourceName(type);
+            files.put("manifests/" + crd + "-v1.crd.yml", plainCrd(crd));
+        }
         for (var crd : List.of(
                 new String[] {"nodepowerprofiles.joulie.io", "NodePowerProfile", "Node power profile",
                         "Desired power profile and cap of one node, written by the operator, applied by its agent."},
                 new String[] {"telemetryprofiles.joulie.io", "TelemetryProfile", "Telemetry profile",
                         "How an agent reads its inputs and applies its controls; its status reports what was applied."})) {
-            files.put("manifests/" + crd[0] + "-v1.crd.yml", Files.readString(repo.resolve("kubernetes/10-crd-" + crd[0] + ".yml"))
-                    .lines().filter(l -> !l.startsWith("#")).reduce("", (a, b) -> a + b + "\n"));
             owned.addObject().put("kind", crd[1]).put("name", crd[0]).put("version", "v1alpha1")
                     .put("displayName", crd[2]).put("description", crd[3]);
         }
@@ -60,6 +116,8 @@ class GeneratedBundleIT {
             if (o.get("kind").asText().equals("Joulie")) {
                 ((ObjectNode) o).put("displayName", "Joulie installation")
                         .put("description", "The installation: the node agent DaemonSet and its supporting objects.");
+                descriptors((ObjectNode) o, "specDescriptors", SPEC_DESCRIPTORS);
+                descriptors((ObjectNode) o, "statusDescriptors", STATUS_DESCRIPTORS);
             }
         }
         String agentImage = null;
@@ -142,10 +200,17 @@ class GeneratedBundleIT {
             assertThat(e.get("kind").asText()).isEqualTo("Joulie");
             assertThat(CrdSchemaTest.schema("joulies.joulie.io").validate(e)).isEmpty();
         });
-        assertThat(csv.at("/spec/installModes")).anySatisfy(m -> {
-            assertThat(m.get("type").asText()).isEqualTo("AllNamespaces");
-            assertThat(m.get("supported").asBoolean()).isTrue();
-        });
+        // Cluster-wide only (docs/decisions.md): AllNamespaces is the one supported install mode.
+        assertThat(csv.at("/spec/installModes")).filteredOn(m -> m.get("supported").asBoolean())
+                .extracting(m -> m.get("type").asText()).containsExactly("AllNamespaces");
+        // Strings stay strings: Go's typed decoders (OLM, opm, kubectl) refuse a number where a string belongs.
+        assertThat(bundle.get(CSV)).contains("prometheus.io/port: \"9000\"");
+        assertThat(java.time.Instant.parse(csv.at("/metadata/annotations/createdAt").asText())).isNotNull();
+        assertThat(JSON.readTree(csv.at("/metadata/annotations/operators.operatorframework.io~1internal-objects").asText()))
+                .extracting(JsonNode::asText).containsExactlyInAnyOrder("nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io");
+        for (String crd : List.of("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io")) {
+            assertThat(bundle.get("manifests/" + crd + "-v1.crd.yml")).as(crd + " as in kubernetes/").isEqualTo(plainCrd(crd));
+        }
         assertThat(csv.at("/metadata/name").asText()).isEqualTo("joulie.v" + csv.at("/spec/version").asText());
         assertThat(csv.at("/spec/keywords")).isNotEmpty();
         assertThat(csv.at("/spec/maturity").asText()).isEqualTo("alpha");

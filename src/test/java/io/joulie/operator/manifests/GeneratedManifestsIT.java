@@ -3,6 +3,7 @@ package io.joulie.operator.manifests;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -92,7 +93,12 @@ class GeneratedManifestsIT {
         // What a Joulie resource owns is namespaced: the operator may not touch DaemonSets, Services,
         // ServiceAccounts or ConfigMaps outside its own namespace.
         assertThat(namespaced.get("joulie-operator-install").getRules()).flatExtracting(r -> r.getResources())
-                .containsExactlyInAnyOrder("daemonsets", "serviceaccounts", "services", "configmaps", "servicemonitors", "prometheusrules");
+                .containsExactlyInAnyOrder("daemonsets", "services", "configmaps", "servicemonitors", "prometheusrules");
+        // Both ServiceAccounts come with the install; the operator creates none (docs/decisions.md).
+        assertThat(objects).filteredOn(ServiceAccount.class::isInstance).extracting(o -> ((ServiceAccount) o).getMetadata())
+                .extracting(m -> m.getNamespace() + "/" + m.getName())
+                .containsExactlyInAnyOrder("joulie-system/joulie-operator", "joulie-system/joulie-agent");
+        assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("joulie-operator");
         assertThat(roles).flatExtracting(ClusterRole::getRules).flatExtracting(r -> r.getResources())
                 .doesNotContain("daemonsets", "serviceaccounts", "services", "servicemonitors", "prometheusrules");
         assertThat(roles).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder("joulie-operator", "joulie-agent");
