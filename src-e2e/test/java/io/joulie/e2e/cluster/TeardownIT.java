@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
@@ -56,5 +57,30 @@ class TeardownIT {
             assertThat(cluster.admin.pods().inNamespace(RealCluster.NAMESPACE).withLabel("app.kubernetes.io/name", "joulie-agent").list().getItems())
                     .isEmpty();
         });
+    }
+
+    /**
+     * Scenario 7, second half: the digital twin's cluster mode against this control plane through
+     * {@code --kubeconfig} (its real-cluster path): the packaged operator and agent (pool mode) drive the twin's
+     * nodes, every job completes without a contract violation, and the twin removes its nodes afterwards.
+     */
+    @Test
+    @Order(3)
+    void theTwinsClusterModeRunsAgainstThisControlPlane() throws Exception {
+        cluster.kubectl(null, "delete", "nodes", "-l", "joulie.io/managed=true", "--wait=true").ok();
+        Path out = cluster.controlPlane.workDir().resolve("twin");
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--sun-misc-unsafe-memory-access=allow", "-jar",
+                cluster.repo().resolve("src-sim/target/joulie-sim.jar").toString(), "demo",
+                "--kubeconfig", cluster.controlPlane.adminKubeconfig().toString(), "--repo", cluster.repo().toString(),
+                "--out", out.toString(), "cluster.nodes=3", "workload.jobs=24", "workload.workMax=900", "planner.queueHpMin=1",
+                "planner.queueHpMax=3", "planner.queuePerfPerHpNode=3").redirectErrorStream(true);
+        Process twin = pb.start();
+        String output = new String(twin.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(twin.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        assertThat(twin.exitValue()).as("the twin's demo against the real control plane:\n" + output).isZero();
+        assertThat(output).contains("the API server of " + cluster.controlPlane.adminKubeconfig(), "24/24 jobs", "violations 0 s");
+        assertThat(cluster.admin.nodes().list().getItems()).extracting(n -> n.getMetadata().getName())
+                .as("the twin removes the nodes it made").noneMatch(n -> n.startsWith("node-"));
     }
 }

@@ -70,7 +70,10 @@ class PlannerLoopTest extends OperatorTest {
             assertThat(metric("joulie_nodes", "state=\"performance\"")).isEqualTo(2);
             assertThat(metric("joulie_planned_performance_nodes")).isEqualTo(2);
         });
-        assertThat(metric("joulie_transitions_total", "from=\"ActivePerformance\"", "to=\"ActiveEco\"",
+        // every downgrade drains for a tick first
+        assertThat(metric("joulie_transitions_total", "from=\"ActivePerformance\"", "to=\"DrainingPerformance\"",
+                "outcome=\"completed\"")).isGreaterThanOrEqualTo(2);
+        assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
                 "outcome=\"completed\"")).isGreaterThanOrEqualTo(2);
         assertThat(metric("joulie_tick_duration_seconds_count")).isPositive();
     }
