@@ -54,7 +54,9 @@ class SimulationTest {
             summaries.add(plan.plan().policyName());
         }).run();
         assertThat(summaries).containsOnly("queue-aware-v1");
-        Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance).findFirst().orElseThrow();
+        // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
+        Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
+                && !m.reason().contains(io.joulie.operator.planner.StateGuard.SETTLING)).findFirst().orElseThrow();
         assertThat(drain.from()).isEqualTo(PowerState.ActivePerformance);
         assertThat(drain.reason()).startsWith("draining ").contains("performance-only pod");
         assertThat(moves).anySatisfy(m -> {

@@ -34,38 +34,29 @@ public final class ContractRecorder implements AutoCloseable {
     private final long start = System.currentTimeMillis();
 
     public ContractRecorder(KubernetesClient client, String namespace) {
-        nppInformer = client.resources(NodePowerProfile.class).inform(new ResourceEventHandler<>() {
+        nppInformer = client.resources(NodePowerProfile.class).inform(handler(this::profile,
+                npp -> profiles.remove(npp.getSpec().nodeName())));
+        podInformer = client.pods().inNamespace(namespace).inform(handler(this::pod, pod -> pods.remove(pod.getMetadata().getName())));
+    }
+
+    /** Adds and updates go to one action, deletions to another. */
+    static <T> ResourceEventHandler<T> handler(java.util.function.Consumer<T> upsert, java.util.function.Consumer<T> delete) {
+        return new ResourceEventHandler<>() {
             @Override
-            public void onAdd(NodePowerProfile npp) {
-                profile(npp);
+            public void onAdd(T obj) {
+                upsert.accept(obj);
             }
 
             @Override
-            public void onUpdate(NodePowerProfile old, NodePowerProfile npp) {
-                profile(npp);
+            public void onUpdate(T old, T obj) {
+                upsert.accept(obj);
             }
 
             @Override
-            public void onDelete(NodePowerProfile npp, boolean unknown) {
-                profiles.remove(npp.getSpec().nodeName());
+            public void onDelete(T obj, boolean unknown) {
+                delete.accept(obj);
             }
-        });
-        podInformer = client.pods().inNamespace(namespace).inform(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                pod(pod);
-            }
-
-            @Override
-            public void onUpdate(Pod old, Pod pod) {
-                pod(pod);
-            }
-
-            @Override
-            public void onDelete(Pod pod, boolean unknown) {
-                pods.remove(pod.getMetadata().getName());
-            }
-        });
+        };
     }
 
     /** The Pod demands performance supply: it selects the performance profile by node selector. */

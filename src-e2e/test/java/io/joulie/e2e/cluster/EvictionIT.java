@@ -10,7 +10,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,24 +24,17 @@ import static org.awaitility.Awaitility.await;
  * the node keeps draining; an unprotected Pod is evicted and its node commits eco.
  */
 @Order(5)
-@ExtendWith(RealCluster.Extension.class)
-class EvictionIT {
+class EvictionIT extends ClusterScenario {
     static final String NS = "e2e-eviction";
-    static RealCluster cluster;
 
     @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
+    static void start() throws Exception {
         cluster.namespace(NS);
     }
 
     @AfterAll
     static void cleanUp() {
-        if (cluster != null) {
-            cluster.kubectl(null, "delete", "namespace", NS, "--wait=false");
-            cluster.policy("null");
-        }
+        removeNamespaceAndPolicy(NS);
     }
 
     static Pod performancePod(String name, String node, Map<String, String> labels) {

@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,15 +23,7 @@ import static org.awaitility.Awaitility.await;
  * changes its label or its NodePowerProfile because of the failover.
  */
 @Order(6)
-@ExtendWith(RealCluster.Extension.class)
-class FailoverIT {
-    static RealCluster cluster;
-
-    @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
-    }
+class FailoverIT extends ClusterScenario {
 
     static Lease lease() {
         List<Lease> leases = cluster.admin.leases().inNamespace(RealCluster.NAMESPACE).list().getItems().stream()

@@ -29,12 +29,25 @@ public final class JavaProcess implements AutoCloseable {
         this.managementPort = managementPort;
     }
 
+    /** The suite's JVM options: quick to start, small (C1 only, serial GC). */
+    static final List<String> TEST_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    /** The java launcher of the JVM running the suite (JDK 25). */
+    static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+
     static JavaProcess start(String name, Path jar, Map<String, String> env, Path logDir) throws IOException {
+        return start(name, jar, env, logDir, TEST_JVM);
+    }
+
+    static JavaProcess start(String name, Path jar, Map<String, String> env, Path logDir, List<String> jvmOptions)
+            throws IOException {
         assertThat(jar).as("packaged " + name + " (run the reactor: ./mvnw verify)").exists();
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         int management = ControlPlane.freePort();
-        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-jar", jar.toString());
+        List<String> command = new java.util.ArrayList<>(List.of(JAVA.toString(), "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow"));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-jar", jar.toString()));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(ControlPlane.freePort()));
         pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
@@ -55,6 +68,20 @@ public final class JavaProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
             return null;
         }
+    }
+
+    /** The process's resident set size and its peak, in KiB, from /proc (Linux). */
+    public long[] rssKiB() throws IOException {
+        long rss = 0;
+        long peak = 0;
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                rss = Long.parseLong(line.replaceAll("\\D", ""));
+            } else if (line.startsWith("VmHWM:")) {
+                peak = Long.parseLong(line.replaceAll("\\D", ""));
+            }
+        }
+        return new long[] {rss, peak};
     }
 
     public List<String> logLines() {

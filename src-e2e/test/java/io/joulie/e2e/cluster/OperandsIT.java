@@ -6,10 +6,8 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
@@ -25,15 +23,7 @@ import static org.awaitility.Awaitility.await;
  * its Node, and the real garbage collector removes it with the Node.
  */
 @Order(3)
-@ExtendWith(RealCluster.Extension.class)
-class OperandsIT {
-    static RealCluster cluster;
-
-    @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
-    }
+class OperandsIT extends ClusterScenario {
 
     @Test
     void theAgentDaemonSetRunsOnEveryManagedNodeAndTheStatusCountsItsPods() {

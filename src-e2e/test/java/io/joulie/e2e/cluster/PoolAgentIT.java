@@ -8,7 +8,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.Map;
@@ -23,16 +22,12 @@ import static org.awaitility.Awaitility.await;
  * TelemetryProfile status; a change of plan follows.
  */
 @Order(7)
-@ExtendWith(RealCluster.Extension.class)
-class PoolAgentIT {
-    static RealCluster cluster;
+class PoolAgentIT extends ClusterScenario {
     static SimulatedHardware hardware;
     static JavaProcess agent;
 
     @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
+    static void start() throws Exception {
         hardware = new SimulatedHardware();
         cluster.kubectl("""
                 apiVersion: joulie.io/v1alpha1

@@ -73,9 +73,14 @@ public final class RealCluster implements AutoCloseable {
     }
 
     static RealCluster start() {
+        return start(REPO.resolve("src-e2e/target/control-plane"));
+    }
+
+    /** A fresh control plane in this (emptied) work directory. */
+    public static RealCluster start(Path workDir) {
         try {
             Path bin = binaries();
-            Path work = Files.createDirectories(REPO.resolve("src-e2e/target/control-plane"));
+            Path work = Files.createDirectories(workDir);
             try (var old = Files.list(work)) {
                 for (Path p : old.toList()) {
                     deleteRecursively(p);
@@ -238,13 +243,19 @@ public final class RealCluster implements AutoCloseable {
      * to or overrides the suite's defaults (2 s planning interval, leader election on).
      */
     public synchronized JavaProcess startOperator(String podName, Map<String, String> env) throws IOException {
+        return startOperator(podName, env, JavaProcess.TEST_JVM);
+    }
+
+    /** {@link #startOperator(String, Map)} with these JVM options instead of the suite's. */
+    public synchronized JavaProcess startOperator(String podName, Map<String, String> env, List<String> jvmOptions)
+            throws IOException {
         Path kubeconfig = serviceAccountKubeconfig(NAMESPACE, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
                 "KUBERNETES_NAMESPACE", NAMESPACE, "POD_NAMESPACE", NAMESPACE, "POD_NAME", podName,
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE, "RECONCILE_INTERVAL", "2s"));
         all.putAll(env);
         JavaProcess p = JavaProcess.start(podName, REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), all,
-                controlPlane.workDir());
+                controlPlane.workDir(), jvmOptions);
         operators.put(podName, p);
         started.add(p);
         return p;

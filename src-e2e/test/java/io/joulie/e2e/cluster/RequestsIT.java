@@ -1,9 +1,7 @@
 package io.joulie.e2e.cluster;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -17,16 +15,8 @@ import static org.awaitility.Awaitility.await;
  * the operator no request per tick (Lease renewals and open watches apart).
  */
 @Order(8)
-@ExtendWith(RealCluster.Extension.class)
-class RequestsIT {
+class RequestsIT extends ClusterScenario {
     static final int TICKS = 5;
-    static RealCluster cluster;
-
-    @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
-    }
 
     @Test
     void aSteadyClusterCostsNoRequestPerTick() throws Exception {

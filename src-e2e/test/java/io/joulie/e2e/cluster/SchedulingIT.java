@@ -7,7 +7,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 import java.time.Duration;
 import java.util.List;
@@ -27,24 +26,17 @@ import static org.awaitility.Awaitility.await;
  * NodePowerProfile says eco.
  */
 @Order(4)
-@ExtendWith(RealCluster.Extension.class)
-class SchedulingIT {
+class SchedulingIT extends ClusterScenario {
     static final String NS = "e2e-scheduling";
-    static RealCluster cluster;
 
     @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
+    static void start() throws Exception {
         cluster.namespace(NS);
     }
 
     @AfterAll
     static void cleanUp() {
-        if (cluster != null) {
-            cluster.kubectl(null, "delete", "namespace", NS, "--wait=false");
-            cluster.policy("null");
-        }
+        removeNamespaceAndPolicy(NS);
     }
 
     static Pod pod(String name, String profile) {

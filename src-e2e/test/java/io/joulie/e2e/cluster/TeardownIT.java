@@ -1,15 +1,15 @@
 package io.joulie.e2e.cluster;
 
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.ExtendWith;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -20,16 +20,8 @@ import static org.awaitility.Awaitility.await;
  * removes what it created through the real garbage collector alone.
  */
 @Order(100)
-@ExtendWith(RealCluster.Extension.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class TeardownIT {
-    static RealCluster cluster;
-
-    @BeforeAll
-    static void start(RealCluster c) throws Exception {
-        cluster = c;
-        cluster.running();
-    }
+class TeardownIT extends ClusterScenario {
 
     @Test
     @Order(1)
@@ -69,15 +61,14 @@ class TeardownIT {
     void theTwinsClusterModeRunsAgainstThisControlPlane() throws Exception {
         cluster.kubectl(null, "delete", "nodes", "-l", "joulie.io/managed=true", "--wait=true").ok();
         Path out = cluster.controlPlane.workDir().resolve("twin");
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--sun-misc-unsafe-memory-access=allow", "-jar",
+        ProcessBuilder pb = new ProcessBuilder(JavaProcess.JAVA.toString(), "--sun-misc-unsafe-memory-access=allow", "-jar",
                 cluster.repo().resolve("src-sim/target/joulie-sim.jar").toString(), "demo",
                 "--kubeconfig", cluster.controlPlane.adminKubeconfig().toString(), "--repo", cluster.repo().toString(),
                 "--out", out.toString(), "cluster.nodes=3", "workload.jobs=24", "workload.workMax=900", "planner.queueHpMin=1",
                 "planner.queueHpMax=3", "planner.queuePerfPerHpNode=3").redirectErrorStream(true);
         Process twin = pb.start();
-        String output = new String(twin.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        assertThat(twin.waitFor(5, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        String output = new String(twin.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(twin.waitFor(5, TimeUnit.MINUTES)).isTrue();
         assertThat(twin.exitValue()).as("the twin's demo against the real control plane:\n" + output).isZero();
         assertThat(output).contains("the API server of " + cluster.controlPlane.adminKubeconfig(), "24/24 jobs", "violations 0 s");
         assertThat(cluster.admin.nodes().list().getItems()).extracting(n -> n.getMetadata().getName())
