@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import org.junit.jupiter.api.extension.ConditionEvaluationResult;
+import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
@@ -27,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * kwok nodes, the operator processes (each with a token of the operator's own ServiceAccount) and kubectl.
  *
  * <p>The binaries come from {@code hack/control-plane/build.sh} (built on first use, then cached), or from the
- * directory named by {@code -Djoulie.k8s.bin}. {@code -Djoulie.e2e.cluster=skip} skips these scenarios
+ * directory named by {@code -De2e.k8s.bin}. {@code -De2e.cluster=skip} skips these scenarios
  * explicitly (they are reported as skipped, with the reason); nothing else skips them.
  */
 public final class RealCluster implements AutoCloseable {
@@ -55,8 +57,19 @@ public final class RealCluster implements AutoCloseable {
         this.admin = controlPlane.adminClient();
     }
 
-    /** The JUnit extension: hands the suite's cluster to {@code @BeforeAll} and test methods. */
-    public static final class Extension implements ParameterResolver {
+    /**
+     * The JUnit extension: hands the suite's cluster to {@code @BeforeAll} and test methods, and reports every
+     * scenario as skipped, with the reason, under {@code -De2e.cluster=skip}.
+     */
+    public static final class Extension implements ParameterResolver, ExecutionCondition {
+        static final String SKIP = "real control plane scenarios skipped by -De2e.cluster=skip";
+
+        @Override
+        public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext e) {
+            return "skip".equals(System.getProperty("e2e.cluster")) ? ConditionEvaluationResult.disabled(SKIP)
+                    : ConditionEvaluationResult.enabled("the real control plane is on");
+        }
+
         @Override
         public boolean supportsParameter(ParameterContext p, ExtensionContext e) {
             return p.getParameter().getType() == RealCluster.class;
@@ -64,9 +77,6 @@ public final class RealCluster implements AutoCloseable {
 
         @Override
         public Object resolveParameter(ParameterContext p, ExtensionContext e) {
-            if ("skip".equals(System.getProperty("joulie.e2e.cluster"))) {
-                throw new org.opentest4j.TestAbortedException("real control plane scenarios skipped by -Djoulie.e2e.cluster=skip");
-            }
             return e.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
                     .getOrComputeIfAbsent(RealCluster.class, k -> RealCluster.start(), RealCluster.class);
         }
@@ -95,9 +105,9 @@ public final class RealCluster implements AutoCloseable {
         }
     }
 
-    /** The control plane's binaries: -Djoulie.k8s.bin, or what hack/control-plane/build.sh builds (or finds cached). */
+    /** The control plane's binaries: -De2e.k8s.bin, or what hack/control-plane/build.sh builds (or finds cached). */
     static Path binaries() throws IOException, InterruptedException {
-        String given = System.getProperty("joulie.k8s.bin", "");
+        String given = System.getProperty("e2e.k8s.bin", "");
         if (!given.isBlank()) {
             return Path.of(given);
         }
@@ -106,7 +116,7 @@ public final class RealCluster implements AutoCloseable {
         String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (build.waitFor() != 0) {
             throw new IOException("hack/control-plane/build.sh failed (exit " + build.exitValue() + "): the real control plane"
-                    + " is built from the Go module proxy; pass -Djoulie.e2e.cluster=skip to skip these scenarios explicitly");
+                    + " is built from the Go module proxy; pass -De2e.cluster=skip to skip these scenarios explicitly");
         }
         return Path.of(out.substring(out.lastIndexOf('\n') + 1));
     }

@@ -23,7 +23,7 @@ import java.util.stream.IntStream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scale benchmark (not part of the test run; docs/benchmarks.md): for each size in {@code -Djoulie.scale.nodes}
+ * The scale benchmark (not part of the test run; docs/benchmarks.md): for each size in {@code -De2e.scale.nodes}
  * (default {@code 1000,5000}), a fresh real control plane with that many kwok nodes handed to Joulie and 20 Pods
  * bound to each (one node in ten also runs a performance-only Pod); then the packaged operator, with the JVM
  * ergonomics of its 512 Mi container ({@code -XX:MaxRAM=512m}, the image's entrypoint flags otherwise), as its own
@@ -41,7 +41,7 @@ class ScaleBenchmark {
         List<String> rows = new ArrayList<>();
         rows.add("| nodes | pods | to every profile written | tick (mean / max) | requests per steady tick | RSS (peak) | heap used |");
         rows.add("|---|---|---|---|---|---|---|");
-        for (String size : System.getProperty("joulie.scale.nodes", "1000,5000").split(",")) {
+        for (String size : System.getProperty("e2e.scale.nodes", "1000,5000").split(",")) {
             rows.add(run(Integer.parseInt(size.strip())));
             Files.writeString(RealCluster.REPO.resolve("src-e2e/target/scale-results.md"), String.join("\n", rows) + "\n");
         }
