@@ -45,7 +45,7 @@ class OperatorAndAgentIT {
     static final Path REPO = Path.of(System.getProperty("repository.root"));
     static KubernetesMockServer server;
     static KubernetesClient client;
-    static Path host;
+    static FakeRaplHost host;
     static final List<Process> processes = new ArrayList<>();
     static int operatorManagementPort;
     static int agentManagementPort;
@@ -60,19 +60,7 @@ class OperatorAndAgentIT {
                     .load(REPO.resolve("kubernetes").resolve(crd).toFile()).item();
             client.resource(def).create();
         }
-        host = Files.createTempDirectory("joulie-e2e-host");
-        for (int pkg = 0; pkg < 2; pkg++) {
-            Path zone = host.resolve("sys/class/powercap/intel-rapl:" + pkg);
-            write(zone.resolve("name"), "package-" + pkg);
-            write(zone.resolve("energy_uj"), "1000000");
-            write(zone.resolve("max_energy_range_uj"), "262143328850");
-            write(zone.resolve("enabled"), "1");
-            write(zone.resolve("constraint_0_name"), "long_term");
-            write(zone.resolve("constraint_0_power_limit_uw"), "200000000");
-            write(zone.resolve("constraint_0_max_power_uw"), "250000000");
-            write(zone.resolve("constraint_0_time_window_us"), "999424");
-        }
-        write(host.resolve("proc/cpuinfo"), "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: E2E CPU\n");
+        host = FakeRaplHost.create(Files.createTempDirectory("joulie-e2e-host"), 250);
         String api = server.url("/");
         Map<String, String> common = Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", api,
                 "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
@@ -82,9 +70,8 @@ class OperatorAndAgentIT {
                 "QUARKUS_MANAGEMENT_PORT", Integer.toString(operatorManagementPort = freePort())));
         launch("operator", REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), operator);
         Map<String, String> agent = new HashMap<>(common);
+        agent.putAll(host.agentEnvironment());
         agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s",
-                "JOULIE_SYSFS_ROOT", host.resolve("sys").toString(), "JOULIE_PROC_ROOT", host.resolve("proc").toString(),
-                "JOULIE_DEV_ROOT", host.resolve("dev").toString(),
                 "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
                 "QUARKUS_MANAGEMENT_PORT", Integer.toString(agentManagementPort = freePort())));
         launch("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), agent);
@@ -130,15 +117,6 @@ class OperatorAndAgentIT {
         }
     }
 
-    static void write(Path file, String value) throws IOException {
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, value + "\n");
-    }
-
-    static String limit(int pkg) throws IOException {
-        return Files.readString(host.resolve("sys/class/powercap/intel-rapl:" + pkg + "/constraint_0_power_limit_uw")).strip();
-    }
-
     static Double cap() {
         NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
         return npp == null || npp.getSpec().cpu() == null ? null : npp.getSpec().cpu().packagePowerCapWatts();
@@ -156,7 +134,7 @@ class OperatorAndAgentIT {
      */
     static void theMonitoringQueriesNameOnlyExportedMetrics() throws Exception {
         for (int pkg = 0; pkg < 2; pkg++) {
-            write(host.resolve("sys/class/powercap/intel-rapl:" + pkg + "/energy_uj"), "61000000");
+            host.energy(pkg, 61_000_000);
         }
         JsonNode dashboard = Monitoring.dashboard();
         JsonNode alerts = Monitoring.alerts();
@@ -185,16 +163,16 @@ class OperatorAndAgentIT {
         // one managed node: hp = round(1 x 0.5) = 1, so performance at 440 W: 220 W per package
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
             assertThat(cap()).isEqualTo(440.0);
-            assertThat(limit(0)).isEqualTo("220000000");
-            assertThat(limit(1)).isEqualTo("220000000");
+            assertThat(host.limit(0)).isEqualTo("220000000");
+            assertThat(host.limit(1)).isEqualTo("220000000");
         });
 
         // a second managed node: one goes eco, the first by name (e2e-a), at 120 W: 60 W per package
         managedNode("e2e-b");
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(20)).until(() -> Double.valueOf(120.0).equals(cap()));
         await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(20)).untilAsserted(() -> {
-            assertThat(limit(0)).isEqualTo("60000000");
-            assertThat(limit(1)).isEqualTo("60000000");
+            assertThat(host.limit(0)).isEqualTo("60000000");
+            assertThat(host.limit(1)).isEqualTo("60000000");
         });
 
         // The dashboard and the alerts name only metrics that the two applications export.
@@ -204,7 +182,7 @@ class OperatorAndAgentIT {
         Process agent = processes.get(1);
         agent.destroy();
         assertThat(agent.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("agent exited after SIGTERM").isTrue();
-        assertThat(limit(0)).isEqualTo("200000000");
-        assertThat(limit(1)).isEqualTo("200000000");
+        assertThat(host.limit(0)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
+        assertThat(host.limit(1)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
     }
 }

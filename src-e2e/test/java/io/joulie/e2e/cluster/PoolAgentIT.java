@@ -43,7 +43,7 @@ class PoolAgentIT extends ClusterScenario {
         // the agent's ServiceAccount and its ClusterRole come with the install (kubernetes/20-operator.yml)
         await().atMost(Duration.ofSeconds(60)).until(() -> cluster.admin.serviceAccounts().inNamespace(RealCluster.NAMESPACE)
                 .withName(RealCluster.AGENT_SA).get() != null);
-        agent = cluster.startAgent(Map.of("AGENT_MODE", "pool", "POOL_NODE_SELECTOR", "joulie.io/managed=true",
+        agent = cluster.startAgent("agent-pool", Map.of("AGENT_MODE", "pool", "POOL_NODE_SELECTOR", "joulie.io/managed=true",
                 "AGENT_RECONCILE_INTERVAL", "2s"));
     }
 
@@ -73,6 +73,9 @@ class PoolAgentIT extends ClusterScenario {
                 assertThat(hardware.caps()).as("cap sent for " + node).containsEntry(node, plannedCap(node));
                 TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
                 assertThat(tp).as("node-scoped TelemetryProfile of " + node).isNotNull();
+                assertThat(tp.getStatus()).as("status of " + node + "'s TelemetryProfile").isNotNull();
+                assertThat(tp.getStatus().control()).as("control status of " + node).isNotNull();
+                assertThat(tp.getStatus().control().cpu()).as("CPU control status of " + node).isNotNull();
                 assertThat(tp.getStatus().control().cpu().result()).as(node).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
                 assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("http");
             }

@@ -271,13 +271,16 @@ public final class RealCluster implements AutoCloseable {
         return p;
     }
 
-    /** Starts the packaged agent with a token of its ServiceAccount (from the install), and this environment. */
-    public JavaProcess startAgent(Map<String, String> env) throws IOException {
+    /**
+     * Starts the packaged agent with a token of its ServiceAccount (from the install) and this environment; its log
+     * is {@code <name>.log} in the work directory.
+     */
+    public JavaProcess startAgent(String name, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", serviceAccountKubeconfig(NAMESPACE, AGENT_SA).toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
-        JavaProcess p = JavaProcess.start("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,
+        JavaProcess p = JavaProcess.start(name, REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,
                 controlPlane.workDir());
         synchronized (this) {
             started.add(p);
