@@ -29,6 +29,14 @@ import java.util.Map;
 @ApplicationScoped
 public class ClusterView {
     private static final Logger LOG = Logger.getLogger(ClusterView.class);
+    /**
+     * Objects per page of an informer's initial LIST (and of a relist). Unpaged, the API server answers a LIST of every
+     * Pod of a large cluster in one response (21,000 Pods: about 12 s and tens of MB), which the operator must hold in
+     * full before the reduced store sees a single Pod: with the 128 MiB heap a 512 Mi container gives by default, that
+     * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
+     */
+    static final long LIST_PAGE = 500;
+
     /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
     private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
             "spec.affinity", "status.phase"};
@@ -50,11 +58,11 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
-        nodes = client.nodes().runnableInformer(0);
-        profiles = client.resources(NodePowerProfile.class).runnableInformer(0);
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
+        profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
-        pods = client.pods().inAnyNamespace().runnableInformer(0)
+        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
                 .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
                         client.getKubernetesSerialization(), POD_FIELDS));
         // Indexes are maintained inside the cache update, so they are complete whenever the store is.
@@ -133,8 +141,16 @@ public class ClusterView {
      * stale view could downgrade busy nodes.
      */
     public boolean synced() {
-        List<SharedIndexInformer<?>> all = informers();
-        return all.size() == 4 && all.stream().allMatch(i -> i.hasSynced() && i.isWatching());
+        return informers().size() == 4 && unsynced().isEmpty();
+    }
+
+    /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
+    public List<String> unsynced() {
+        if (informers().isEmpty()) {
+            return List.of("all (not started)");
+        }
+        return informers().stream().filter(i -> !i.hasSynced() || !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
     }
 
     /** Called with the active {@code Joulie} resource as it was last seen, once it is deleted. */

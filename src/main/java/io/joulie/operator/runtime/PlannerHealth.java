@@ -12,6 +12,7 @@ import org.eclipse.microprofile.health.Readiness;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -52,6 +53,10 @@ public class PlannerHealth {
     @Produces
     @Readiness
     HealthCheck watches(ClusterView view) {
-        return () -> HealthCheckResponse.named("cluster-watches").status(view.synced()).build();
+        return () -> {
+            List<String> unsynced = view.unsynced();
+            var response = HealthCheckResponse.named("cluster-watches").status(view.synced());
+            return unsynced.isEmpty() ? response.build() : response.withData("unsynced", String.join(", ", unsynced)).build();
+        };
     }
 }

@@ -37,6 +37,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 
 /**
  * The per-interval tick: only on the leader and only once the watches have synced, it takes a snapshot,
@@ -65,7 +66,7 @@ public class PlannerLoop {
     private final AtomicReference<Instant> lastCompleted = new AtomicReference<>();
     private boolean announcedFallback;
     /** Pods whose eviction was last refused, per node: an EvictionRefused Event is recorded when this changes. */
-    private final Map<String, List<String>> refusedEvictions = new java.util.HashMap<>();
+    private final Map<String, List<String>> refusedEvictions = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PlannerLoop(Scheduler scheduler, ContextProvider context, ActuationAdapter actuation, ClusterView view,
                        OperatorSettings settings, PlannerMetrics metrics, EventRecorder events, LeaderElection leader,
@@ -171,7 +172,7 @@ public class PlannerLoop {
         }
         if (!view.synced()) {
             metrics.tick("unsynced");
-            LOG.info("Watches have not synced yet; not planning on an incomplete view");
+            LOG.infof("Watches have not synced yet (%s); not planning on an incomplete view", String.join(", ", view.unsynced()));
             return false;
         }
         announceFallback();
@@ -183,20 +184,25 @@ public class PlannerLoop {
             ClusterContext ctx = context.snapshot();
             Planner.TickPlan plan = planner.plan(ctx);
             LOG.debugf("Tick: %d managed nodes, %s", ctx.nodes().size(), plan.plan().summary());
+            // raises to performance first, then everything else, then the nodes that left management
+            List<BooleanSupplier> raises = new ArrayList<>();
+            List<BooleanSupplier> others = new ArrayList<>();
+            // two node names can normalise to one NodePowerProfile name: the first in the plan keeps it, and the
+            // others fail here, before any write, rather than race it for the object
+            Map<String, String> profileOwner = new java.util.HashMap<>();
             for (Transition t : plan.transitions()) {
-                if (!leader.isLeader()) {
-                    LOG.info("Leadership lost during the tick; leaving the rest to the new leader");
-                    metrics.tick("interrupted");
-                    return false;
-                }
-                failures += execute(t, planner.settings(), plan.plan().policyName()) ? 0 : 1;
+                String first = profileOwner.putIfAbsent(Joulie.nodePowerProfileName(t.node()), t.node());
+                BooleanSupplier write = first == null ? () -> execute(t, planner.settings(), plan.plan().policyName())
+                        : () -> collides(t, first);
+                (t.changed() && t.to() == PowerState.ActivePerformance ? raises : others).add(write);
             }
-            for (String node : plan.released()) {
-                if (!leader.isLeader()) {
-                    metrics.tick("interrupted");
-                    return false;
-                }
-                failures += release(node) ? 0 : 1;
+            List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
+            TickWriter.Result written = TickWriter.run(List.of(raises, others, releases), leader::isLeader, TickWriter.PARALLELISM);
+            failures = written.failures();
+            if (written.interrupted()) {
+                LOG.info("Leadership lost during the tick; leaving the rest to the new leader");
+                metrics.tick("interrupted");
+                return false;
             }
             record(ctx, plan);
             // nodes gone, cordoned or no longer managed: their refused-eviction memory goes too
@@ -214,6 +220,13 @@ public class PlannerLoop {
         metrics.completedAt(now.getEpochSecond());
         metrics.tick(failures == 0 ? "ok" : "partial");
         return true;
+    }
+
+    private boolean collides(Transition t, String owner) {
+        metrics.error("node");
+        LOG.warnf("Node %s: not managed; its NodePowerProfile name %s is that of node %s (node names collide after"
+                + " normalisation)", t.node(), Joulie.nodePowerProfileName(t.node()), owner);
+        return false;
     }
 
     private boolean execute(Transition t, PlannerSettings plannerSettings, String policyName) {

@@ -1,10 +1,15 @@
 package io.joulie.operator.runtime;
 
+import io.joulie.operator.cluster.ClusterView;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,5 +39,30 @@ class PlannerHealthTest {
         } else {
             assertThat(result).contains(Duration.ofSeconds(stalled));
         }
+    }
+
+    static ClusterView viewWith(List<String> unsynced) {
+        return new ClusterView(null) {
+            @Override
+            public boolean synced() {
+                return unsynced.isEmpty();
+            }
+
+            @Override
+            public List<String> unsynced() {
+                return unsynced;
+            }
+        };
+    }
+
+    @Test
+    void theWatchesCheckIsDownAndNamesWhatHasNotSyncedUntilEverythingHas() {
+        HealthCheckResponse listing = new PlannerHealth().watches(viewWith(List.of("Pod (listing)"))).call();
+        assertThat(listing.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+        assertThat(listing.getData()).hasValue(Map.of("unsynced", "Pod (listing)"));
+
+        HealthCheckResponse synced = new PlannerHealth().watches(viewWith(List.of())).call();
+        assertThat(synced.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(synced.getData()).isEmpty();
     }
 }
