@@ -187,13 +187,11 @@ public class PlannerLoop {
             // raises to performance first, then everything else, then the nodes that left management
             List<BooleanSupplier> raises = new ArrayList<>();
             List<BooleanSupplier> others = new ArrayList<>();
-            // two node names can normalise to one NodePowerProfile name: the first in the plan keeps it, and the
-            // others fail here, before any write, rather than race it for the object
-            Map<String, String> profileOwner = new java.util.HashMap<>();
+            Map<String, String> profileOwner = profileOwners(plan.transitions());
             for (Transition t : plan.transitions()) {
-                String first = profileOwner.putIfAbsent(Joulie.nodePowerProfileName(t.node()), t.node());
-                BooleanSupplier write = first == null ? () -> execute(t, planner.settings(), plan.plan().policyName())
-                        : () -> collides(t, first);
+                String owner = profileOwner.get(Joulie.nodePowerProfileName(t.node()));
+                BooleanSupplier write = owner.equals(t.node()) ? () -> execute(t, planner.settings(), plan.plan().policyName())
+                        : () -> collides(t, owner);
                 (t.changed() && t.to() == PowerState.ActivePerformance ? raises : others).add(write);
             }
             List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
@@ -220,6 +218,25 @@ public class PlannerLoop {
         metrics.completedAt(now.getEpochSecond());
         metrics.tick(failures == 0 ? "ok" : "partial");
         return true;
+    }
+
+    /**
+     * Two node names can normalise to one NodePowerProfile name. Which node keeps the object is settled before any
+     * write, so that the two do not race for it: the node the existing profile names, else the first in the plan.
+     */
+    private Map<String, String> profileOwners(List<Transition> transitions) {
+        Map<String, String> owners = new java.util.HashMap<>();
+        java.util.Set<String> planned = new java.util.HashSet<>();
+        for (Transition t : transitions) {
+            owners.putIfAbsent(Joulie.nodePowerProfileName(t.node()), t.node());
+            planned.add(t.node());
+        }
+        owners.replaceAll((name, first) -> {
+            NodePowerProfile existing = view.profile(name);
+            String holder = existing == null || existing.getSpec() == null ? null : existing.getSpec().nodeName();
+            return holder != null && planned.contains(holder) ? holder : first;
+        });
+        return owners;
     }
 
     private boolean collides(Transition t, String owner) {

@@ -200,4 +200,19 @@ class PlannerLoopTest extends OperatorTest {
         assertThat(cluster.profile("a-b").getSpec().nodeName()).isEqualTo("a-b");
         assertThat(cluster.label("a.b")).as("the failed node is not labelled").isNull();
     }
+
+    @Test
+    void aNodeWhoseNameCollidesWithAManagedNodeDoesNotTakeItsProfile() {
+        // "a.c" is managed first; "a-c" then maps to the same object name node-a-c, and sorts before it
+        cluster.managedNode("a.c");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("a.c")).isNotNull());
+        double errors = metric("joulie_errors_total", "kind=\"node\"");
+        cluster.managedNode("a-c");
+
+        await().atMost(WAIT).untilAsserted(() ->
+                assertThat(metric("joulie_errors_total", "kind=\"node\"")).isGreaterThan(errors));
+        assertThat(cluster.profile("a.c").getSpec().nodeName()).as("the profile stays with the node that had it").isEqualTo("a.c");
+        assertThat(cluster.label("a.c")).isNotNull();
+        assertThat(cluster.label("a-c")).as("the colliding node is not labelled").isNull();
+    }
 }
