@@ -141,15 +141,16 @@ public class ClusterView {
      * stale view could downgrade busy nodes.
      */
     public boolean synced() {
-        return informers().size() == 4 && unsynced().isEmpty();
+        return unsynced().isEmpty();
     }
 
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
-        if (informers().isEmpty()) {
-            return List.of("all (not started)");
+        List<SharedIndexInformer<?>> all = informers();
+        if (all.size() < 4) {
+            return List.of("watches not started");
         }
-        return informers().stream().filter(i -> !i.hasSynced() || !i.isWatching())
+        return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
                 .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
     }
 

@@ -55,7 +55,7 @@ public class PlannerHealth {
     HealthCheck watches(ClusterView view) {
         return () -> {
             List<String> unsynced = view.unsynced();
-            var response = HealthCheckResponse.named("cluster-watches").status(view.synced());
+            var response = HealthCheckResponse.named("cluster-watches").status(unsynced.isEmpty());
             return unsynced.isEmpty() ? response.build() : response.withData("unsynced", String.join(", ", unsynced)).build();
         };
     }

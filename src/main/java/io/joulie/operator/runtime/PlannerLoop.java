@@ -170,9 +170,10 @@ public class PlannerLoop {
             metrics.tick("standby");
             return false;
         }
-        if (!view.synced()) {
+        List<String> unsynced = view.unsynced();
+        if (!unsynced.isEmpty()) {
             metrics.tick("unsynced");
-            LOG.infof("Watches have not synced yet (%s); not planning on an incomplete view", String.join(", ", view.unsynced()));
+            LOG.infof("Watches have not synced yet (%s); not planning on an incomplete view", String.join(", ", unsynced));
             return false;
         }
         announceFallback();

@@ -44,11 +44,6 @@ class PlannerHealthTest {
     static ClusterView viewWith(List<String> unsynced) {
         return new ClusterView(null) {
             @Override
-            public boolean synced() {
-                return unsynced.isEmpty();
-            }
-
-            @Override
             public List<String> unsynced() {
                 return unsynced;
             }
