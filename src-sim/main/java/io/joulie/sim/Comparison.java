@@ -24,14 +24,16 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         results = new EnumMap<>(results);
     }
 
-    /** Runs A, B and C, in parallel on up to {@code threads} threads. */
+    /** Runs A and the policies in standalone mode, in parallel on up to {@code threads} threads. */
     public static Comparison run(String name, SimConfig config, int threads) {
         List<JobSpec> jobs = Workload.of(config.workload());
-        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, Baseline.values().length));
+        List<Baseline> runs = new ArrayList<>(List.of(Baseline.A));
+        runs.addAll(Baseline.policies());
+        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, runs.size()));
         try {
             List<Future<RunResult>> futures = new ArrayList<>();
-            for (Baseline b : Baseline.values()) {
-                futures.add(pool.submit(() -> new Simulation(config, jobs, b).run()));
+            for (Baseline b : runs) {
+                futures.add(pool.submit(() -> Simulation.standalone(config, jobs, b).run()));
             }
             Map<Baseline, RunResult> results = new EnumMap<>(Baseline.class);
             for (Future<RunResult> f : futures) {

@@ -1,6 +1,8 @@
 package io.joulie.sim;
 
+import io.joulie.operator.planner.Planner;
 import io.joulie.operator.planner.Transition;
+import io.joulie.sim.cluster.ClusterControlPlane;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,7 +113,7 @@ public final class Main {
     private static int demo(Map<String, String> options, Map<String, String> overrides) {
         String scenario = options.getOrDefault("scenario", "demo");
         SimConfig config = config(scenario, overrides);
-        Baseline live = baseline(options.getOrDefault("baseline", "C"));
+        Baseline live = policy(options.getOrDefault("baseline", "C"));
         double speed = Double.parseDouble(options.getOrDefault("speed", "60"));
         Path out = Path.of(options.getOrDefault("out", "target/sim-results")).resolve(scenario);
         Path repo = Path.of(options.getOrDefault("repo", "."));
@@ -122,9 +124,8 @@ public final class Main {
                         : "an embedded API server", speed);
         Comparison standalone = Comparison.run(scenario, config, 2);
         RunResult cluster;
-        try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(config.nodes()),
-                new ClusterMode.Options(repo, live, speed, out, System.out,
-                        options.containsKey("kubeconfig") ? Path.of(options.get("kubeconfig")) : null))) {
+        try (ClusterControlPlane cm = new ClusterControlPlane(config, new ClusterControlPlane.Options(repo, live, speed, out,
+                System.out, options.containsKey("kubeconfig") ? Path.of(options.get("kubeconfig")) : null))) {
             Simulation sim = new Simulation(config, jobs, live, cm);
             System.out.println("starting the operator and the agent (logs in " + out.toAbsolutePath() + ") ...");
             cm.start(java.time.Duration.ofSeconds(180));
@@ -147,24 +148,27 @@ public final class Main {
         return cluster.violationSeconds() == 0 && cluster.jobsCompleted() == cluster.jobsTotal() ? 0 : 1;
     }
 
-    private static Baseline baseline(String value) {
+    /** A baseline that runs a policy (B, C, ...). */
+    private static Baseline policy(String value) {
         String name = value.toUpperCase(Locale.ROOT);
-        return java.util.Arrays.stream(Baseline.values()).filter(v -> v.name().equals(name)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("--baseline must be A, B or C, got '" + value + "'"));
+        return Baseline.policies().stream().filter(v -> v.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("--baseline must be one of "
+                        + String.join(", ", Baseline.policies().stream().map(Enum::name).toList()) + ", got '" + value + "'"));
     }
 
     /** One baseline, printing each tick's node moves and why. */
     private static int watch(Map<String, String> options, Map<String, String> overrides) {
-        Baseline b = baseline(options.getOrDefault("baseline", "C"));
+        Baseline b = policy(options.getOrDefault("baseline", "C"));
         SimConfig config = config(options.getOrDefault("scenario", "published"), overrides);
-        RunResult r = new Simulation(config, Workload.of(config.workload()), b, (t, plan, moved) -> {
+        RunResult r = new Simulation(config, Workload.of(config.workload()), b, new InProcessPlanner(
+                new Planner(config.planner().withPolicy(b.policy())), config.tickSeconds(), (t, plan, moved) -> {
             if (!moved.isEmpty()) {
                 System.out.printf(Locale.ROOT, "t=%7.0fs %s%n", t, plan.plan().summary());
                 for (Transition tr : moved) {
                     System.out.printf(Locale.ROOT, "    %s %s -> %s: %s%n", tr.node(), tr.from(), tr.to(), tr.reason());
                 }
             }
-        }).run();
+        })).run();
         System.out.printf(Locale.ROOT, "%s %s: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s%n", b, b.title(),
                 r.energyKWh(), r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
         return 0;

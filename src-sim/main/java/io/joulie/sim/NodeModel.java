@@ -3,19 +3,29 @@ package io.joulie.sim;
 import static io.joulie.sim.SimConfig.require;
 
 /**
- * The node power model: {@code P(u, f) = idle + (pmax − idle) · u^α · f^β} with the frequency scale
- * {@code f ∈ [fmin/fmax, 1]}. A power cap lowers f to the highest value that meets it (RAPL acts within
- * milliseconds, so at once here); a DVFS throttle moves f towards {@code 1 − throttle/100} with a first-order
- * time constant. Measured power never exceeds {@code cap + tolerance} and never reads below the floor.
+ * The node power model: {@code P(u, f) = idle + (L(u) − idle) · f^β}, where {@code L} is the node's
+ * {@link LoadCurve} at full frequency and {@code f ∈ [fmin/fmax, 1]} the frequency scale. A power cap lowers f to
+ * the highest value that meets it (RAPL acts within milliseconds, so at once here); a DVFS throttle moves f towards
+ * {@code 1 − throttle/100} with a first-order time constant. Measured power never exceeds {@code cap + tolerance}
+ * and never reads below the floor.
+ *
+ * @param cores              CPU cores; u = requested cores of running jobs / cores
+ * @param curve              power at full frequency by utilisation
+ * @param beta               frequency exponent β of the dynamic power
+ * @param fminMHz            lowest frequency
+ * @param fmaxMHz            highest frequency (f = 1)
+ * @param floorWatts         a meter never reads below this
+ * @param capMinWatts        a cap is clamped to at least this
+ * @param capMaxWatts        a cap is clamped to at most this (also "no cap")
+ * @param capToleranceWatts  a meter never reads above cap + this
+ * @param throttleTauSeconds time constant of the DVFS throttle ramp
  */
-public record NodeModel(int cores, double idleWatts, double maxWatts, double alpha, double beta, double fminMHz,
-                        double fmaxMHz, double floorWatts, double capMinWatts, double capMaxWatts,
-                        double capToleranceWatts, double throttleTauSeconds) {
+public record NodeModel(int cores, LoadCurve curve, double beta, double fminMHz, double fmaxMHz, double floorWatts,
+                        double capMinWatts, double capMaxWatts, double capToleranceWatts, double throttleTauSeconds) {
 
     public NodeModel {
         require(cores >= 1, "node.cores must be at least 1, got " + cores);
-        require(idleWatts >= 0 && maxWatts > idleWatts, "node.maxWatts must exceed node.idleWatts ≥ 0");
-        require(alpha > 0 && beta > 0, "node.alpha and node.beta must be > 0");
+        require(beta > 0, "node.beta must be > 0");
         require(fminMHz > 0 && fmaxMHz >= fminMHz, "need 0 < node.fminMHz ≤ node.fmaxMHz");
         require(capMinWatts > 0 && capMaxWatts >= capMinWatts, "need 0 < node.capMinWatts ≤ node.capMaxWatts");
         require(floorWatts >= 0 && capToleranceWatts >= 0, "node.floorWatts and node.capToleranceWatts must be ≥ 0");
@@ -23,7 +33,11 @@ public record NodeModel(int cores, double idleWatts, double maxWatts, double alp
     }
 
     public static NodeModel defaults() {
-        return SimConfig.defaults().node();
+        return SimConfig.defaults().nodeTypes().getFirst().model();
+    }
+
+    public double idleWatts() {
+        return curve.idleWatts();
     }
 
     /** The lowest frequency scale. */
@@ -33,9 +47,8 @@ public record NodeModel(int cores, double idleWatts, double maxWatts, double alp
 
     /** Model power at utilisation {@code u ∈ [0, 1]} and frequency scale {@code f}. */
     public double power(double u, double f) {
-        double uu = Math.clamp(u, 0.0, 1.0);
         double ff = Math.clamp(f, fMin(), 1.0);
-        return idleWatts + (maxWatts - idleWatts) * Math.pow(uu, alpha) * Math.pow(ff, beta);
+        return curve.idleWatts() + curve.dynamicWatts(Math.clamp(u, 0.0, 1.0)) * Math.pow(ff, beta);
     }
 
     /** A requested cap, clamped to [capMin, capMax]. */
@@ -49,11 +62,12 @@ public record NodeModel(int cores, double idleWatts, double maxWatts, double alp
      */
     public double capFrequency(double u, double capWatts) {
         double cap = clampCap(capWatts);
-        double dynamic = (maxWatts - idleWatts) * Math.pow(Math.clamp(u, 0.0, 1.0), alpha);
-        if (dynamic <= 0 || idleWatts + dynamic <= cap) {
+        double idle = curve.idleWatts();
+        double dynamic = curve.dynamicWatts(Math.clamp(u, 0.0, 1.0));
+        if (dynamic <= 0 || idle + dynamic <= cap) {
             return 1.0;
         }
-        double headroom = cap - idleWatts;
+        double headroom = cap - idle;
         if (headroom <= 0) {
             return fMin();
         }

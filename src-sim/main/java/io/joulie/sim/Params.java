@@ -31,6 +31,8 @@ public final class Params {
         def("node.capToleranceWatts", "5", "measured power never exceeds cap + this");
         def("node.throttleTauSeconds", "0.5", "time constant of the DVFS throttle ramp");
         def("cluster.nodes", "5", "number of simulated nodes");
+        def("cluster.types", "", "node types and their shares, e.g. dell-r640:0.6,dell-r940:0.4 (empty: one type, "
+                + "'model', from the node.* parameters; docs/simulation.md lists the types)");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");

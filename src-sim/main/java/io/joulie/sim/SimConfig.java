@@ -5,12 +5,15 @@ import io.joulie.operator.planner.PlannerSettings;
 import io.joulie.operator.planner.PolicyType;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
  * A validated run configuration, read from the {@link Params} table.
  *
- * @param node         the node power model
+ * @param nodeTypes    the kinds of node in the cluster (at least one)
+ * @param typeShares   per type, its share of the nodes (summing to 1)
  * @param workload     the job generator (or trace)
  * @param nodes        simulated nodes
  * @param stepSeconds  physics time step
@@ -18,10 +21,16 @@ import java.util.Map;
  * @param maxSeconds   hard stop
  * @param planner      the operator's planner settings (policy type set per baseline)
  */
-public record SimConfig(NodeModel node, WorkloadSpec workload, int nodes, double stepSeconds, double tickSeconds,
-                        double maxSeconds, PlannerSettings planner) {
+public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes,
+                        double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner) {
 
     public SimConfig {
+        nodeTypes = List.copyOf(nodeTypes);
+        typeShares = List.copyOf(typeShares);
+        require(!nodeTypes.isEmpty() && nodeTypes.size() == typeShares.size(), "every node type needs a share");
+        require(typeShares.stream().allMatch(x -> x > 0) && Math.abs(typeShares.stream().mapToDouble(Double::doubleValue).sum() - 1) < 1e-9,
+                "cluster.types: the shares must be positive and add up to 1, got " + typeShares);
+        require(nodeTypes.stream().map(NodeType::name).distinct().count() == nodeTypes.size(), "cluster.types names a type twice");
         require(nodes >= 1, "cluster.nodes must be at least 1, got " + nodes);
         require(stepSeconds > 0 && Double.isFinite(stepSeconds), "sim.stepSeconds must be > 0, got " + stepSeconds);
         require(tickSeconds >= stepSeconds, "sim.tickSeconds must be ≥ sim.stepSeconds, got " + tickSeconds);
@@ -35,10 +44,14 @@ public record SimConfig(NodeModel node, WorkloadSpec workload, int nodes, double
     /** Defaults overlaid with {@code overrides} ({@code key → value}). */
     public static SimConfig of(Map<String, String> overrides) {
         Reader r = new Reader(Params.resolve(overrides));
-        NodeModel node = new NodeModel(r.i("node.cores"), r.d("node.idleWatts"), r.d("node.maxWatts"),
-                r.d("node.alpha"), r.d("node.beta"), r.d("node.fminMHz"), r.d("node.fmaxMHz"), r.d("node.floorWatts"),
+        NodeModel model = new NodeModel(r.i("node.cores"),
+                new LoadCurve.Parametric(r.d("node.idleWatts"), r.d("node.maxWatts"), r.d("node.alpha")),
+                r.d("node.beta"), r.d("node.fminMHz"), r.d("node.fmaxMHz"), r.d("node.floorWatts"),
                 r.d("node.capMinWatts"), r.d("node.capMaxWatts"), r.d("node.capToleranceWatts"),
                 r.d("node.throttleTauSeconds"));
+        List<NodeType> types = new ArrayList<>();
+        List<Double> shares = new ArrayList<>();
+        NodeCatalog.parse(r.s("cluster.types"), new NodeType(NodeCatalog.MODEL, model), types, shares);
         WorkloadSpec workload = new WorkloadSpec(r.i("workload.jobs"), r.d("workload.horizonSeconds"),
                 r.d("workload.meanInterarrivalSeconds"), r.d("workload.diurnalAmplitude"), r.i("workload.coresMin"),
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),
@@ -53,11 +66,36 @@ public record SimConfig(NodeModel node, WorkloadSpec workload, int nodes, double
                 r.i("planner.queuePerfPerHpNode"), r.d("planner.performanceCapWatts"), r.d("planner.ecoCapWatts"),
                 escalation, Duration.ofMillis(Math.round(r.d("planner.downgradeTimeoutSeconds") * 1000)),
                 Duration.ofMillis(Math.round(tick * 1000)));
-        return new SimConfig(node, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
+        return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner);
     }
 
-    static void require(boolean ok, String message) {
+    /**
+     * The type of every node, by index: the types interleaved in proportion to their shares (node i takes the type
+     * furthest behind its share of the first i + 1 nodes; ties to the first listed), so that any prefix of the
+     * node list mixes the types as the whole cluster does.
+     */
+    public List<Integer> typeOfEachNode() {
+        int[] count = new int[nodeTypes.size()];
+        List<Integer> types = new ArrayList<>(nodes);
+        for (int i = 0; i < nodes; i++) {
+            int best = 0;
+            double behind = Double.NEGATIVE_INFINITY;
+            for (int t = 0; t < count.length; t++) {
+                double gap = typeShares.get(t) * (i + 1) - count[t];
+                if (gap > behind + 1e-12) {
+                    behind = gap;
+                    best = t;
+                }
+            }
+            count[best]++;
+            types.add(best);
+        }
+        return types;
+    }
+
+    /** An {@link IllegalArgumentException} with this message unless {@code ok}. */
+    public static void require(boolean ok, String message) {
         if (!ok) {
             throw new IllegalArgumentException(message);
         }

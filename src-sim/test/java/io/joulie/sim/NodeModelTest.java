@@ -48,7 +48,7 @@ class NodeModelTest {
 
     @Test
     void measuredPowerNeverReadsBelowTheFloor() {
-        NodeModel lowIdle = SimConfig.of(Map.of("node.idleWatts", "5")).node();
+        NodeModel lowIdle = SimConfig.of(Map.of("node.idleWatts", "5")).nodeTypes().getFirst().model();
         assertThat(lowIdle.measuredPower(0, 1, 5000)).isEqualTo(20.0);
         assertThat(lowIdle.measuredPower(1, 1, 5000)).isEqualTo(420.0);
     }
@@ -73,15 +73,15 @@ class NodeModelTest {
 
     @Test
     void nodeFrequencyIsTheLowerOfCapAndThrottle() {
-        SimNode n = new SimNode(0, "n", Simulation.EPOCH);
+        SimNode n = new SimNode(0, "n", new NodeType("model", m), 0, Simulation.EPOCH);
         n.usedCores = 16;
         n.capWatts = 260;
-        n.refresh(m, 1);
+        n.refresh(1);
         assertThat(n.f).isCloseTo(0.62431, within(1e-4));
         assertThat(n.powerWatts).isCloseTo(260, within(1e-6));
         assertThat(n.dirty).isFalse();
         n.throttlePct = 50;
-        n.refresh(m, 5);
+        n.refresh(5);
         assertThat(n.f).as("5 s = 10 τ: throttle settled at 0.5, below the cap's 0.624").isCloseTo(0.5, within(1e-4));
         assertThat(n.powerWatts).isCloseTo(m.power(1, n.f), within(1e-9)).isLessThan(260);
     }

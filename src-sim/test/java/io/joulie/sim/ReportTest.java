@@ -53,7 +53,7 @@ class ReportTest {
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
                 .hasMessageContaining("published, demo, day, all");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
-        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "D"})).hasMessageContaining("A, B or C");
+        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "X"})).hasMessageContaining("--baseline must be one of B, C");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");
         assertThatThrownBy(() -> Main.run(new String[]{"simulate"})).hasMessageContaining("unknown command 'simulate'");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--out"})).hasMessageContaining("needs a value");

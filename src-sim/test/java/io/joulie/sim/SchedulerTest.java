@@ -9,11 +9,13 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class SchedulerTest {
+    /** 16 cores. */
+    private static final NodeType TYPE = new NodeType("model", NodeModel.defaults());
 
     private static List<SimNode> nodes(int... labels) {
         List<SimNode> list = new ArrayList<>();
         for (int i = 0; i < labels.length; i++) {
-            SimNode n = new SimNode(i, "n" + i, Simulation.EPOCH);
+            SimNode n = new SimNode(i, "n" + i, TYPE, 0, Simulation.EPOCH);
             n.label = labels[i];
             list.add(n);
         }
@@ -23,7 +25,7 @@ class SchedulerTest {
     @Test
     void performanceJobsNeverLandOnEcoOrDrainingNodes() {
         List<SimNode> n = nodes(Scheduler.ECO, Scheduler.DRAINING, Scheduler.PERFORMANCE);
-        Scheduler s = new Scheduler(n, 16, false);
+        Scheduler s = new Scheduler(n, List.of(TYPE), false);
         assertThat(s.pick(PodClass.PERFORMANCE, 4)).isEqualTo(2);
         occupy(s, n.get(2), 14);
         assertThat(s.pick(PodClass.PERFORMANCE, 4)).as("eco and draining nodes are free but not allowed").isEqualTo(-1);
@@ -34,7 +36,7 @@ class SchedulerTest {
     @Test
     void ecoJobsOnlyOnEcoNodesAndUnconstrainedAnywhere() {
         List<SimNode> n = nodes(Scheduler.PERFORMANCE, Scheduler.DRAINING, Scheduler.ECO);
-        Scheduler s = new Scheduler(n, 16, false);
+        Scheduler s = new Scheduler(n, List.of(TYPE), false);
         assertThat(s.pick(PodClass.ECO, 1)).isEqualTo(2);
         assertThat(s.allows(PodClass.ECO, Scheduler.DRAINING)).isFalse();
         assertThat(s.allows(PodClass.UNCONSTRAINED, Scheduler.DRAINING)).isTrue();
@@ -45,7 +47,7 @@ class SchedulerTest {
     @Test
     void labelChangesAreHonouredAtOnce() {
         List<SimNode> n = nodes(Scheduler.PERFORMANCE);
-        Scheduler s = new Scheduler(n, 16, false);
+        Scheduler s = new Scheduler(n, List.of(TYPE), false);
         s.remove(n.get(0));
         n.get(0).label = Scheduler.labelOf("draining-performance");
         s.add(n.get(0));
@@ -57,7 +59,7 @@ class SchedulerTest {
     @Test
     void withoutJoulieEveryNodeTakesEveryJob() {
         List<SimNode> n = nodes(Scheduler.PERFORMANCE, Scheduler.PERFORMANCE);
-        Scheduler s = new Scheduler(n, 16, true);
+        Scheduler s = new Scheduler(n, List.of(TYPE), true);
         assertThat(s.pick(PodClass.ECO, 16)).isZero();
         assertThat(s.pick(PodClass.PERFORMANCE, 16)).isZero();
     }

@@ -2,6 +2,7 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.planner.Outcome;
+import io.joulie.operator.planner.Planner;
 import io.joulie.operator.planner.PodClass;
 import io.joulie.operator.planner.Transition;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,8 @@ class SimulationTest {
     @Test
     void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
         Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
-        for (Baseline b : Baseline.values()) {
+        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C);
+        for (Baseline b : c.results().keySet()) {
             RunResult r = c.get(b);
             assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
             assertThat(r.violationSeconds()).as(b + " violations").isZero();
@@ -49,10 +51,11 @@ class SimulationTest {
         List<String> summaries = new ArrayList<>();
         // queue_aware_v1 raises the performance count while performance jobs queue and lowers it later,
         // when the node it sends to eco is busy
-        new Simulation(config, Workload.of(config.workload()), Baseline.C, (t, plan, moved) -> {
+        new Simulation(config, Workload.of(config.workload()), Baseline.C, new InProcessPlanner(
+                new Planner(config.planner().withPolicy(Baseline.C.policy())), config.tickSeconds(), (t, plan, moved) -> {
             moves.addAll(moved);
             summaries.add(plan.plan().policyName());
-        }).run();
+        })).run();
         assertThat(summaries).containsOnly("queue-aware-v1");
         // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
         Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
@@ -74,7 +77,7 @@ class SimulationTest {
         params.put("planner.escalation", escalation);
         params.put("planner.downgradeTimeoutSeconds", "0");
         SimConfig config = SimConfig.of(params);
-        return new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+        return Simulation.standalone(config, Workload.of(config.workload()), Baseline.C).run();
     }
 
     @Test
@@ -95,7 +98,7 @@ class SimulationTest {
     @Test
     void capsAndLabelsFollowTheStates() {
         SimConfig config = SimConfig.of(SHORT);
-        Simulation sim = new Simulation(config, Workload.of(config.workload()), Baseline.B);
+        Simulation sim = Simulation.standalone(config, Workload.of(config.workload()), Baseline.B);
         RunResult r = sim.run();
         RunResult.Sample last = r.series().getLast();
         assertThat(last.ecoNodes()).isEqualTo(1);
@@ -111,7 +114,7 @@ class SimulationTest {
     @Test
     void jobsLargerThanANodeAreRejected() {
         SimConfig config = SimConfig.of(Map.of("node.cores", "4"));
-        assertThatThrownBy(() -> new Simulation(config, Workload.of(config.workload()), Baseline.A))
+        assertThatThrownBy(() -> Simulation.standalone(config, Workload.of(config.workload()), Baseline.A))
                 .hasMessageContaining("could never run");
     }
 }

@@ -1,5 +1,6 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.harness.JavaApp;
 import io.fabric8.kubernetes.api.model.Node;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -29,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 class NodeAgentIT extends ClusterScenario {
     static final String NODE = RealCluster.MANAGED.getFirst();
     static FakeRaplHost host;
-    static JavaProcess agent;
+    static JavaApp agent;
 
     @BeforeAll
     static void start() throws Exception {
@@ -85,8 +86,8 @@ class NodeAgentIT extends ClusterScenario {
         assertThat(eco).as("the eco cap is below the performance cap").isLessThan(performance);
         awaitLimitsFollowThePlan(eco);
 
-        agent.process.destroy();
-        assertThat(agent.process.waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
+        agent.process().destroy();
+        assertThat(agent.process().waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
         for (int pkg = 0; pkg < host.packages(); pkg++) {
             assertThat(host.limit(pkg)).as("package " + pkg + " back at the limit the agent found")
                     .isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);

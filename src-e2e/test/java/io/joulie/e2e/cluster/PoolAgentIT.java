@@ -1,5 +1,6 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.harness.JavaApp;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -24,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 @Order(7)
 class PoolAgentIT extends ClusterScenario {
     static SimulatedHardware hardware;
-    static JavaProcess agent;
+    static JavaApp agent;
 
     @BeforeAll
     static void start() throws Exception {

@@ -1,5 +1,6 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.harness.JavaApp;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
@@ -76,7 +77,7 @@ class ScaleBenchmark {
                 Thread.sleep(2000);
             }
 
-            JavaProcess operator;
+            JavaApp operator;
             double converged;
             // one watch on the profiles: polling LISTs of thousands of objects would load the API server being measured
             try (SharedIndexInformer<NodePowerProfile> profiles = cluster.admin.resources(NodePowerProfile.class).inform()) {
@@ -86,7 +87,7 @@ class ScaleBenchmark {
                 long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
                 while (profiles.getStore().list().size() < nodes) {
                     assertThat(System.nanoTime()).as("every profile written within 10 min").isLessThan(deadline);
-                    assertThat(operator.process.isAlive()).as("operator alive").isTrue();
+                    assertThat(operator.isAlive()).as("operator alive").isTrue();
                     Thread.sleep(250);
                 }
                 converged = Duration.between(start, Instant.now()).toMillis() / 1000.0;
