@@ -64,6 +64,27 @@ class SchedulerTest {
         assertThat(s.pick(PodClass.PERFORMANCE, 16)).isZero();
     }
 
+    @Test
+    void acrossNodeTypesTheLargestShareOfFreeCoresWins() {
+        NodeModel small = NodeModel.defaults();
+        NodeModel big = new NodeModel(32, small.curve(), small.beta(), small.fminMHz(), small.fmaxMHz(), small.floorWatts(),
+                small.capMinWatts(), small.capMaxWatts(), small.capToleranceWatts(), small.throttleTauSeconds());
+        NodeType s16 = new NodeType("small", small);
+        NodeType b32 = new NodeType("big", big);
+        List<SimNode> n = List.of(new SimNode(0, "s", s16, 0, Simulation.EPOCH), new SimNode(1, "b", b32, 1, Simulation.EPOCH));
+        Scheduler s = new Scheduler(n, List.of(s16, b32), false);
+        assertThat(s.maxFree(PodClass.UNCONSTRAINED)).isEqualTo(32);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 17)).as("only the big node has 17 free cores").isEqualTo(1);
+        occupy(s, n.get(1), 20);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4)).as("16/16 free beats 12/32").isZero();
+        occupy(s, n.get(0), 4);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4)).as("12/16 and 12/32 free: 75 % beats 37.5 %").isZero();
+        occupy(s, n.get(0), 6);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4)).as("6/16 and 12/32 free: a tie, to the lowest index").isZero();
+        occupy(s, n.get(0), 1);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4)).as("12/32 free beats 5/16").isEqualTo(1);
+    }
+
     private static void occupy(Scheduler s, SimNode node, int cores) {
         s.remove(node);
         node.usedCores += cores;
