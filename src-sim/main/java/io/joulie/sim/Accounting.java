@@ -20,8 +20,10 @@ final class Accounting {
     private final Map<PodClass, double[]> completion = new EnumMap<>(PodClass.class);
     private final Map<PodClass, Integer> completionCount = new EnumMap<>(PodClass.class);
     private final List<RunResult.Sample> series = new ArrayList<>();
+    private final double[] finishTimes;
 
     Accounting(List<JobSpec> jobs) {
+        finishTimes = new double[jobs.size()];
         for (PodClass c : PodClass.values()) {
             completion.put(c, new double[(int) jobs.stream().filter(j -> j.podClass() == c).count()]);
             completionCount.put(c, 0);
@@ -32,6 +34,7 @@ final class Accounting {
         int count = completionCount.get(j.podClass());
         completion.get(j.podClass())[count] = at - j.arrival();
         completionCount.put(j.podClass(), count + 1);
+        finishTimes[completed] = at;
         completed++;
         makespan = Math.max(makespan, at);
     }
@@ -58,7 +61,8 @@ final class Accounting {
     RunResult result(Baseline baseline, int jobsTotal, long wallMillis) {
         Map<PodClass, double[]> done = new EnumMap<>(PodClass.class);
         completion.forEach((c, v) -> done.put(c, Arrays.copyOf(v, completionCount.get(c))));
-        return new RunResult(baseline, energyJoules / 3.6e6, jobsTotal, completed, makespan, done, violationSeconds,
+        return new RunResult(baseline, energyJoules / 3.6e6, jobsTotal, completed, makespan, done,
+                Arrays.copyOf(finishTimes, completed), violationSeconds,
                 evictions, transitions, ticks, series, wallMillis);
     }
 }

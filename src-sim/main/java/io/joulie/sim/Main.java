@@ -95,10 +95,13 @@ public final class Main {
             System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs, %.1f s wall%n", name, config.nodes(),
                     c.get(Baseline.A).jobsTotal(), (System.nanoTime() - start) / 1e9);
             for (RunResult r : c.results().values()) {
-                System.out.printf(Locale.ROOT, "  %s %-16s %10.2f kWh %+6.1f %%  %d/%d jobs  makespan %.2f h  violations %.0f s%n",
+                System.out.printf(Locale.ROOT, "  %s %-17s %10.2f kWh to finish %+6.1f %%  gap to bound %4.1f pp, to optimum %4.1f pp  "
+                                + "%d/%d jobs  makespan %.2f h  violations %.0f s%n",
                         r.baseline(), r.baseline().title(), r.energyKWh(), c.energyDeltaPercent(r.baseline()),
+                        c.gapToBound(r.baseline()), c.gapToOptimum(r.baseline()),
                         r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
             }
+            System.out.printf(Locale.ROOT, "  lower bound         %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
         }
@@ -137,7 +140,7 @@ public final class Main {
         Map<Baseline, RunResult> results = new java.util.EnumMap<>(standalone.results());
         results.put(live, cluster);
         Comparison c = new Comparison(scenario + " (" + live + " in cluster mode: the real operator and agent; "
-                + "the others standalone)", config, results);
+                + "the others standalone)", config, results, standalone.bound(), standalone.optimum());
         Path report = Report.write(c, out);
         System.out.printf(Locale.ROOT, "%s in cluster mode: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s "
                         + "(standalone it was %.2f kWh, makespan %.2f h)%n", live, cluster.energyKWh(), cluster.jobsCompleted(),

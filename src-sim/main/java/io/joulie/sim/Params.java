@@ -50,6 +50,9 @@ public final class Params {
         def("sim.stepSeconds", "1", "physics time step");
         def("sim.tickSeconds", "60", "planner tick: the operator's RECONCILE_INTERVAL");
         def("sim.maxSeconds", "1209600", "stop even if jobs remain (14 days)");
+        def("optimizer.evaluations", "200", "runs of the twin the hindsight optimizer may spend searching");
+        def("optimizer.maxPerformanceSlowdown", "1.05", "the optimum must keep performance-only jobs' mean completion time "
+                + "within this multiple of A's (the policies' service level)");
         def("planner.performanceCapWatts", "500", "cap of the performance profile (PERFORMANCE_CAP_WATTS)");
         def("planner.ecoCapWatts", "260", "cap of the eco profile (ECO_CAP_WATTS)");
         def("planner.staticHpFrac", "0.75", "static_partition share of performance nodes (STATIC_HP_FRAC)");

@@ -20,9 +20,13 @@ import java.util.Map;
  * @param tickSeconds  planner interval
  * @param maxSeconds   hard stop
  * @param planner      the operator's planner settings (policy type set per baseline)
+ * @param optimizerEvaluations runs of the twin the hindsight optimizer may spend
+ * @param maxPerformanceSlowdown the hindsight optimum keeps performance-only jobs' mean completion time within this
+ *                               multiple of all-performance's
  */
 public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes,
-                        double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner) {
+                        double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner,
+                        int optimizerEvaluations, double maxPerformanceSlowdown) {
 
     public SimConfig {
         nodeTypes = List.copyOf(nodeTypes);
@@ -35,6 +39,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         require(stepSeconds > 0 && Double.isFinite(stepSeconds), "sim.stepSeconds must be > 0, got " + stepSeconds);
         require(tickSeconds >= stepSeconds, "sim.tickSeconds must be ≥ sim.stepSeconds, got " + tickSeconds);
         require(maxSeconds > 0, "sim.maxSeconds must be > 0, got " + maxSeconds);
+        require(optimizerEvaluations >= 1, "optimizer.evaluations must be ≥ 1, got " + optimizerEvaluations);
+        require(maxPerformanceSlowdown >= 1, "optimizer.maxPerformanceSlowdown must be ≥ 1, got " + maxPerformanceSlowdown);
     }
 
     public static SimConfig defaults() {
@@ -67,7 +73,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 escalation, Duration.ofMillis(Math.round(r.d("planner.downgradeTimeoutSeconds") * 1000)),
                 Duration.ofMillis(Math.round(tick * 1000)));
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
-                r.d("sim.maxSeconds"), planner);
+                r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
+                r.d("optimizer.maxPerformanceSlowdown"));
     }
 
     /**

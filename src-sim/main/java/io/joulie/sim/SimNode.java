@@ -29,6 +29,12 @@ public final class SimNode {
     double f = 1.0;
     double powerWatts;
     boolean dirty = true;
+    /** The first physics step not yet accounted for (energy, violations, job progress). */
+    long synced;
+    /** Changed at the current step: the engine runs its step explicitly. */
+    boolean touched;
+    /** Counts the node's wake-ups, so that a superseded one is recognised. */
+    int version;
 
     SimNode(int index, String name, NodeType type, int typeIndex, Instant since) {
         this.index = index;

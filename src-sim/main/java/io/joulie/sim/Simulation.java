@@ -5,15 +5,21 @@ import io.joulie.operator.planner.PodClass;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
  * One run of the twin on a simulated clock, driven by a {@link ControlPlane}. Before every step of
  * {@code sim.stepSeconds} the control plane may change labels and caps; then arrivals join the queue, the
  * scheduler places what fits, every node adds its measured power to the energy and every job progresses. The run
  * ends when the last job finished (or at {@code sim.maxSeconds}).
+ *
+ * <p>A node whose load, cap and throttle do not change draws constant power and runs its jobs at constant speed,
+ * so its steps are accounted for lazily: in one go when something changes on it, when it is sampled, or at the step
+ * its next job finishes (computed ahead). The result is that of stepping every node every step, up to rounding.
  */
 public final class Simulation {
     /** Simulated time 0. */
@@ -37,6 +43,16 @@ public final class Simulation {
     private int runningPerformance;
     private int running;
     private boolean scheduleNeeded;
+    private final double dt;
+    /** The step about to run. */
+    private long step;
+    /** Nodes changed at this step. */
+    private final List<SimNode> touched = new ArrayList<>();
+    /** Wake-ups: {step, node index, node version}, earliest first. */
+    private final PriorityQueue<long[]> wakeUps = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+            : Long.compare(a[1], b[1]));
+    /** Pod names by job id, made when first asked for. */
+    private final String[] podNames;
 
     /**
      * @param baseline what the results are labelled with
@@ -47,6 +63,7 @@ public final class Simulation {
         this.jobs = jobs;
         this.baseline = baseline;
         this.control = control;
+        this.dt = config.stepSeconds();
         int maxCores = config.nodeTypes().stream().mapToInt(t -> t.model().cores()).max().orElseThrow();
         for (JobSpec j : jobs) {
             SimConfig.require(j.cores() <= maxCores, "job " + j.id() + " requests " + j.cores()
@@ -65,6 +82,7 @@ public final class Simulation {
         scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement());
         queue = new JobQueue(jobs, maxCores);
         remaining = new double[jobs.size()];
+        podNames = new String[jobs.size()];
         accounting = new Accounting(jobs);
     }
 
@@ -77,16 +95,16 @@ public final class Simulation {
     /** Runs until every job finished or {@code sim.maxSeconds}. */
     public RunResult run() {
         long wallStart = System.nanoTime();
-        double dt = config.stepSeconds();
         double t = 0;
         double nextSample = 0;
         int nextArrival = 0;
+        nodes.forEach(this::touch);
         control.start(cluster);
         nodes.forEach(n -> n.refresh(0));
         while (accounting.completed < jobs.size() && t < config.maxSeconds()) {
             control.beforeStep(t, cluster);
             if (t >= nextSample - 1e-9) {
-                accounting.sample(t, nodes, running, queue.size());
+                sample(t);
                 nextSample += config.tickSeconds();
             }
             while (nextArrival < jobs.size() && jobs.get(nextArrival).arrival() <= t) {
@@ -95,11 +113,17 @@ public final class Simulation {
             if (scheduleNeeded) {
                 schedule();
             }
-            step(t, dt);
+            runStep(t);
             t += dt;
+            step++;
         }
-        accounting.sample(t, nodes, running, queue.size());
+        sample(t);
         return accounting.result(baseline, jobs.size(), (System.nanoTime() - wallStart) / 1_000_000);
+    }
+
+    private void sample(double t) {
+        nodes.forEach(n -> advance(n, step));
+        accounting.sample(t, nodes, running, queue.size());
     }
 
     private void enqueue(JobSpec j, boolean front) {
@@ -122,11 +146,11 @@ public final class Simulation {
                 return;
             }
             SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores()));
+            touch(n);
             scheduler.remove(n);
             n.usedCores += j.cores();
             scheduler.add(n);
             n.running.add(j.id());
-            n.dirty = true;
             running++;
             if (j.podClass() == PodClass.PERFORMANCE) {
                 runningPerformance++;
@@ -136,16 +160,65 @@ public final class Simulation {
         }
     }
 
-    /** Advances the physics by one step; frees cores (and asks for scheduling) as jobs finish. */
-    private void step(double t, double dt) {
-        for (SimNode n : nodes) {
+    /** Before anything changes on a node at this step: its past steps accounted for, its step this one. */
+    private void touch(SimNode n) {
+        advance(n, step);
+        n.dirty = true;
+        if (!n.touched) {
+            n.touched = true;
+            touched.add(n);
+        }
+    }
+
+    /**
+     * Accounts for the node's steps up to (not including) {@code to}, during which nothing changed on it and no job
+     * of it finished: constant power, constant speeds.
+     */
+    private void advance(SimNode n, long to) {
+        long k = to - n.synced;
+        if (k <= 0) {
+            return;
+        }
+        double span = k * dt;
+        accounting.energyJoules += n.powerWatts * span;
+        if (violating(n)) {
+            accounting.violationSeconds += n.performanceJobs * span;
+        }
+        for (int id : n.running) {
+            JobSpec j = jobs.get(id);
+            remaining[id] -= NodeModel.jobSpeed(j.cores(), j.sensitivity(), n.f) * span;
+        }
+        n.synced = to;
+    }
+
+    private boolean violating(SimNode n) {
+        return n.performanceJobs > 0 && n.capWatts < performanceCap[n.typeIndex];
+    }
+
+    /** Runs this step on every node that changed, is ramping or has a job finishing in it. */
+    private void runStep(double t) {
+        List<SimNode> due = new ArrayList<>(touched);
+        touched.clear();
+        while (!wakeUps.isEmpty() && wakeUps.peek()[0] <= step) {
+            long[] w = wakeUps.poll();
+            SimNode n = nodes.get((int) w[1]);
+            if (n.version == w[2] && !n.touched) {
+                due.add(n);
+                n.touched = true;
+            }
+        }
+        due.sort(Comparator.comparingInt(SimNode::index));
+        for (SimNode n : due) {
+            n.touched = false;
+            advance(n, step);
             if (n.dirty) {
                 n.refresh(dt);
             }
             accounting.energyJoules += n.powerWatts * dt;
-            if (n.performanceJobs > 0 && n.capWatts < performanceCap[n.typeIndex]) {
+            if (violating(n)) {
                 accounting.violationSeconds += n.performanceJobs * dt;
             }
+            long next = Long.MAX_VALUE;
             for (int k = n.running.size() - 1; k >= 0; k--) {
                 int id = n.running.get(k);
                 JobSpec j = jobs.get(id);
@@ -155,11 +228,22 @@ public final class Simulation {
                     detach(n, k, j);
                     accounting.finished(j, t + dt + remaining[id] / speed);
                     scheduleNeeded = true;
+                } else {
+                    next = Math.min(next, step + Math.max(1, (long) Math.ceil((remaining[id] - 1e-9) / (speed * dt))));
                 }
+            }
+            n.synced = step + 1;
+            if (n.dirty) {
+                next = step + 1;
+            }
+            n.version++;
+            if (next != Long.MAX_VALUE) {
+                wakeUps.add(new long[] {next, n.index, n.version});
             }
         }
     }
 
+    /** Takes a job off its node (finished, or evicted after a {@link #touch}). */
     private void detach(SimNode n, int k, JobSpec j) {
         control.finished(j);
         n.running.remove(k);
@@ -219,7 +303,10 @@ public final class Simulation {
             for (int id : n.running) {
                 JobSpec j = jobs.get(id);
                 if (j.podClass() == PodClass.PERFORMANCE) {
-                    pods.add(j.podName());
+                    if (podNames[id] == null) {
+                        podNames[id] = j.podName();
+                    }
+                    pods.add(podNames[id]);
                 }
             }
             pods.sort(null);
@@ -265,8 +352,8 @@ public final class Simulation {
         public void cap(SimNode n, double watts) {
             double cap = n.type.model().clampCap(watts);
             if (cap != n.capWatts) {
+                touch(n);
                 n.capWatts = cap;
-                n.dirty = true;
             }
         }
 
@@ -278,8 +365,8 @@ public final class Simulation {
         @Override
         public void throttle(SimNode n, double percent) {
             if (percent != n.throttlePct) {
+                touch(n);
                 n.throttlePct = percent;
-                n.dirty = true;
             }
         }
 
@@ -295,6 +382,7 @@ public final class Simulation {
                 return false;
             }
             JobSpec j = jobs.get(id);
+            touch(n);
             detach(n, k, j);
             enqueue(j, true);
             accounting.evictions++;

@@ -27,7 +27,7 @@ class SimConfigTest {
         NodeType a = base.nodeTypes().getFirst();
         NodeType b = new NodeType("other", a.model());
         SimConfig c = new SimConfig(List.of(a, b), List.of(0.75, 0.25), base.workload(), 8, base.stepSeconds(),
-                base.tickSeconds(), base.maxSeconds(), base.planner());
+                base.tickSeconds(), base.maxSeconds(), base.planner(), base.optimizerEvaluations(), base.maxPerformanceSlowdown());
         List<Integer> types = c.typeOfEachNode();
         assertThat(types).containsExactly(0, 0, 1, 0, 0, 0, 1, 0);
         assertThat(Collections.frequency(types.subList(0, 4), 1)).as("every prefix mixes as the whole").isEqualTo(1);

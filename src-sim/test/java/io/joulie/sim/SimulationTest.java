@@ -25,7 +25,7 @@ class SimulationTest {
     @Test
     void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
         Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
-        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C);
+        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.H);
         for (Baseline b : c.results().keySet()) {
             RunResult r = c.get(b);
             assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
@@ -33,8 +33,13 @@ class SimulationTest {
             assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
         }
         assertThat(c.get(Baseline.A).transitions()).as("A runs no planner").isZero();
+        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C)) {
+            assertThat(c.get(Baseline.H).energyKWh()).as("the optimum is no worse than " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
+        }
+        assertThat(c.bound().kWh()).as("the bound is below the optimum").isLessThan(c.get(Baseline.H).energyKWh());
+        assertThat(c.performanceSlowdown(Baseline.H)).as("the optimum keeps the service level").isLessThanOrEqualTo(1.05);
         assertThat(c.get(Baseline.A).series()).allSatisfy(s -> assertThat(s.ecoNodes()).isZero());
-        for (Baseline b : List.of(Baseline.B, Baseline.C)) {
+        for (Baseline b : List.of(Baseline.B, Baseline.C, Baseline.H)) {
             assertThat(c.get(b).series()).as(b + " puts a node into eco").anySatisfy(s -> assertThat(s.ecoNodes()).isPositive());
             assertThat(c.windowEnergyDeltaPercent(b)).as(b + " draws less energy over the common window").isNegative();
         }
