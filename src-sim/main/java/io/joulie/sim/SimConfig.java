@@ -52,16 +52,17 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         Reader r = new Reader(Params.resolve(overrides));
         NodeModel model = new NodeModel(r.i("node.cores"),
                 new LoadCurve.Parametric(r.d("node.idleWatts"), r.d("node.maxWatts"), r.d("node.alpha")),
-                r.d("node.beta"), r.d("node.fminMHz"), r.d("node.fmaxMHz"), r.d("node.floorWatts"),
+                r.d("node.beta"), r.d("node.frequencyShare"), r.d("node.fminMHz"), r.d("node.fmaxMHz"), r.d("node.floorWatts"),
                 r.d("node.capMinWatts"), r.d("node.capMaxWatts"), r.d("node.capToleranceWatts"),
                 r.d("node.throttleTauSeconds"));
         List<NodeType> types = new ArrayList<>();
         List<Double> shares = new ArrayList<>();
-        NodeCatalog.parse(r.s("cluster.types"), new NodeType(NodeCatalog.MODEL, model), types, shares);
+        NodeCatalog.parse(r.s("cluster.types"), new NodeType(NodeCatalog.MODEL, model), r.bool("cluster.cStates"), types, shares);
         WorkloadSpec workload = new WorkloadSpec(r.i("workload.jobs"), r.d("workload.horizonSeconds"),
                 r.d("workload.meanInterarrivalSeconds"), r.d("workload.diurnalAmplitude"), r.i("workload.coresMin"),
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),
-                r.d("workload.sensitivityMin"), r.d("workload.sensitivityMax"), r.d("workload.performanceShare"),
+                r.d("workload.sensitivityMin"), r.d("workload.sensitivityMax"), r.d("workload.memoryBoundShare"),
+                r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.performanceShare"),
                 r.d("workload.ecoShare"), r.l("workload.seed"), r.s("workload.trace"));
         String esc = r.s("planner.escalation");
         Escalation escalation = Escalation.fromConfig(esc).orElseThrow(() ->
@@ -129,6 +130,14 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(key + " must be an integer, got '" + s(key) + "'", e);
             }
+        }
+
+        boolean bool(String key) {
+            return switch (s(key)) {
+                case "true" -> true;
+                case "false" -> false;
+                default -> throw new IllegalArgumentException(key + " must be true or false, got '" + s(key) + "'");
+            };
         }
 
         long l(String key) {

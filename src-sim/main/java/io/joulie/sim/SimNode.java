@@ -27,6 +27,8 @@ public final class SimNode {
     final List<Integer> running = new ArrayList<>();
     /** Derived from the above; recomputed when {@link #dirty}. */
     double f = 1.0;
+    /** The share of time the cores run: below 1 only under a cap the node cannot meet at its lowest frequency. */
+    double duty = 1.0;
     double powerWatts;
     boolean dirty = true;
     /** The first physics step not yet accounted for (energy, violations, job progress). */
@@ -79,6 +81,11 @@ public final class SimNode {
         return Scheduler.LABEL_VALUES[label];
     }
 
+    /** Progress rate of a job on this node now (core-seconds per second). */
+    double speed(JobSpec j) {
+        return NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty;
+    }
+
     int cores() {
         return type.model().cores();
     }
@@ -96,6 +103,7 @@ public final class SimNode {
             throttleF = model.throttleStep(throttleF, throttlePct, dt);
         }
         f = Math.min(model.capFrequency(u, capWatts), throttleF);
+        duty = model.duty(u, f, capWatts);
         powerWatts = model.measuredPower(u, f, capWatts);
         dirty = ramping;
     }

@@ -185,8 +185,7 @@ public final class Simulation {
             accounting.violationSeconds += n.performanceJobs * span;
         }
         for (int id : n.running) {
-            JobSpec j = jobs.get(id);
-            remaining[id] -= NodeModel.jobSpeed(j.cores(), j.sensitivity(), n.f) * span;
+            remaining[id] -= n.speed(jobs.get(id)) * span;
         }
         n.synced = to;
     }
@@ -222,13 +221,13 @@ public final class Simulation {
             for (int k = n.running.size() - 1; k >= 0; k--) {
                 int id = n.running.get(k);
                 JobSpec j = jobs.get(id);
-                double speed = NodeModel.jobSpeed(j.cores(), j.sensitivity(), n.f);
+                double speed = n.speed(j);
                 remaining[id] -= speed * dt;
                 if (remaining[id] <= 1e-9) {
                     detach(n, k, j);
                     accounting.finished(j, t + dt + remaining[id] / speed);
                     scheduleNeeded = true;
-                } else {
+                } else if (speed > 0) {
                     next = Math.min(next, step + Math.max(1, (long) Math.ceil((remaining[id] - 1e-9) / (speed * dt))));
                 }
             }

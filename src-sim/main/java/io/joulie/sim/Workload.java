@@ -46,7 +46,10 @@ public final class Workload {
             }
             int cores = rnd.nextInt(spec.coresMin(), spec.coresMax() + 1);
             double work = uniform(rnd, spec.workMin(), spec.workMax());
-            double sensitivity = uniform(rnd, spec.sensitivityMin(), spec.sensitivityMax());
+            // memory-bound or compute-bound: a draw only when the workload mixes them (seeded runs of one kind unchanged)
+            boolean memoryBound = spec.memoryBoundShare() > 0 && rnd.nextDouble() < spec.memoryBoundShare();
+            double sensitivity = memoryBound ? uniform(rnd, spec.memoryBoundSensitivityMin(), spec.memoryBoundSensitivityMax())
+                    : uniform(rnd, spec.sensitivityMin(), spec.sensitivityMax());
             double c = rnd.nextDouble();
             String profile = c < spec.performanceShare() ? "performance"
                     : c < spec.performanceShare() + spec.ecoShare() ? "eco" : null;

@@ -37,8 +37,15 @@ class NodeModelTest {
     void capIsClampedAndMeasuredPowerNeverExceedsCapPlusTolerance() {
         assertThat(m.clampCap(10)).isEqualTo(80);
         assertThat(m.clampCap(9000)).isEqualTo(5000);
-        // at fmin a full node draws 170 W, more than the (clamped) 80 W cap: the meter reads cap + 5
-        assertThat(m.measuredPower(1, m.capFrequency(1, 10), 10)).isEqualTo(85.0);
+        // at fmin a full node draws 170 W, more than the (clamped) 80 W cap, which is idle: RAPL halts the cores, the
+        // meter reads the cap and jobs make no progress; under a 125 W cap the cores run 45 W of the 90.5 W above idle
+        // that fmin takes
+        assertThat(m.measuredPower(1, m.capFrequency(1, 10), 10)).isEqualTo(80.0);
+        assertThat(m.duty(1, m.capFrequency(1, 10), 10)).isZero();
+        assertThat(m.duty(1, m.capFrequency(1, 125), 125)).isCloseTo(45 / (m.power(1, 0.375) - 80), within(1e-12))
+                .isCloseTo(0.497, within(1e-3));
+        assertThat(m.measuredPower(1, m.capFrequency(1, 125), 125)).isCloseTo(125, within(1e-9));
+        assertThat(m.duty(1, m.capFrequency(1, 260), 260)).as("a cap it can meet costs no duty cycle").isEqualTo(1.0);
         for (double cap = 80; cap <= 500; cap += 20) {
             for (double u = 0; u <= 1.0; u += 0.125) {
                 assertThat(m.measuredPower(u, m.capFrequency(u, cap), cap)).isLessThanOrEqualTo(cap + 5);

@@ -67,7 +67,7 @@ class SchedulerTest {
     @Test
     void acrossNodeTypesTheLargestShareOfFreeCoresWins() {
         NodeModel small = NodeModel.defaults();
-        NodeModel big = new NodeModel(32, small.curve(), small.beta(), small.fminMHz(), small.fmaxMHz(), small.floorWatts(),
+        NodeModel big = new NodeModel(32, small.curve(), small.beta(), small.frequencyShare(), small.fminMHz(), small.fmaxMHz(), small.floorWatts(),
                 small.capMinWatts(), small.capMaxWatts(), small.capToleranceWatts(), small.throttleTauSeconds());
         NodeType s16 = new NodeType("small", small);
         NodeType b32 = new NodeType("big", big);

@@ -20,8 +20,8 @@ import java.util.Map;
  * </pre>
  *
  * where type k has N_k nodes of C_k cores and idle power I_k, m_k(u, cap) is the measured power above idle of such
- * a node at utilisation u under the cap (at the frequency f the cap leaves), v_j(f) the per-core speed of job j at
- * f, W_j its work, and T_lb a lower bound on the makespan. A performance-only job is allowed only caps at or
+ * a node at utilisation u under the cap (at the frequency f the cap leaves, duty-cycled when it cannot meet it),
+ * v_j(f) the per-core speed of job j there, W_j its work, and T_lb a lower bound on the makespan. A performance-only job is allowed only caps at or
  * above the performance cap (below it would be a violation); u ranges over the utilisations a node hosting the job
  * can have (at least its own cores). The bound reported is the largest over a search of θ.
  *
@@ -135,7 +135,8 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
      * The operating points of one node type: for each cap and each number of busy cores i, the frequency and the
      * measured power above idle.
      */
-    private record TypePoints(int nodes, int cores, double idle, double[][] f, double[][] dynamic, boolean[] forPerformance) {
+    private record TypePoints(int nodes, int cores, double idle, double[][] f, double[][] duty, double[][] dynamic,
+                              boolean[] forPerformance) {
         static TypePoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps) {
             List<Double> caps = new ArrayList<>(List.of(m.capMaxWatts(), perfCap));
             caps.addAll(lowerCaps);
@@ -146,6 +147,7 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
                 idle = Math.min(idle, m.measuredPower(0, m.capFrequency(0, cap), cap));
             }
             double[][] f = new double[caps.size()][m.cores() + 1];
+            double[][] duty = new double[caps.size()][m.cores() + 1];
             double[][] dynamic = new double[caps.size()][m.cores() + 1];
             boolean[] forPerformance = new boolean[caps.size()];
             for (int c = 0; c < caps.size(); c++) {
@@ -154,10 +156,11 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
                 for (int i = 1; i <= m.cores(); i++) {
                     double u = (double) i / m.cores();
                     f[c][i] = m.capFrequency(u, cap);
+                    duty[c][i] = m.duty(u, f[c][i], cap);
                     dynamic[c][i] = m.measuredPower(u, f[c][i], cap) - idle;
                 }
             }
-            return new TypePoints(nodes, m.cores(), idle, f, dynamic, forPerformance);
+            return new TypePoints(nodes, m.cores(), idle, f, duty, dynamic, forPerformance);
         }
 
         /** min over allowed points of (m + θ·I) / (i · v(f)): joules per unit of work. */
@@ -168,8 +171,10 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
                     continue;
                 }
                 for (int i = g.cores(); i <= cores; i++) {
-                    double perCore = NodeModel.jobSpeed(1, g.sensitivity(), f[c][i]);
-                    best = Math.min(best, (dynamic[c][i] + theta * idle) / (i * perCore));
+                    double perCore = NodeModel.jobSpeed(1, g.sensitivity(), f[c][i]) * duty[c][i];
+                    if (perCore > 0) {
+                        best = Math.min(best, (dynamic[c][i] + theta * idle) / (i * perCore));
+                    }
                 }
             }
             return best;
