@@ -10,6 +10,8 @@ public enum Baseline {
     B(null, PolicyType.STATIC_PARTITION),
     /** Joulie with queue_aware_v1. */
     C(null, PolicyType.QUEUE_AWARE_V1),
+    /** Joulie with demand_sized_v1. */
+    D(null, PolicyType.DEMAND_SIZED_V1),
     /** The best schedule found with hindsight: Joulie's guard, labels and caps, eco counts chosen knowing every job. */
     H("hindsight optimum", null);
 

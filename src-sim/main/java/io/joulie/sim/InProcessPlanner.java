@@ -53,8 +53,13 @@ public final class InProcessPlanner implements ControlPlane {
     @Override
     public void start(SimCluster cluster) {
         for (SimNode n : cluster.nodes()) {
-            cluster.apply(n, n.state(), n.since(), planner.settings().capWatts(n.state().profile()));
+            cluster.apply(n, n.state(), n.since(), planner.settings().capWatts(n.state().profile(), labels(n)));
         }
+    }
+
+    /** The labels a policy sees: the node's type. */
+    private static Map<String, String> labels(SimNode n) {
+        return Map.of(NodeType.LABEL, n.type().name());
     }
 
     @Override
@@ -70,10 +75,11 @@ public final class InProcessPlanner implements ControlPlane {
         Instant now = Simulation.EPOCH.plus(Duration.ofMillis(Math.round(t * 1000)));
         List<ManagedNode> managed = new ArrayList<>(cluster.nodes().size());
         for (SimNode n : cluster.nodes()) {
-            managed.add(new ManagedNode(n.name(), Map.of(NodeType.LABEL, n.type().name()), false, n.state(), n.since(),
-                    cluster.performancePods(n)));
+            managed.add(new ManagedNode(n.name(), labels(n), false, n.state(), n.since(), cluster.performancePods(n),
+                    n.type().model().cores()));
         }
-        Planner.TickPlan plan = planner.plan(new ClusterContext(now, managed, cluster.activePerformanceJobs()));
+        Planner.TickPlan plan = planner.plan(new ClusterContext(now, managed, cluster.activePerformanceJobs(), List.of(),
+                List.of(), null, cluster.cpuDemand()));
         List<Transition> moved = new ArrayList<>();
         for (Transition tr : plan.transitions()) {
             SimNode n = cluster.node(tr.node());
@@ -81,7 +87,7 @@ public final class InProcessPlanner implements ControlPlane {
                 moved.add(tr);
             }
             PowerState to = tr.to();
-            cluster.apply(n, to, tr.since(), planner.settings().capWatts(to.profile()));
+            cluster.apply(n, to, tr.since(), plan.capWatts(tr, planner.settings()));
             for (String pod : tr.evict()) {
                 cluster.evict(n, pod);
             }

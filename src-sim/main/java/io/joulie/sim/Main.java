@@ -24,14 +24,16 @@ public final class Main {
     /** Named parameter sets; command-line {@code key=value} pairs apply on top. */
     static final Map<String, Map<String, String>> SCENARIOS = new LinkedHashMap<>();
     /**
-     * The calibrated workload: jobs of 1 to 8 cores and 40 min to 4 h of work at full speed on one core... per core
-     * (2,400 to 14,400 core-seconds), half of them memory-bound (sensitivity 0.1 to 0.6), the others compute-bound
-     * (0.85 to 1.0); 30 % performance-only; generated for 24 h with a daily cycle.
+     * The calibrated workload: jobs of 1 to 8 cores and 2,400 to 14,400 core-seconds of work, half of them memory-bound
+     * (sensitivity 0.1 to 0.6; half of those declare eco), the others compute-bound (0.85 to 1.0); 30 % performance-only;
+     * generated for 24 h with a daily cycle.
      */
-    static final Map<String, String> CALIBRATED_WORKLOAD = Map.of("workload.jobs", "0", "workload.horizonSeconds", "86400",
-            "workload.diurnalAmplitude", "0.5", "workload.workMin", "2400", "workload.workMax", "14400",
-            "workload.memoryBoundShare", "0.5", "workload.memoryBoundSensitivityMin", "0.1",
-            "workload.memoryBoundSensitivityMax", "0.6", "workload.sensitivityMin", "0.85", "workload.sensitivityMax", "1.0");
+    static final Map<String, String> CALIBRATED_WORKLOAD = Map.ofEntries(Map.entry("workload.jobs", "0"),
+            Map.entry("workload.horizonSeconds", "86400"), Map.entry("workload.diurnalAmplitude", "0.5"),
+            Map.entry("workload.workMin", "2400"), Map.entry("workload.workMax", "14400"),
+            Map.entry("workload.memoryBoundShare", "0.5"), Map.entry("workload.memoryBoundSensitivityMin", "0.1"),
+            Map.entry("workload.memoryBoundSensitivityMax", "0.6"), Map.entry("workload.sensitivityMin", "0.85"),
+            Map.entry("workload.sensitivityMax", "1.0"), Map.entry("workload.declaredShare", "0.5"));
 
     static {
         // Joulie's first published experiment: the defaults (5 nodes, 300 jobs, 500 / 260 W, 0.75, 0.70/2/5/15) on the
@@ -41,18 +43,18 @@ public final class Main {
         SCENARIOS.put("demo", Map.of("cluster.nodes", "12", "workload.jobs", "720", "workload.meanInterarrivalSeconds", "2",
                 "planner.queueHpMin", "5", "planner.queueHpMax", "12"));
         // The calibrated 1,000-node day (docs/simulation.md, "Calibration"): Dell PowerEdge R640 nodes (SPECpower curve),
-        // half the jobs memory-bound, arrivals for 24 h at about 60 % of the cores requested on average (±50 % over the
-        // day), the eco cap at the node's knee for the mean sensitivity; queue-aware bounds scaled as before.
+        // half the jobs memory-bound and half of those declared eco (joulie.io/workload-class), arrivals for 24 h at
+        // about 60 % of the cores requested on average (±50 % over the day), the eco cap at the knee of the node for
+        // memory-bound work; queue-aware bounds scaled as before (2 / 5 of 5 nodes; 15 pods per 16 cores).
         Map<String, String> day = new java.util.HashMap<>(CALIBRATED_WORKLOAD);
-        day.putAll(Map.of("cluster.nodes", "1000", "cluster.types", "dell-r640:1", "workload.meanInterarrivalSeconds", "0.382",
-                "planner.performanceCapWatts", "1000", "planner.ecoCapWatts", "292", "planner.queueHpMin", "400",
+        day.putAll(Map.of("cluster.nodes", "1000", "cluster.types", "dell-r640:1", "workload.meanInterarrivalSeconds", "0.25",
+                "planner.performanceCapWatts", "1000", "planner.ecoCapWatts", "260", "planner.queueHpMin", "400",
                 "planner.queueHpMax", "1000", "planner.queuePerfPerHpNode", "52", "optimizer.evaluations", "120"));
         SCENARIOS.put("day", Map.copyOf(day));
-        // The same day on a mix of two server types: 70 % R640, 30 % R940. One eco cap for both must be reachable on the
-        // R940 (its full-load power at the lowest frequency, 507 W), so it never binds on an R640.
+        // The same day on a mix of two server types: 70 % R640, 30 % R940, the eco cap of each type at its knee.
         Map<String, String> mixed = new java.util.HashMap<>(day);
-        mixed.putAll(Map.of("cluster.types", "dell-r640:0.7,dell-r940:0.3", "workload.meanInterarrivalSeconds", "0.294",
-                "planner.ecoCapWatts", "510"));
+        mixed.putAll(Map.of("cluster.types", "dell-r640:0.7,dell-r940:0.3", "workload.meanInterarrivalSeconds", "0.1923",
+                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507"));
         SCENARIOS.put("day-mixed", Map.copyOf(mixed));
     }
 

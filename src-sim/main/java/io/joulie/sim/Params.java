@@ -48,6 +48,8 @@ public final class Params {
         def("workload.memoryBoundShare", "0", "share of memory-bound jobs, whose sensitivity is drawn from the memory-bound range");
         def("workload.memoryBoundSensitivityMin", "0.1", "smallest CPU sensitivity of memory-bound jobs (uniform)");
         def("workload.memoryBoundSensitivityMax", "0.6", "largest CPU sensitivity of memory-bound jobs (uniform)");
+        def("workload.declaredShare", "0", "share of unconstrained memory-bound jobs whose pods declare joulie.io/workload-class: eco "
+                + "(with a preferred node affinity for eco nodes)");
         def("workload.performanceShare", "0.30", "share of performance-only jobs (nodeSelector performance)");
         def("workload.ecoShare", "0", "share of eco-only jobs (nodeSelector eco); the rest is unconstrained");
         def("workload.seed", "42", "random seed of the generator");
@@ -65,6 +67,8 @@ public final class Params {
         def("planner.queueHpMin", "2", "queue_aware_v1 lower bound (QUEUE_HP_MIN)");
         def("planner.queueHpMax", "5", "queue_aware_v1 upper bound (QUEUE_HP_MAX)");
         def("planner.queuePerfPerHpNode", "15", "performance-only pods per performance node (QUEUE_PERF_PER_HP_NODE)");
+        def("planner.demandHeadroomFrac", "0.2", "demand_sized_v1 spare performance capacity (DEMAND_HEADROOM_FRAC)");
+        def("planner.ecoCapWattsByType", "", "eco cap by node type, type=watts,... (ECO_CAP_WATTS_BY_TYPE)");
         def("planner.escalation", "hold", "hold, force or evict (DOWNGRADE_ESCALATION)");
         def("planner.downgradeTimeoutSeconds", "1800", "drain time before escalation (DOWNGRADE_TIMEOUT)");
     }

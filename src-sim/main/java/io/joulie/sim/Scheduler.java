@@ -10,7 +10,9 @@ import java.util.List;
  * a node with enough free cores whose label value equals its selector (performance jobs therefore never on
  * {@code eco} or {@code draining-performance} nodes, eco jobs only on {@code eco} nodes); jobs without a
  * selector go anywhere. Among the fitting nodes it takes the one with the largest share of free cores
- * (kube-scheduler's least-allocated scoring), ties to the lowest index. With {@code ignoreProfiles} (baseline A:
+ * (kube-scheduler's least-allocated scoring), ties to the lowest index; a job that declares eco (its preferred node
+ * affinity for {@code joulie.io/power-profile=eco}) takes an eco node when one fits, as the preferred affinity's
+ * weight outranks the spread. With {@code ignoreProfiles} (baseline A:
  * no Joulie) every node fits every job.
  *
  * <p>Nodes are indexed by (label, type, free cores) in bit sets, so a placement costs O(labels × types × cores).
@@ -96,6 +98,22 @@ final class Scheduler {
 
     /** The node for a job of class {@code c} asking {@code want} cores, or −1 when none fits. */
     int pick(PodClass c, int want) {
+        return pick(c, want, false);
+    }
+
+    /** The node for a job, an eco node first when it prefers one, or −1 when none fits. */
+    int pick(PodClass c, int want, boolean prefersEco) {
+        if (prefersEco && !ignoreProfiles) {
+            int eco = pick(c, want, ECO);
+            if (eco >= 0) {
+                return eco;
+            }
+        }
+        return pick(c, want, -1);
+    }
+
+    /** Least-allocated among the nodes labelled {@code onlyLabel} (or every allowed label when −1). */
+    private int pick(PodClass c, int want, int onlyLabel) {
         int best = -1;
         double bestShare = -1;
         for (int t = 0; t < types.size(); t++) {
@@ -105,7 +123,7 @@ final class Scheduler {
                 if (share < bestShare) {
                     break;
                 }
-                int i = lowest(c, t, free);
+                int i = lowest(c, t, free, onlyLabel);
                 if (i >= 0) {
                     if (share > bestShare || i < best) {
                         best = i;
@@ -127,10 +145,10 @@ final class Scheduler {
         return false;
     }
 
-    private int lowest(PodClass c, int type, int free) {
+    private int lowest(PodClass c, int type, int free, int onlyLabel) {
         int best = -1;
         for (int l = 0; l < LABELS; l++) {
-            if (allows(c, l)) {
+            if (allows(c, l) && (onlyLabel < 0 || l == onlyLabel)) {
                 int i = index[l][type][free].nextSetBit(0);
                 if (i >= 0 && (best < 0 || i < best)) {
                     best = i;

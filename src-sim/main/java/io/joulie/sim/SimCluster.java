@@ -1,6 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.planner.ClusterContext;
 
 import java.time.Instant;
 import java.util.List;
@@ -15,6 +16,9 @@ public interface SimCluster {
 
     /** Performance-only jobs running or waiting. */
     long activePerformanceJobs();
+
+    /** The cores that waiting or running jobs request: performance-only, eco-only, unconstrained that declare eco. */
+    ClusterContext.CpuDemand cpuDemand();
 
     /** The performance-only pods running on the node ({@code namespace/name}), sorted. */
     List<String> performancePods(SimNode node);

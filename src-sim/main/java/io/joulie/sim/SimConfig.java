@@ -62,7 +62,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 r.d("workload.meanInterarrivalSeconds"), r.d("workload.diurnalAmplitude"), r.i("workload.coresMin"),
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),
                 r.d("workload.sensitivityMin"), r.d("workload.sensitivityMax"), r.d("workload.memoryBoundShare"),
-                r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.performanceShare"),
+                r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.declaredShare"),
+                r.d("workload.performanceShare"),
                 r.d("workload.ecoShare"), r.l("workload.seed"), r.s("workload.trace"));
         String esc = r.s("planner.escalation");
         Escalation escalation = Escalation.fromConfig(esc).orElseThrow(() ->
@@ -72,7 +73,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 r.d("planner.queueHpBaseFrac"), r.i("planner.queueHpMin"), r.i("planner.queueHpMax"),
                 r.i("planner.queuePerfPerHpNode"), r.d("planner.performanceCapWatts"), r.d("planner.ecoCapWatts"),
                 escalation, Duration.ofMillis(Math.round(r.d("planner.downgradeTimeoutSeconds") * 1000)),
-                Duration.ofMillis(Math.round(tick * 1000)));
+                Duration.ofMillis(Math.round(tick * 1000))).withDemandSizing(r.d("planner.demandHeadroomFrac"),
+                r.capsByType("planner.ecoCapWattsByType"));
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
                 r.d("optimizer.maxPerformanceSlowdown"));
@@ -130,6 +132,25 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(key + " must be an integer, got '" + s(key) + "'", e);
             }
+        }
+
+        /** {@code type=watts,...}: the eco caps by node type. */
+        Map<String, Double> capsByType(String key) {
+            Map<String, Double> caps = new java.util.TreeMap<>();
+            if (s(key).isEmpty()) {
+                return caps;
+            }
+            for (String entry : s(key).split(",")) {
+                String[] kv = entry.split("=", 2);
+                try {
+                    double watts = Double.parseDouble(kv.length == 2 ? kv[1].trim() : "");
+                    require(watts > 0 && kv[0].trim().length() > 0, key + ": '" + entry.trim() + "' needs a type and a cap > 0");
+                    caps.put(kv[0].trim(), watts);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(key + ": '" + entry.trim() + "' is not type=watts", e);
+                }
+            }
+            return caps;
         }
 
         boolean bool(String key) {

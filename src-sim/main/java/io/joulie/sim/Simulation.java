@@ -42,6 +42,10 @@ public final class Simulation {
     private Map<String, Integer> podIds;
     private int runningPerformance;
     private int running;
+    /** Cores requested by waiting or running jobs: performance-only, eco-only, unconstrained that declare eco. */
+    private long performanceCores;
+    private long ecoOnlyCores;
+    private long declaredEcoCores;
     private boolean scheduleNeeded;
     private final double dt;
     /** The step about to run. */
@@ -127,6 +131,9 @@ public final class Simulation {
     }
 
     private void enqueue(JobSpec j, boolean front) {
+        if (!front) {
+            demand(j, +1);
+        }
         remaining[j.id()] = j.work();
         queue.add(j, front);
         scheduleNeeded = true;
@@ -145,7 +152,7 @@ public final class Simulation {
             if (j == null) {
                 return;
             }
-            SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores()));
+            SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
             touch(n);
             scheduler.remove(n);
             n.usedCores += j.cores();
@@ -225,6 +232,7 @@ public final class Simulation {
                 remaining[id] -= speed * dt;
                 if (remaining[id] <= 1e-9) {
                     detach(n, k, j);
+                    demand(j, -1);
                     accounting.finished(j, t + dt + remaining[id] / speed);
                     scheduleNeeded = true;
                 } else if (speed > 0) {
@@ -239,6 +247,15 @@ public final class Simulation {
             if (next != Long.MAX_VALUE) {
                 wakeUps.add(new long[] {next, n.index, n.version});
             }
+        }
+    }
+
+    /** A job enters (+1, on arrival) or leaves (−1, when done) the demand the policies see. */
+    private void demand(JobSpec j, int sign) {
+        switch (j.podClass()) {
+            case PERFORMANCE -> performanceCores += sign * j.cores();
+            case ECO -> ecoOnlyCores += sign * j.cores();
+            case UNCONSTRAINED -> declaredEcoCores += j.declaresEco() ? sign * j.cores() : 0;
         }
     }
 
@@ -291,6 +308,11 @@ public final class Simulation {
         @Override
         public long activePerformanceJobs() {
             return runningPerformance + queue.performance();
+        }
+
+        @Override
+        public io.joulie.operator.planner.ClusterContext.CpuDemand cpuDemand() {
+            return new io.joulie.operator.planner.ClusterContext.CpuDemand(performanceCores, ecoOnlyCores, declaredEcoCores);
         }
 
         @Override

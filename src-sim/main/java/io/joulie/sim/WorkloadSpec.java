@@ -8,7 +8,8 @@ import static io.joulie.sim.SimConfig.require;
 public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarrivalSeconds, double diurnalAmplitude,
                            int coresMin, int coresMax, double workMin, double workMax, double sensitivityMin,
                            double sensitivityMax, double memoryBoundShare, double memoryBoundSensitivityMin,
-                           double memoryBoundSensitivityMax, double performanceShare, double ecoShare, long seed, String trace) {
+                           double memoryBoundSensitivityMax, double declaredShare, double performanceShare, double ecoShare,
+                           long seed, String trace) {
 
     public WorkloadSpec {
         require(jobs >= 0 && horizonSeconds >= 0, "workload.jobs and workload.horizonSeconds must be ≥ 0");
@@ -23,6 +24,7 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
         require(memoryBoundShare >= 0 && memoryBoundShare <= 1, "workload.memoryBoundShare must be within [0, 1]");
         require(memoryBoundSensitivityMin >= 0 && memoryBoundSensitivityMax <= 1 && memoryBoundSensitivityMax >= memoryBoundSensitivityMin,
                 "need 0 ≤ workload.memoryBoundSensitivityMin ≤ workload.memoryBoundSensitivityMax ≤ 1");
+        require(declaredShare >= 0 && declaredShare <= 1, "workload.declaredShare must be within [0, 1]");
         require(performanceShare >= 0 && ecoShare >= 0 && performanceShare + ecoShare <= 1,
                 "workload.performanceShare + workload.ecoShare must be within [0, 1]");
     }

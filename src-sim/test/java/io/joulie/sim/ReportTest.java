@@ -25,11 +25,12 @@ class ReportTest {
             assertThat(dir.resolve(f)).isNotEmptyFile();
         }
         List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
-        assertThat(summary).hasSize(6);
+        assertThat(summary).hasSize(7);
         assertThat(summary.get(1)).startsWith("A,all performance,");
         assertThat(summary.get(3)).startsWith("C,queue_aware_v1,");
-        assertThat(summary.get(4)).startsWith("H,hindsight optimum,");
-        assertThat(summary.get(5)).startsWith("LB,lower bound,");
+        assertThat(summary.get(4)).startsWith("D,demand_sized_v1,");
+        assertThat(summary.get(5)).startsWith("H,hindsight optimum,");
+        assertThat(summary.get(6)).startsWith("LB,lower bound,");
         int columns = summary.getFirst().split(",").length;
         assertThat(summary).allSatisfy(line -> assertThat(line.split(",", -1)).hasSize(columns));
         assertThat(Files.readAllLines(dir.resolve("timeseries.csv")))
@@ -56,7 +57,7 @@ class ReportTest {
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
                 .hasMessageContaining("published, demo, day, day-mixed, all");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
-        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "X"})).hasMessageContaining("--baseline must be one of B, C");
+        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "X"})).hasMessageContaining("--baseline must be one of B, C, D");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");
         assertThatThrownBy(() -> Main.run(new String[]{"simulate"})).hasMessageContaining("unknown command 'simulate'");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--out"})).hasMessageContaining("needs a value");

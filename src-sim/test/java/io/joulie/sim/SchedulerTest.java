@@ -57,6 +57,21 @@ class SchedulerTest {
     }
 
     @Test
+    void aJobThatDeclaresEcoTakesAnEcoNodeWhenOneFits() {
+        List<SimNode> n = nodes(Scheduler.PERFORMANCE, Scheduler.ECO, Scheduler.ECO);
+        Scheduler s = new Scheduler(n, List.of(TYPE), false);
+        occupy(s, n.get(1), 4);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4, false)).as("least allocated: the empty performance node").isZero();
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4, true)).as("preferred: the emptier eco node").isEqualTo(2);
+        occupy(s, n.get(2), 14);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4, true)).isEqualTo(1);
+        occupy(s, n.get(1), 10);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 4, true)).as("no eco node fits: anywhere").isZero();
+        Scheduler without = new Scheduler(n, List.of(TYPE), true);
+        assertThat(without.pick(PodClass.UNCONSTRAINED, 1, true)).as("without Joulie there are no eco nodes to prefer").isZero();
+    }
+
+    @Test
     void withoutJoulieEveryNodeTakesEveryJob() {
         List<SimNode> n = nodes(Scheduler.PERFORMANCE, Scheduler.PERFORMANCE);
         Scheduler s = new Scheduler(n, List.of(TYPE), true);

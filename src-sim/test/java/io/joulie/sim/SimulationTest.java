@@ -25,7 +25,7 @@ class SimulationTest {
     @Test
     void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
         Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
-        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.H);
+        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.D, Baseline.H);
         for (Baseline b : c.results().keySet()) {
             RunResult r = c.get(b);
             assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
@@ -33,7 +33,7 @@ class SimulationTest {
             assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
         }
         assertThat(c.get(Baseline.A).transitions()).as("A runs no planner").isZero();
-        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C)) {
+        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C, Baseline.D)) {
             assertThat(c.get(Baseline.H).energyKWh()).as("the optimum is no worse than " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
         }
         assertThat(c.bound().kWh()).as("the bound is below the optimum").isLessThan(c.get(Baseline.H).energyKWh());
@@ -114,6 +114,42 @@ class SimulationTest {
         assertThat(labels).containsOnly("performance", "eco").filteredOn("eco"::equals).hasSize(1);
         // idle at the end: 4 × 80 W + 1 × 80 W
         assertThat(last.powerWatts()).isEqualTo(400.0);
+    }
+
+    /**
+     * demand_sized_v1 on a small calibrated cluster (30 nodes of two types, a day): declared memory-bound work fills the
+     * eco nodes (the preferred node affinity), whose cap then binds. It saves energy, no less than queue_aware_v1,
+     * within 2 points of the hindsight optimum and within the 5 % service level; each eco node takes its type's cap.
+     */
+    @Test
+    void demandSizingFillsEcoNodesWithDeclaredWorkAndKeepsPerformanceJobsOnTime() {
+        Map<String, String> params = new HashMap<>(Main.CALIBRATED_WORKLOAD);
+        params.putAll(Map.of("cluster.nodes", "30", "cluster.types", "dell-r640:0.5,dell-r940:0.5",
+                "workload.meanInterarrivalSeconds", "5.56", "planner.performanceCapWatts", "1000",
+                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507", "planner.queueHpMin", "12",
+                "planner.queueHpMax", "30", "planner.queuePerfPerHpNode", "52", "optimizer.evaluations", "20"));
+        SimConfig config = SimConfig.of(params);
+        Comparison c = Comparison.run("small calibrated", config, 2);
+        for (Baseline b : c.results().keySet()) {
+            assertThat(c.get(b).finished()).isTrue();
+            assertThat(c.get(b).violationSeconds()).as(b + " violations").isZero();
+        }
+        assertThat(c.energyDeltaPercent(Baseline.D)).as("D saves").isLessThan(-1)
+                .isLessThanOrEqualTo(c.energyDeltaPercent(Baseline.C));
+        assertThat(c.performanceSlowdown(Baseline.D)).isLessThanOrEqualTo(1.05);
+        assertThat(c.gapToOptimum(Baseline.D)).as("within 2 pp of the optimum").isLessThanOrEqualTo(2.0);
+        // the caps the planner gave the eco nodes, by type
+        List<Double> ecoCaps = new ArrayList<>();
+        Simulation sim = new Simulation(config, Workload.of(config.workload()), Baseline.D, new InProcessPlanner(
+                new Planner(config.planner().withPolicy(Baseline.D.policy())), config.tickSeconds(), (t, plan, moved) -> {
+            for (Transition tr : plan.transitions()) {
+                if (tr.to() == io.joulie.api.v1alpha1.PowerState.ActiveEco) {
+                    ecoCaps.add(plan.capWatts(tr, config.planner()));
+                }
+            }
+        }));
+        sim.run();
+        assertThat(ecoCaps).isNotEmpty().containsOnly(260.0, 507.0).contains(260.0, 507.0);
     }
 
     @Test

@@ -29,8 +29,8 @@ public record JoulieSpec(
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Policy(
-            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
-            @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
+            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1 (POLICY_TYPE).")
+            @Pattern("^(static_partition|queue_aware_v1|demand_sized_v1|rule_swap_v1)$")
             String type,
             @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1 (STATIC_HP_FRAC).")
             @Min(0) @Max(1)
@@ -60,6 +60,13 @@ public record JoulieSpec(
             String downgradeTimeout,
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
             String reconcileInterval,
+            @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
+                    + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
+            @Min(0)
+            Double demandHeadroomFrac,
+            @JsonPropertyDescription("Eco cap in watts by node type (the node.kubernetes.io/instance-type label), instead "
+                    + "of ecoCapWatts for the nodes of that type (ECO_CAP_WATTS_BY_TYPE).")
+            Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
@@ -74,16 +81,27 @@ public record JoulieSpec(
         /** The planner settings alone, no rules. */
         public Policy(String type, Double staticHpFrac, Double queueHpBaseFrac, Integer queueHpMin, Integer queueHpMax,
                       Integer queuePerfPerHpNode, Double performanceCapWatts, Double ecoCapWatts,
+                      String downgradeEscalation, String downgradeTimeout, String reconcileInterval,
+                      Double demandHeadroomFrac, Map<String, Double> ecoCapWattsByType) {
+            this(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode, performanceCapWatts,
+                    ecoCapWatts, downgradeEscalation, downgradeTimeout, reconcileInterval, demandHeadroomFrac,
+                    ecoCapWattsByType, null, null, null, null, null);
+        }
+
+        /** The planner settings alone, no rules, no demand_sized_v1 fields. */
+        public Policy(String type, Double staticHpFrac, Double queueHpBaseFrac, Integer queueHpMin, Integer queueHpMax,
+                      Integer queuePerfPerHpNode, Double performanceCapWatts, Double ecoCapWatts,
                       String downgradeEscalation, String downgradeTimeout, String reconcileInterval) {
             this(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode, performanceCapWatts,
-                    ecoCapWatts, downgradeEscalation, downgradeTimeout, reconcileInterval, null, null, null, null, null);
+                    ecoCapWatts, downgradeEscalation, downgradeTimeout, reconcileInterval, null, null);
         }
 
         /** These planner settings with the rule fields of {@code rules} (none when it is null). */
         public Policy withRulesOf(Policy rules) {
             return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
                     queuePerfPerHpNode, performanceCapWatts, ecoCapWatts, downgradeEscalation, downgradeTimeout,
-                    reconcileInterval, rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+                    reconcileInterval, demandHeadroomFrac, ecoCapWattsByType, rules.timeZone, rules.schedules,
+                    rules.powerBudget, rules.hotspots, rules.telemetry);
         }
     }
 

@@ -11,6 +11,7 @@ import io.joulie.operator.planner.Escalation;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.ControlPlane;
 import io.joulie.sim.JobSpec;
+import io.joulie.sim.NodeType;
 import io.joulie.sim.SimCluster;
 import io.joulie.sim.SimConfig;
 import io.joulie.sim.SimNode;
@@ -112,10 +113,10 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         }
         api = ApiServer.start(options.kubeconfig());
         api.installCrds();
-        Map<String, String> types = new LinkedHashMap<>();
+        Map<String, NodeType> types = new LinkedHashMap<>();
         List<Integer> typeOf = config.typeOfEachNode();
         for (int i = 0; i < nodeNames.size(); i++) {
-            types.put(nodeNames.get(i), config.nodeTypes().get(typeOf.get(i)).name());
+            types.put(nodeNames.get(i), config.nodeTypes().get(typeOf.get(i)));
         }
         objects = new TwinObjects(api.client(), types);
         pods = new PodMirror(api.client(), !api.embedded());

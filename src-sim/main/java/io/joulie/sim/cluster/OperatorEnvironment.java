@@ -32,6 +32,9 @@ final class OperatorEnvironment {
         env.put("QUEUE_PERF_PER_HP_NODE", Integer.toString(p.queuePerfPerHpNode()));
         env.put("PERFORMANCE_CAP_WATTS", Double.toString(p.performanceCapWatts()));
         env.put("ECO_CAP_WATTS", Double.toString(p.ecoCapWatts()));
+        env.put("ECO_CAP_WATTS_BY_TYPE", String.join(",", p.ecoCapWattsByType().entrySet().stream()
+                .map(e -> e.getKey() + "=" + e.getValue()).toList()));
+        env.put("DEMAND_HEADROOM_FRAC", Double.toString(p.demandHeadroomFrac()));
         env.put("DOWNGRADE_ESCALATION", p.escalation().configValue());
         env.put("DOWNGRADE_TIMEOUT", Durations.format(wall.apply(p.downgradeTimeout().toMillis() / 1000.0)));
         return env;

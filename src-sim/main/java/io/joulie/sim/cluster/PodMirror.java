@@ -30,7 +30,8 @@ final class PodMirror implements AutoCloseable {
     }
 
     void queued(JobSpec job) {
-        Pod pod = new PodBuilder().withNewMetadata().withNamespace(TwinObjects.NAMESPACE).withName(name(job))
+        PodBuilder b = new PodBuilder().withMetadata(JobSpec.metadata(job.declaresEco())).editMetadata()
+                .withNamespace(TwinObjects.NAMESPACE).withName(name(job))
                 .addToLabels(TwinObjects.MANAGED_BY, "joulie-sim").addToLabels("joulie.io/sim-class", job.className())
                 .endMetadata().withNewSpec()
                 // not the cluster's scheduler: the twin's places the job (and binds it, see bind)
@@ -38,7 +39,15 @@ final class PodMirror implements AutoCloseable {
                 .withNodeSelector(job.profile() == null ? Map.of() : Map.of(Joulie.POWER_PROFILE_LABEL, job.profile()))
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
-                .endSpec().build();
+                .endSpec();
+        if (job.declaresEco()) {
+            // what a job that declares eco asks of a scheduler: eco nodes preferred, not required
+            b.editSpec().withNewAffinity().withNewNodeAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
+                    .withWeight(100).withNewPreference().addNewMatchExpression().withKey(Joulie.POWER_PROFILE_LABEL)
+                    .withOperator("In").withValues(io.joulie.api.v1alpha1.PowerState.ActiveEco.labelValue()).endMatchExpression().endPreference()
+                    .endPreferredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec();
+        }
+        Pod pod = b.build();
         writer.execute(() -> client.resource(pod).create());
     }
 

@@ -3,6 +3,7 @@ package io.joulie.sim.cluster;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
@@ -26,11 +27,11 @@ final class TwinObjects {
     static final String TELEMETRY_PROFILE = "joulie-sim";
 
     private final KubernetesClient client;
-    /** Node name → its type's name. */
-    private final Map<String, String> nodes;
+    /** Node name → its type. */
+    private final Map<String, NodeType> nodes;
     private boolean created;
 
-    TwinObjects(KubernetesClient client, Map<String, String> nodeTypes) {
+    TwinObjects(KubernetesClient client, Map<String, NodeType> nodeTypes) {
         this.client = client;
         this.nodes = Map.copyOf(nodeTypes);
     }
@@ -50,9 +51,19 @@ final class TwinObjects {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
         }
         created = true;
-        nodes.forEach((name, type) -> client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
-                .addToLabels("joulie.io/managed", "true").addToLabels(SIM_LABEL, "true").addToLabels(NodeType.LABEL, type)
-                .endMetadata().withNewSpec().endSpec().build()).create());
+        nodes.forEach((name, type) -> {
+            Quantity cpu = new Quantity(Integer.toString(type.model().cores()));
+            var node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
+                    .addToLabels("joulie.io/managed", "true").addToLabels(SIM_LABEL, "true").addToLabels(NodeType.LABEL, type.name())
+                    .endMetadata().withNewSpec().endSpec().withNewStatus().addToAllocatable("cpu", cpu).addToCapacity("cpu", cpu)
+                    .endStatus().build()).create();
+            // a real API server ignores the status of a create: the allocatable CPU (what demand_sized_v1 divides by) goes
+            // through the status subresource, as a kubelet reports it
+            if (node.getStatus() == null || node.getStatus().getAllocatable() == null || !node.getStatus().getAllocatable().containsKey("cpu")) {
+                client.nodes().withName(name).editStatus(n -> new NodeBuilder(n).editOrNewStatus().addToAllocatable("cpu", cpu)
+                        .addToCapacity("cpu", cpu).endStatus().build());
+            }
+        });
         TelemetryProfileSpec spec = new TelemetryProfileSpec(
                 new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
                 new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,

@@ -33,9 +33,11 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
     /** Sensitivities are rounded down to this grid (a lower sensitivity never costs more: the bound stays valid). */
     static final int SENSITIVITY_STEPS = 1000;
 
-    /** The bound for the configured performance and eco caps (and no cap). */
+    /** The bound for the configured performance and eco caps, those by node type, and no cap. */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs) {
-        return of(config, jobs, List.of(config.planner().ecoCapWatts()));
+        List<Double> eco = new ArrayList<>(List.of(config.planner().ecoCapWatts()));
+        eco.addAll(config.planner().ecoCapWattsByType().values());
+        return of(config, jobs, eco);
     }
 
     /** The bound when nodes may also run under any of {@code lowerCaps} (for jobs that are not performance-only). */

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.operator.planner.PodClass;
+import io.joulie.operator.planner.ClusterContext;
 import io.joulie.operator.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -44,6 +45,7 @@ public class ClusterView {
     private final KubernetesClient client;
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
+    private DemandTrackingStore podStore;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<JoulieInstallation> installation;
     private final List<java.util.function.Consumer<JoulieInstallation>> installationDeleted =
@@ -64,9 +66,9 @@ public class ClusterView {
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
-                .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-                        client.getKubernetesSerialization(), POD_FIELDS));
+        podStore = new DemandTrackingStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
+                client.getKubernetesSerialization(), POD_FIELDS));
+        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0).itemStore(podStore);
         // Indexes are maintained inside the cache update, so they are complete whenever the store is.
         pods.addIndexers(Map.of(
                 PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
@@ -202,6 +204,11 @@ public class ClusterView {
         List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
         keys.sort(null);
         return keys;
+    }
+
+    /** The CPU active performance-only pods and pods declaring eco request, cluster-wide, scheduled or pending. */
+    public ClusterContext.CpuDemand cpuDemand() {
+        return podStore.demand();
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */

@@ -77,7 +77,7 @@ public class InformerContextProvider implements ContextProvider {
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
             StateSince state = currentState(npp, labels.get(Joulie.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    view.performancePods(name)));
+                    view.performancePods(name), allocatableCpu(node)));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -85,7 +85,15 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read());
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read(),
+                view.cpuDemand());
+    }
+
+    /** The node's allocatable CPU cores, 0 when it reports none. */
+    static double allocatableCpu(Node node) {
+        var cpu = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
+                : node.getStatus().getAllocatable().get("cpu");
+        return cpu == null ? 0 : io.fabric8.kubernetes.api.model.Quantity.getAmountInBytes(cpu).doubleValue();
     }
 
     /**

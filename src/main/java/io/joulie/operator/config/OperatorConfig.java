@@ -45,6 +45,13 @@ public interface OperatorConfig {
     @WithName("eco-cap-watts")
     String ecoCapWatts();
 
+    /** Eco caps by node type, {@code type=watts,...}; empty: every node takes the eco cap. */
+    @WithName("eco-cap-watts-by-type")
+    Optional<String> ecoCapWattsByType();
+
+    @WithName("demand-headroom-frac")
+    String demandHeadroomFrac();
+
     @WithName("downgrade-escalation")
     String downgradeEscalation();
 

@@ -1,6 +1,7 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.planner.Escalation;
 import io.joulie.operator.planner.PlannerSettings;
@@ -9,6 +10,7 @@ import io.joulie.operator.planner.PolicyType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -38,7 +40,7 @@ public final class PolicyOverlay {
         }
         List<String> errors = new ArrayList<>();
         PolicyType type = p.type() == null ? base.policyType() : PolicyType.fromConfig(p.type()).orElseGet(() -> {
-            errors.add("spec.policy.type '%s' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)"
+            errors.add("spec.policy.type '%s' is not a known policy (static_partition, queue_aware_v1, demand_sized_v1, rule_swap_v1)"
                     .formatted(p.type()));
             return base.policyType();
         });
@@ -60,18 +62,31 @@ public final class PolicyOverlay {
                 });
         Duration timeout = duration(errors, "downgradeTimeout", p.downgradeTimeout(), base.downgradeTimeout(), false);
         Duration interval = duration(errors, "reconcileInterval", p.reconcileInterval(), base.reconcileInterval(), true);
+        double headroom = check(errors, "demandHeadroomFrac", p.demandHeadroomFrac(), base.demandHeadroomFrac(),
+                v -> Double.isFinite(v) && v >= 0 ? null : "must be at least 0");
+        Map<String, Double> ecoCapsByType = base.ecoCapWattsByType();
+        if (p.ecoCapWattsByType() != null) {
+            ecoCapsByType = p.ecoCapWattsByType();
+            p.ecoCapWattsByType().forEach((nodeType, watts) -> {
+                if (!LabelSelector.isValidValue(nodeType)) {
+                    errors.add("spec.policy.ecoCapWattsByType: '%s' is not a node type (a label value)".formatted(nodeType));
+                }
+                cap(errors, "ecoCapWattsByType." + nodeType, watts, 0.0);
+            });
+        }
         if (!errors.isEmpty()) {
             return new Result(Optional.empty(), errors);
         }
         return new Result(Optional.of(new PlannerSettings(type, staticFrac, baseFrac, min, max, perNode, perfCap, ecoCap,
-                escalation, timeout, interval)), List.of());
+                escalation, timeout, interval, headroom, ecoCapsByType)), List.of());
     }
 
     /** The settings written out in {@code spec.policy} form, every field set ({@code status.effectivePolicy}). */
     public static JoulieSpec.Policy describe(PlannerSettings s) {
         return new JoulieSpec.Policy(s.policyType().configValue(), s.staticHpFrac(), s.queueHpBaseFrac(), s.queueHpMin(),
                 s.queueHpMax(), s.queuePerfPerHpNode(), s.performanceCapWatts(), s.ecoCapWatts(),
-                s.escalation().configValue(), Durations.format(s.downgradeTimeout()), Durations.format(s.reconcileInterval()));
+                s.escalation().configValue(), Durations.format(s.downgradeTimeout()), Durations.format(s.reconcileInterval()),
+                s.demandHeadroomFrac(), s.ecoCapWattsByType().isEmpty() ? null : s.ecoCapWattsByType());
     }
 
     private static double fraction(List<String> errors, String field, Double value, double fallback) {

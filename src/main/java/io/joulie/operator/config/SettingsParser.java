@@ -9,6 +9,8 @@ import io.joulie.operator.planner.PolicyType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Optional;
 
 /**
@@ -41,6 +43,11 @@ public final class SettingsParser {
         int perNode = integer("QUEUE_PERF_PER_HP_NODE", "joulie.queue-perf-per-hp-node", c.queuePerfPerHpNode());
         double perfCap = cap("PERFORMANCE_CAP_WATTS", "joulie.performance-cap-watts", c.performanceCapWatts());
         double ecoCap = cap("ECO_CAP_WATTS", "joulie.eco-cap-watts", c.ecoCapWatts());
+        Map<String, Double> ecoCapsByType = capsByType(c.ecoCapWattsByType().orElse(""));
+        double headroom = number("DEMAND_HEADROOM_FRAC", "joulie.demand-headroom-frac", c.demandHeadroomFrac());
+        if (headroom < 0) {
+            error("DEMAND_HEADROOM_FRAC", "joulie.demand-headroom-frac", c.demandHeadroomFrac(), "must be at least 0");
+        }
         Escalation escalation = Escalation.fromConfig(c.downgradeEscalation()).orElseGet(() -> {
             error("DOWNGRADE_ESCALATION", "joulie.downgrade-escalation", c.downgradeEscalation(),
                     "must be hold, force or evict");
@@ -64,7 +71,7 @@ public final class SettingsParser {
             throw new ConfigurationException("Invalid Joulie operator configuration:\n  - " + String.join("\n  - ", errors));
         }
         PlannerSettings s = new PlannerSettings(type.orElse(PolicyType.STATIC_PARTITION), staticFrac, baseFrac, min, max,
-                perNode, perfCap, ecoCap, escalation, timeout, interval);
+                perNode, perfCap, ecoCap, escalation, timeout, interval, headroom, ecoCapsByType);
         return new Parsed(s, type.isPresent() ? Optional.empty() : Optional.ofNullable(c.policyType()), selector, reserved,
                 lease);
     }
@@ -106,6 +113,35 @@ public final class SettingsParser {
             error(env, property, value, "a power cap must be greater than 0 watts");
         }
         return d;
+    }
+
+    /** {@code type=watts,type=watts}: each type a label value, each cap greater than 0 watts. */
+    private Map<String, Double> capsByType(String value) {
+        Map<String, Double> caps = new TreeMap<>();
+        if (value.isBlank()) {
+            return caps;
+        }
+        for (String entry : value.split(",")) {
+            String[] kv = entry.split("=", 2);
+            String type = kv[0].trim();
+            if (kv.length != 2 || !LabelSelector.isValidValue(type)) {
+                error("ECO_CAP_WATTS_BY_TYPE", "joulie.eco-cap-watts-by-type", value,
+                        "'" + entry.trim() + "' is not type=watts with a node type (label value)");
+                continue;
+            }
+            double watts;
+            try {
+                watts = Double.parseDouble(kv[1].trim());
+            } catch (NumberFormatException e) {
+                error("ECO_CAP_WATTS_BY_TYPE", "joulie.eco-cap-watts-by-type", entry.trim(), "is not a number");
+                continue;
+            }
+            if (!(watts > 0) || !Double.isFinite(watts)) {
+                error("ECO_CAP_WATTS_BY_TYPE", "joulie.eco-cap-watts-by-type", entry.trim(), "a power cap must be greater than 0 watts");
+            }
+            caps.put(type, watts);
+        }
+        return caps;
     }
 
     private int integer(String env, String property, String value) {

@@ -12,9 +12,9 @@ import java.time.Instant;
 public record NodeAssignment(String node, PowerState state, Instant since, String reason, Profile profile,
                              double capWatts, String policyName) {
 
-    public static NodeAssignment of(Transition t, PlannerSettings settings, String policyName) {
-        Profile p = t.to().profile();
-        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, settings.capWatts(p), policyName);
+    /** The assignment of a verdict, with the cap the tick chose for its node ({@link Planner.TickPlan#capWatts}). */
+    public static NodeAssignment of(Transition t, double capWatts, String policyName) {
+        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), t.to().profile(), capWatts, policyName);
     }
 
     public String labelValue() {

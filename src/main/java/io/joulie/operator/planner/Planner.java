@@ -4,7 +4,9 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One planning step: context → policy plan (with the rules, when configured) → guard verdict per node.
@@ -89,6 +91,7 @@ public final class Planner {
             ruleState = r.next();
         }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
+        Map<String, Double> caps = new HashMap<>(context.nodes().size() * 2);
         for (ManagedNode node : context.nodes()) {
             Profile target = plan.targets().get(node.name());
             if (node.cordoned() || target == null) {
@@ -98,23 +101,37 @@ public final class Planner {
             Transition t = guard.check(node, requested, plan.policyName(), context.now());
             String note = plan.notes().get(node.name());
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
+            caps.put(node.name(), settings.capWatts(t.to().profile(), node.labels()));
         }
-        return new TickPlan(plan, transitions, context.released(), report);
+        return new TickPlan(plan, transitions, context.released(), report, caps);
     }
 
-    /** The result of one planning step. */
-    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
+    /**
+     * The result of one planning step.
+     *
+     * @param caps the cap each node with a verdict runs under, for the state it is in after the tick (the performance
+     *             cap while it drains; the eco cap of its type once eco)
+     */
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
+                           Map<String, Double> caps) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+            caps = Map.copyOf(caps);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE);
+            this(plan, transitions, released, RuleReport.NONE, Map.of());
+        }
+
+        /** The cap of a node the tick planned; a node without one gets the settings' cap of its profile. */
+        public double capWatts(Transition t, PlannerSettings settings) {
+            Double cap = caps.get(t.node());
+            return cap != null ? cap : settings.capWatts(t.to().profile());
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {
-            return transitions.stream().map(t -> NodeAssignment.of(t, settings, plan.policyName())).toList();
+            return transitions.stream().map(t -> NodeAssignment.of(t, capWatts(t, settings), plan.policyName())).toList();
         }
 
         /**

@@ -7,6 +7,7 @@ import java.util.Optional;
 public enum PolicyType {
     STATIC_PARTITION("static_partition", "static-partition-v1"),
     QUEUE_AWARE_V1("queue_aware_v1", "queue-aware-v1"),
+    DEMAND_SIZED_V1("demand_sized_v1", "demand-sized-v1"),
     RULE_SWAP_V1("rule_swap_v1", "rule-swap-v1");
 
     private final String configValue;

@@ -167,12 +167,17 @@ public final class RuleEngine {
             return new QueueAwarePolicy(s.queueHpBaseFrac(), s.queueHpMin(), s.queueHpMax(), s.queuePerfPerHpNode())
                     .performanceNodes(n, ctx.clusterPerformancePods());
         }
+        if (s.policyType() == PolicyType.DEMAND_SIZED_V1) {
+            return new DemandSizedPolicy(s.demandHeadroomFrac(), s.queueHpMin(), s.queueHpMax(), s.queuePerfPerHpNode())
+                    .performanceNodes(ctx, ctx.eligible());
+        }
         return EcoSelection.roundHalfUp(n, EcoSelection.clampFraction(s.staticHpFrac()));
     }
 
     /**
      * The performance demand the guard protects: nodes running performance-only pods (planning them eco
-     * only starts a drain, which saves nothing) and, for queue_aware_v1, {@code ceil(P / perNode)}.
+     * only starts a drain, which saves nothing) and, for queue_aware_v1, {@code ceil(P / perNode)}, for
+     * demand_sized_v1 the nodes its performance-only demand fills (no headroom).
      */
     static int demandFloor(PlannerSettings s, ClusterContext ctx, List<ManagedNode> eligible) {
         long protectedNodes = eligible.stream()
@@ -181,6 +186,8 @@ public final class RuleEngine {
         if (s.policyType() == PolicyType.QUEUE_AWARE_V1) {
             int perNode = Math.max(1, s.queuePerfPerHpNode());
             demand = (ctx.clusterPerformancePods() + perNode - 1) / perNode;
+        } else if (s.policyType() == PolicyType.DEMAND_SIZED_V1) {
+            demand = new DemandSizedPolicy(0, 0, 0, s.queuePerfPerHpNode()).performanceDemand(ctx, eligible);
         }
         return (int) Math.min(eligible.size(), Math.max(protectedNodes, demand));
     }

@@ -211,7 +211,7 @@ public class PlannerLoop {
             Map<String, String> profileOwner = profileOwners(plan.transitions());
             for (Transition t : plan.transitions()) {
                 String owner = profileOwner.get(Joulie.nodePowerProfileName(t.node()));
-                BooleanSupplier write = owner.equals(t.node()) ? () -> execute(t, planner.settings(), plan.plan().policyName())
+                BooleanSupplier write = owner.equals(t.node()) ? () -> execute(t, plan.capWatts(t, planner.settings()), plan.plan().policyName())
                         : () -> collides(t, owner);
                 (t.changed() && t.to() == PowerState.ActivePerformance ? raises : others).add(write);
             }
@@ -267,13 +267,13 @@ public class PlannerLoop {
         return false;
     }
 
-    private boolean execute(Transition t, PlannerSettings plannerSettings, String policyName) {
+    private boolean execute(Transition t, double capWatts, String policyName) {
         try {
             boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t);
             if (t.outcome() != Outcome.EVICTED) {
                 refusedEvictions.remove(t.node());
             }
-            actuation.apply(NodeAssignment.of(t, plannerSettings, policyName));
+            actuation.apply(NodeAssignment.of(t, capWatts, policyName));
             if (t.outcome() != Outcome.STEADY) {
                 metrics.transition(t.from(), t.changed() ? t.to() : t.requested(), t.outcome());
             }

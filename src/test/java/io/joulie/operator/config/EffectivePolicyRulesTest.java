@@ -17,7 +17,7 @@ class EffectivePolicyRulesTest {
         JoulieInstallation j = new JoulieInstallation();
         j.getMetadata().setName("joulie");
         j.setSpec(new JoulieSpec(null, new JoulieSpec.Policy("static_partition", frac, null, null, null, null, null, null,
-                null, null, null, null, schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget), null, null),
+                null, null, null, null, null, null, schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget), null, null),
                 null));
         return j;
     }

@@ -17,6 +17,8 @@ final class TestConfig implements OperatorConfig {
             Map.entry("RESERVED_LABEL_KEY", "joulie.io/reserved"),
             Map.entry("PERFORMANCE_CAP_WATTS", "5000"),
             Map.entry("ECO_CAP_WATTS", "120"),
+            Map.entry("ECO_CAP_WATTS_BY_TYPE", ""),
+            Map.entry("DEMAND_HEADROOM_FRAC", "0.2"),
             Map.entry("DOWNGRADE_ESCALATION", "hold"),
             Map.entry("DOWNGRADE_TIMEOUT", "30m"),
             Map.entry("RECONCILE_INTERVAL", "1m")));
@@ -89,6 +91,16 @@ final class TestConfig implements OperatorConfig {
     @Override
     public String ecoCapWatts() {
         return env.get("ECO_CAP_WATTS");
+    }
+
+    @Override
+    public Optional<String> ecoCapWattsByType() {
+        return Optional.ofNullable(env.get("ECO_CAP_WATTS_BY_TYPE")).filter(v -> !v.isEmpty());
+    }
+
+    @Override
+    public String demandHeadroomFrac() {
+        return env.get("DEMAND_HEADROOM_FRAC");
     }
 
     @Override

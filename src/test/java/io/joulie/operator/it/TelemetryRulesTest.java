@@ -72,7 +72,7 @@ class TelemetryRulesTest extends OperatorTest {
 
     static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,
                                     Double hotAbove, PolicyRulesSpec.Telemetry telemetry) {
-        return new JoulieSpec.Policy("static_partition", share, null, null, null, null, 500.0, 100.0, null, null, null,
+        return new JoulieSpec.Policy("static_partition", share, null, null, null, null, 500.0, 100.0, null, null, null, null, null,
                 "Europe/Berlin", schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
                 hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), telemetry);
     }
