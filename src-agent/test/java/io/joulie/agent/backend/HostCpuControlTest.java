@@ -2,7 +2,7 @@ package io.joulie.agent.backend;
 
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
@@ -22,8 +22,8 @@ import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.joulie.agent.host.FakeHost.limitFile;
-import static io.joulie.agent.host.FakeHost.read;
+import static io.joulie.testkit.FakeHost.limitFile;
+import static io.joulie.testkit.FakeHost.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** HostCpuControl on a fake tree, with a Powercap wrapper that counts applies and can act as the kernel after a write. */
@@ -95,7 +95,7 @@ class HostCpuControlTest {
                 FakeHost.write(limitFile(p0), "100000000");
             }
         };
-        try (Powercap powercap = counting(FfmPowercap.open(host.roots().sys(), Msr.absent()), kernel)) {
+        try (Powercap powercap = counting(FfmPowercap.open(host.sys(), Msr.absent()), kernel)) {
             HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.APPLIED);
@@ -121,7 +121,7 @@ class HostCpuControlTest {
     void aBlockedCapIsNotTriedAgainEveryPeriodUntilTheCapChanges() throws IOException {
         Path p0 = host.intelPackage(0);
         FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0"); // no known maximum, no MSR: blocked
-        try (Powercap powercap = counting(FfmPowercap.open(host.roots().sys(), Msr.absent()), () -> { })) {
+        try (Powercap powercap = counting(FfmPowercap.open(host.sys(), Msr.absent()), () -> { })) {
             HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
             ControlOutcome first = control.enforce(100, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.BLOCKED);
@@ -140,7 +140,7 @@ class HostCpuControlTest {
     @Test
     void theDvfsFallbackWithoutAPowerReadingIsBlocked() throws IOException {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
-        HostCpuControl control = new HostCpuControl(Powercap.absent(), FfmCpufreq.open(host.roots().sys()), InstantSource.system());
+        HostCpuControl control = new HostCpuControl(Powercap.absent(), FfmCpufreq.open(host.sys()), InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
         assertThat(out.backend()).isEqualTo(HostCpuControl.DVFS);
         assertThat(out.result()).isEqualTo(Result.BLOCKED);

@@ -1,8 +1,9 @@
 package io.joulie.agent.control;
 
+import io.joulie.testkit.FakeClock;
 import io.joulie.agent.control.DvfsController.Band;
 import io.joulie.agent.control.DvfsController.Step;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.ffm.FfmCpufreq;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,7 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
-import static io.joulie.agent.host.FakeHost.read;
+import static io.joulie.testkit.FakeHost.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
@@ -42,7 +43,7 @@ class DvfsControllerTest {
         policy10 = host.cpufreqPolicy(10, 800_000, 3_500_000, 3_100_000);
         policy2 = host.cpufreqPolicy(2, 800_000, 3_500_000, 3_100_000);
         policy1 = host.cpufreqPolicy(1, 800_000, 3_500_000, 3_100_000);
-        controller = new DvfsController(FfmCpufreq.open(host.roots().sys()), clock);
+        controller = new DvfsController(FfmCpufreq.open(host.sys()), clock);
     }
 
     private Step reading(double watts) throws IOException {

@@ -1,6 +1,7 @@
 package io.joulie.agent.control;
 
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeClock;
+import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.ffm.FfmPowercap;
@@ -25,7 +26,7 @@ class PackagePowerMeterTest {
         FakeHost.write(p0.resolve("energy_uj"), "1000000");
         FakeHost.write(p1.resolve("energy_uj"), Long.toString(FakeHost.MAX_ENERGY_RANGE_UJ - 5_000_000));
         FakeClock clock = new FakeClock();
-        try (Powercap powercap = FfmPowercap.open(host.roots().sys(), Msr.absent())) {
+        try (Powercap powercap = FfmPowercap.open(host.sys(), Msr.absent())) {
             PackagePowerMeter meter = new PackagePowerMeter(powercap, clock);
             assertThat(meter.sampleWatts()).isEmpty();
 

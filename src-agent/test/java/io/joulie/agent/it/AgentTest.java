@@ -6,7 +6,8 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.PrometheusText;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -32,7 +33,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static io.joulie.agent.it.AgentTestProfile.NODE;
-import static io.joulie.agent.it.AgentTestProfile.limitFile;
+import static io.joulie.agent.it.AgentTestProfile.HOST;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -75,7 +76,7 @@ class AgentTest {
     }
 
     static String limit(int pkg) {
-        return FakeHost.read(limitFile(pkg)).strip();
+        return HOST.limit(pkg);
     }
 
     NodePowerProfile npp(Profile profile, Double cap) {
@@ -154,7 +155,7 @@ class AgentTest {
         List<Double> readings = new java.util.ArrayList<>();
         double previous = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
         for (int i = 1; i <= 3; i++) {
-            advanceEnergy(i * 37_000_000L);
+            HOST.addEnergy(i * 37_000_000L);
             double before = previous;
             await().atMost(WAIT).until(() -> {
                 double now = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
@@ -167,15 +168,6 @@ class AgentTest {
         assertThat(readings).doesNotHaveDuplicates().allMatch(w -> w > 0);
         assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get().getMetadata().getResourceVersion())
                 .isEqualTo(version);
-    }
-
-    /** Adds {@code uj} to both packages' energy counters. */
-    static void advanceEnergy(long uj) {
-        for (int pkg = 0; pkg < 2; pkg++) {
-            Path file = limitFile(pkg).resolveSibling("energy_uj");
-            long current = Long.parseLong(FakeHost.read(file).strip());
-            FakeHost.write(file, Long.toString(current + uj));
-        }
     }
 
     /** Waits until the last-periodic-reconcile timestamp (whole seconds, 1 s interval) has moved {@code n} seconds on. */
@@ -262,7 +254,7 @@ class AgentTest {
         await().atMost(SECOND).until(() -> limit(1).equals("120000000"));
         double before = metric("joulie_agent_actions_total", "kind=\"reapply\"");
 
-        FakeHost.write(limitFile(1), "180000000");
+        FakeHost.write(FakeHost.limitFile(HOST.intelZone(1)), "180000000");
 
         await().atMost(Duration.ofSeconds(3)).until(() -> limit(1).equals("120000000"));
         assertThat(limit(0)).isEqualTo("120000000");
@@ -361,21 +353,7 @@ class AgentTest {
 
     /** Sum of the samples of a Prometheus metric whose labels include all {@code labels}. */
     static double metric(String name, String... labels) {
-        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
-        double sum = 0;
-        for (String line : body.split("\n")) {
-            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
-                continue;
-            }
-            boolean all = true;
-            for (String l : labels) {
-                all &= line.contains(l);
-            }
-            if (all) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return PrometheusText.metric(managementPort(), name, labels);
     }
 
     static int managementPort() {

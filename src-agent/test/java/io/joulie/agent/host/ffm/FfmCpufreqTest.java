@@ -2,7 +2,7 @@ package io.joulie.agent.host.ffm;
 
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,7 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-import static io.joulie.agent.host.FakeHost.read;
+import static io.joulie.testkit.FakeHost.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -34,7 +34,7 @@ class FfmCpufreqTest {
 
     @Test
     void listsPoliciesByNumberWithRangesAndOriginalCeilings() throws IOException {
-        assertThat(FfmCpufreq.open(host.roots().sys()).policies()).containsExactly(
+        assertThat(FfmCpufreq.open(host.sys()).policies()).containsExactly(
                 new CpufreqPolicy(0, 800_000, 3_500_000, 3_500_000),
                 new CpufreqPolicy(2, 1_000_000, 3_200_000, 3_200_000),
                 new CpufreqPolicy(10, 800_000, 3_500_000, 3_000_000));
@@ -42,7 +42,7 @@ class FfmCpufreqTest {
 
     @Test
     void writesTheCeilingClampedToTheHardwareRange() throws IOException {
-        Cpufreq cpufreq = FfmCpufreq.open(host.roots().sys());
+        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
         assertThat(cpufreq.setScalingMaxKHz(2, 2_000_000)).isEqualTo(2_000_000);
         assertThat(read(policy2)).isEqualTo("2000000");
         assertThat(cpufreq.setScalingMaxKHz(2, 100_000)).isEqualTo(1_000_000);
@@ -54,7 +54,7 @@ class FfmCpufreqTest {
 
     @Test
     void restoreWritesTheOriginalCeilingsBack() throws IOException {
-        Cpufreq cpufreq = FfmCpufreq.open(host.roots().sys());
+        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
         for (CpufreqPolicy policy : cpufreq.policies()) {
             cpufreq.setScalingMaxKHz(policy.id(), 0);
         }
@@ -68,7 +68,7 @@ class FfmCpufreqTest {
     @Test
     void restoreTriesEveryPolicyAndReportsTheOneThatFailed() throws IOException {
         assumeTrue(Files.isReadable(NativeFileTest.READ_ONLY_SYSFS_ATTRIBUTE));
-        Cpufreq cpufreq = FfmCpufreq.open(host.roots().sys());
+        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
         cpufreq.setScalingMaxKHz(0, 0);
         cpufreq.setScalingMaxKHz(10, 0);
         Files.delete(policy2);

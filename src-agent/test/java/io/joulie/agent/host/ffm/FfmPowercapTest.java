@@ -3,8 +3,9 @@ package io.joulie.agent.host.ffm;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.CapResult.Outcome;
 import io.joulie.agent.host.CpuVendor;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.LimitSnapshot;
+import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.PowerConstraint;
 import io.joulie.agent.host.Powercap;
@@ -23,9 +24,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import static io.joulie.agent.host.FakeHost.MAX_ENERGY_RANGE_UJ;
-import static io.joulie.agent.host.FakeHost.limitFile;
-import static io.joulie.agent.host.FakeHost.read;
+import static io.joulie.testkit.FakeHost.MAX_ENERGY_RANGE_UJ;
+import static io.joulie.testkit.FakeHost.limitFile;
+import static io.joulie.testkit.FakeHost.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -41,7 +42,7 @@ class FfmPowercapTest {
     }
 
     private Powercap open() throws IOException {
-        return FfmPowercap.open(host.roots().sys(), Msr.absent());
+        return FfmPowercap.open(host.sys(), Msr.absent());
     }
 
     @Test
@@ -207,7 +208,7 @@ class FfmPowercapTest {
         Path p0 = host.intelPackage(0);
         Files.delete(p0.resolve("constraint_0_max_power_uw"));
         host.intelMsr(0, 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.roots().sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
             assertThat(powercap.writable()).isTrue();
             CapResult result = powercap.applyNodeCap(100_000);
             assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
@@ -376,7 +377,7 @@ class FfmPowercapTest {
     void theMsrLockBitBlocksTheCap() throws IOException {
         Path p0 = host.intelPackage(0);
         host.intelMsr(0, 1L << 63 | 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.roots().sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
             assertThat(powercap.writable()).isFalse();
             CapResult result = powercap.applyNodeCap(100);
             assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
@@ -389,7 +390,7 @@ class FfmPowercapTest {
     void anUnlockedMsrLetsTheCapThrough() throws IOException {
         Path p0 = host.intelPackage(0);
         host.intelMsr(0, 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.roots().sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
             assertThat(powercap.writable()).isTrue();
             assertThat(powercap.applyNodeCap(100).outcome()).isEqualTo(Outcome.APPLIED);
             assertThat(read(limitFile(p0))).isEqualTo("100000000");

@@ -1,6 +1,6 @@
 package io.joulie.agent.host.ffm;
 
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
