@@ -8,8 +8,10 @@ import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.ZoneReading;
-import io.joulie.agent.host.ffm.FfmCpufreq;
-import io.joulie.agent.host.ffm.FfmPowercap;
+import io.joulie.agent.host.SysfsCpufreq;
+import io.joulie.agent.host.ffm.FfmSysfsFiles;
+import io.joulie.agent.host.SysfsPowercap;
+import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,7 +97,7 @@ class HostCpuControlTest {
                 FakeHost.write(limitFile(p0), "100000000");
             }
         };
-        try (Powercap powercap = counting(FfmPowercap.open(host.sys(), Msr.absent()), kernel)) {
+        try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), kernel)) {
             HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.APPLIED);
@@ -121,7 +123,7 @@ class HostCpuControlTest {
     void aBlockedCapIsNotTriedAgainEveryPeriodUntilTheCapChanges() throws IOException {
         Path p0 = host.intelPackage(0);
         FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0"); // no known maximum, no MSR: blocked
-        try (Powercap powercap = counting(FfmPowercap.open(host.sys(), Msr.absent()), () -> { })) {
+        try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), () -> { })) {
             HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
             ControlOutcome first = control.enforce(100, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.BLOCKED);
@@ -140,7 +142,7 @@ class HostCpuControlTest {
     @Test
     void theDvfsFallbackWithoutAPowerReadingIsBlocked() throws IOException {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
-        HostCpuControl control = new HostCpuControl(Powercap.absent(), FfmCpufreq.open(host.sys()), InstantSource.system());
+        HostCpuControl control = new HostCpuControl(Powercap.absent(), SysfsCpufreq.open(host.sys(), new FfmSysfsFiles()), InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
         assertThat(out.backend()).isEqualTo(HostCpuControl.DVFS);
         assertThat(out.result()).isEqualTo(Result.BLOCKED);

@@ -4,7 +4,8 @@ import io.joulie.testkit.FakeClock;
 import io.joulie.agent.control.DvfsController.Band;
 import io.joulie.agent.control.DvfsController.Step;
 import io.joulie.testkit.FakeHost;
-import io.joulie.agent.host.ffm.FfmCpufreq;
+import io.joulie.agent.host.SysfsCpufreq;
+import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-/** The loop against FfmCpufreq on a fake tree: assertions read the scaling_max_freq files it writes. */
+/** The loop against the cpufreq files of a fake tree (FFM file port): assertions read the scaling_max_freq files it writes. */
 class DvfsControllerTest {
     static final double CAP = 100;
     static final double HIGH = 200;
@@ -43,7 +44,7 @@ class DvfsControllerTest {
         policy10 = host.cpufreqPolicy(10, 800_000, 3_500_000, 3_100_000);
         policy2 = host.cpufreqPolicy(2, 800_000, 3_500_000, 3_100_000);
         policy1 = host.cpufreqPolicy(1, 800_000, 3_500_000, 3_100_000);
-        controller = new DvfsController(FfmCpufreq.open(host.sys()), clock);
+        controller = new DvfsController(SysfsCpufreq.open(host.sys(), new FfmSysfsFiles()), clock);
     }
 
     private Step reading(double watts) throws IOException {
@@ -65,11 +66,11 @@ class DvfsControllerTest {
     @Test
     void theBandReachesFifteenWattsBelowAndTenAboveTheCap() throws IOException {
         assertThat(controller.onReading(CAP, 110).band()).isEqualTo(Band.INSIDE);
-        DvfsController fresh = new DvfsController(FfmCpufreq.open(root.resolve("sys")), clock);
+        DvfsController fresh = new DvfsController(SysfsCpufreq.open(root.resolve("sys"), new FfmSysfsFiles()), clock);
         assertThat(fresh.onReading(CAP, 85).band()).isEqualTo(Band.INSIDE);
-        assertThat(new DvfsController(FfmCpufreq.open(root.resolve("sys")), clock).onReading(CAP, 110.01).band())
+        assertThat(new DvfsController(SysfsCpufreq.open(root.resolve("sys"), new FfmSysfsFiles()), clock).onReading(CAP, 110.01).band())
                 .isEqualTo(Band.ABOVE);
-        assertThat(new DvfsController(FfmCpufreq.open(root.resolve("sys")), clock).onReading(CAP, 84.99).band())
+        assertThat(new DvfsController(SysfsCpufreq.open(root.resolve("sys"), new FfmSysfsFiles()), clock).onReading(CAP, 84.99).band())
                 .isEqualTo(Band.BELOW);
     }
 

@@ -4,7 +4,8 @@ import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
-import io.joulie.agent.host.ffm.FfmPowercap;
+import io.joulie.agent.host.SysfsPowercap;
+import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,7 +27,7 @@ class PackagePowerMeterTest {
         FakeHost.write(p0.resolve("energy_uj"), "1000000");
         FakeHost.write(p1.resolve("energy_uj"), Long.toString(FakeHost.MAX_ENERGY_RANGE_UJ - 5_000_000));
         FakeClock clock = new FakeClock();
-        try (Powercap powercap = FfmPowercap.open(host.sys(), Msr.absent())) {
+        try (Powercap powercap = SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent())) {
             PackagePowerMeter meter = new PackagePowerMeter(powercap, clock);
             assertThat(meter.sampleWatts()).isEmpty();
 

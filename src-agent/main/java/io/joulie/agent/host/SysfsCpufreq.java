@@ -1,50 +1,45 @@
-package io.joulie.agent.host.ffm;
-
-import io.joulie.agent.host.Cpufreq;
-import io.joulie.agent.host.CpufreqPolicy;
+package io.joulie.agent.host;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
-/** {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN}. */
-public final class FfmCpufreq implements Cpufreq {
+/** {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN} through a {@link SysfsFiles} port. */
+public final class SysfsCpufreq implements Cpufreq {
     private static final Pattern POLICY = Pattern.compile("policy(\\d+)");
 
+    private final SysfsFiles files;
     private final Path cpufreqDir;
     private final List<CpufreqPolicy> policies;
 
-    private FfmCpufreq(Path cpufreqDir, List<CpufreqPolicy> policies) {
+    private SysfsCpufreq(SysfsFiles files, Path cpufreqDir, List<CpufreqPolicy> policies) {
+        this.files = files;
         this.cpufreqDir = cpufreqDir;
         this.policies = policies;
     }
 
     /** Reads every policy's range and current {@code scaling_max_freq}; {@link Cpufreq#absent()} if there is none. */
-    public static Cpufreq open(Path sysRoot) throws IOException {
+    public static Cpufreq open(Path sysRoot, SysfsFiles files) throws IOException {
         Path dir = sysRoot.resolve("devices/system/cpu/cpufreq");
-        if (!Files.isDirectory(dir)) {
+        if (!files.isDirectory(dir)) {
             return Cpufreq.absent();
         }
         List<CpufreqPolicy> policies = new ArrayList<>();
-        try (Stream<Path> entries = Files.list(dir)) {
-            for (Path entry : entries.toList()) {
-                Matcher m = POLICY.matcher(entry.getFileName().toString());
-                if (m.matches()) {
-                    policies.add(new CpufreqPolicy(Integer.parseInt(m.group(1)),
-                            NativeFile.readDecimal(entry.resolve("cpuinfo_min_freq")),
-                            NativeFile.readDecimal(entry.resolve("cpuinfo_max_freq")),
-                            NativeFile.readDecimal(entry.resolve("scaling_max_freq"))));
-                }
+        for (Path entry : files.list(dir)) {
+            Matcher m = POLICY.matcher(entry.getFileName().toString());
+            if (m.matches()) {
+                policies.add(new CpufreqPolicy(Integer.parseInt(m.group(1)),
+                        files.readDecimal(entry.resolve("cpuinfo_min_freq")),
+                        files.readDecimal(entry.resolve("cpuinfo_max_freq")),
+                        files.readDecimal(entry.resolve("scaling_max_freq"))));
             }
         }
         policies.sort(Comparator.comparingInt(CpufreqPolicy::id));
-        return policies.isEmpty() ? Cpufreq.absent() : new FfmCpufreq(dir, List.copyOf(policies));
+        return policies.isEmpty() ? Cpufreq.absent() : new SysfsCpufreq(files, dir, List.copyOf(policies));
     }
 
     @Override
@@ -82,6 +77,6 @@ public final class FfmCpufreq implements Cpufreq {
     }
 
     private void write(CpufreqPolicy policy, long kHz) throws IOException {
-        NativeFile.writeText(cpufreqDir.resolve("policy" + policy.id() + "/scaling_max_freq"), Long.toString(kHz));
+        files.writeText(cpufreqDir.resolve("policy" + policy.id() + "/scaling_max_freq"), Long.toString(kHz));
     }
 }

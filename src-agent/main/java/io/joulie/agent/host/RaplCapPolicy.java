@@ -1,150 +1,50 @@
-package io.joulie.agent.host.ffm;
+package io.joulie.agent.host;
 
-import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.CapResult.Outcome;
-import io.joulie.agent.host.LimitSnapshot;
-import io.joulie.agent.host.Msr;
-import io.joulie.agent.host.PackageMsr;
-import io.joulie.agent.host.PowerConstraint;
-import io.joulie.agent.host.Powercap;
-import io.joulie.agent.host.PowercapZone;
-import io.joulie.agent.host.ZoneReading;
 
 import java.io.IOException;
 import java.math.BigDecimal;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
- * {@link Powercap} on {@code <sys>/class/powercap}. Packages are the top-level {@code intel-rapl:N} and
- * {@code amd-rapl:N} zones except {@code psys} (the platform zone, which would count the packages twice);
- * {@code N} is taken as the physical package id for the MSR lock cross-check.
+ * The node cap on RAPL, whatever moves the bytes: each of the n packages gets watts / n as its long_term limit,
+ * bounded by what the package allows; every package's limit is opened for writing before any is written, and a
+ * write that fails puts back what was already written, so the previous limits stay on any failure. The limits
+ * found at start are recorded and written back by {@link #restore()}. The firmware lock (MSR 0x610 bit 63) is
+ * cross-checked when the MSR can be read; an unreadable MSR proves nothing and does not block.
  */
-public final class FfmPowercap implements Powercap {
-    private static final Pattern ZONE = Pattern.compile("((?:intel|amd)-rapl):(\\d+)(?::(\\d+))?");
-    private static final Pattern CONSTRAINT = Pattern.compile("constraint_(\\d+)_power_limit_uw");
-    private static final String PLATFORM_ZONE = "psys";
+final class RaplCapPolicy {
+    /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
+    static final long RAPL_LIMIT_FIELD_MAX = 0x7FFF;
     private static final String FIRMWARE_LOCK = "locked by firmware (MSR 0x610 bit " + PackageMsr.PowerLimit.LOCK_BIT + ")";
 
-    private final Path classDir;
+    private final PowercapLayout layout;
+    private final SysfsFiles files;
     private final Msr msr;
     private final List<PowercapZone> packages;
     private final List<LimitSnapshot> snapshot;
-    private final Map<String, NativeFile> energyFiles = new HashMap<>();
 
-    private FfmPowercap(Path classDir, Msr msr, List<PowercapZone> packages) {
-        this.classDir = classDir;
+    /** Records the long_term limits in force now ({@link #snapshot()}). */
+    RaplCapPolicy(PowercapLayout layout, SysfsFiles files, Msr msr, List<PowercapZone> packages) {
+        this.layout = layout;
+        this.files = files;
         this.msr = msr;
         this.packages = packages;
-        this.snapshot = packages.stream().flatMap(p -> recordLongTerm(p).stream()).toList();
+        this.snapshot = packages.stream().flatMap(p -> longTermLimit(p).stream()).toList();
     }
 
-    /**
-     * Discovers the zones and records the long_term limits found now ({@link #snapshot()}); {@link Powercap#absent()}
-     * when there is no package zone. {@code msr} cross-checks the firmware lock ({@link Msr#absent()}: no check).
-     */
-    public static Powercap open(Path sysRoot, Msr msr) throws IOException {
-        Path classDir = sysRoot.resolve("class/powercap");
-        if (!Files.isDirectory(classDir)) {
-            return Powercap.absent();
-        }
-        List<PowercapZone> packages = discover(classDir);
-        return packages.isEmpty() ? Powercap.absent() : new FfmPowercap(classDir, msr, packages);
+    /** The long_term limits found at start. */
+    List<LimitSnapshot> snapshot() {
+        return snapshot;
     }
 
-    private static List<PowercapZone> discover(Path classDir) throws IOException {
-        List<Matcher> ids;
-        try (Stream<Path> entries = Files.list(classDir)) {
-            ids = entries.filter(Files::isDirectory).map(p -> ZONE.matcher(p.getFileName().toString()))
-                    .filter(Matcher::matches).toList();
-        }
-        Map<String, List<Matcher>> subZoneIds = new HashMap<>();
-        for (Matcher id : ids) {
-            if (id.group(3) != null) {
-                subZoneIds.computeIfAbsent(id.group(1) + ":" + id.group(2), k -> new ArrayList<>()).add(id);
-            }
-        }
-        List<PowercapZone> packages = new ArrayList<>();
-        for (Matcher id : ids) {
-            if (id.group(3) == null) {
-                List<Matcher> subIds = subZoneIds.getOrDefault(id.group(), List.of()).stream()
-                        .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(3)))).toList();
-                List<PowercapZone> subZones = new ArrayList<>();
-                for (Matcher sub : subIds) {
-                    subZones.add(zone(classDir, sub, List.of()));
-                }
-                PowercapZone zone = zone(classDir, id, subZones);
-                if (!PLATFORM_ZONE.equals(zone.name())) {
-                    packages.add(zone);
-                }
-            }
-        }
-        packages.sort(Comparator.comparingInt(PowercapZone::packageIndex));
-        return List.copyOf(packages);
-    }
-
-    private static PowercapZone zone(Path classDir, Matcher id, List<PowercapZone> subZones) throws IOException {
-        Path dir = classDir.resolve(id.group());
-        return new PowercapZone(id.group(), optionalText(dir.resolve("name")).orElse(id.group()),
-                Integer.parseInt(id.group(2)), optionalDecimal(dir.resolve("max_energy_range_uj")).orElse(0), subZones);
-    }
-
-    private Optional<LimitSnapshot> recordLongTerm(PowercapZone pkg) {
-        try {
-            return readConstraints(dir(pkg)).stream().filter(PowerConstraint::isLongTerm).findFirst()
-                    .map(c -> new LimitSnapshot(pkg.id(), c.index(), c.powerLimitUw()));
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    @Override
-    public List<PowercapZone> packages() {
-        return packages;
-    }
-
-    @Override
-    public ZoneReading read(PowercapZone zone) throws IOException {
-        Path dir = dir(zone);
-        boolean enabled = optionalDecimal(dir.resolve("enabled")).orElse(1) != 0;
-        return new ZoneReading(zone.id(), enabled, energyUj(zone), readConstraints(dir));
-    }
-
-    @Override
-    public long energyUj(PowercapZone zone) throws IOException {
-        NativeFile file;
-        synchronized (energyFiles) {
-            file = energyFiles.get(zone.id());
-            if (file == null) {
-                file = NativeFile.open(dir(zone).resolve("energy_uj"), NativeFile.Mode.READ);
-                energyFiles.put(zone.id(), file);
-            }
-        }
-        try {
-            return file.readDecimal();
-        } catch (NativeIoException e) {
-            // The zone may have gone away and come back (intel_rapl reloaded, hotplug): reopen next time.
-            synchronized (energyFiles) {
-                energyFiles.remove(zone.id(), file);
-            }
-            file.close();
-            throw e;
-        }
-    }
-
-    @Override
-    public boolean writable() {
+    /** Whether every package's long_term limit could be written now: the checks of {@link #apply}, writing nothing. */
+    boolean writable() {
         List<Target> targets;
         try {
             targets = prepareAll();
@@ -163,8 +63,7 @@ public final class FfmPowercap implements Powercap {
         }
     }
 
-    @Override
-    public CapResult applyNodeCap(double watts) {
+    CapResult apply(double watts) {
         double perPackageUw = watts / packages.size() * 1e6;
         if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
             return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
@@ -200,20 +99,14 @@ public final class FfmPowercap implements Powercap {
         }
     }
 
-    @Override
-    public List<LimitSnapshot> snapshot() {
-        return snapshot;
-    }
-
-    @Override
-    public CapResult restore() {
+    /** Writes the {@link #snapshot()} back; a limit that cannot be written is reported, the others are restored. */
+    CapResult restore() {
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
         Map<String, Long> written = new LinkedHashMap<>();
         for (LimitSnapshot limit : snapshot) {
-            Path file = classDir.resolve(limit.zoneId()).resolve(limitFile(limit.constraintIndex()));
             try {
-                NativeFile.writeText(file, Long.toString(limit.powerLimitUw()));
+                files.writeText(layout.limitFile(limit.zoneId(), limit.constraintIndex()), Long.toString(limit.powerLimitUw()));
                 written.put(limit.zoneId(), limit.powerLimitUw());
             } catch (IOException e) {
                 failures.add(limit.zoneId() + ": " + e.getMessage());
@@ -226,16 +119,8 @@ public final class FfmPowercap implements Powercap {
         return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
     }
 
-    @Override
-    public void close() {
-        synchronized (energyFiles) {
-            energyFiles.values().forEach(NativeFile::close);
-            energyFiles.clear();
-        }
-    }
-
     /** A package's long_term limit file, opened for writing, with the constraint as read just before. */
-    private record Target(PowercapZone zone, PowerConstraint constraint, NativeFile file) {
+    private record Target(PowercapZone zone, PowerConstraint constraint, SysfsFiles.OpenFile file) {
     }
 
     /** Why an apply stops before or while writing; nothing written stays written. */
@@ -263,11 +148,9 @@ public final class FfmPowercap implements Powercap {
     }
 
     private Target prepare(PowercapZone pkg) throws Stop {
-        Path dir = dir(pkg);
         PowerConstraint longTerm;
         try {
-            longTerm = readConstraints(dir).stream().filter(PowerConstraint::isLongTerm).findFirst()
-                    .orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no long_term constraint"));
+            longTerm = layout.longTerm(pkg).orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no long_term constraint"));
         } catch (IOException e) {
             throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read constraints: " + e.getMessage());
         }
@@ -275,14 +158,11 @@ public final class FfmPowercap implements Powercap {
             throw new Stop(Outcome.BLOCKED, pkg.id() + ": long_term limit " + FIRMWARE_LOCK);
         }
         try {
-            return new Target(pkg, longTerm, NativeFile.open(dir.resolve(limitFile(longTerm.index())), NativeFile.Mode.WRITE));
-        } catch (NativeIoException e) {
+            return new Target(pkg, longTerm, files.open(layout.limitFile(pkg, longTerm.index()), SysfsFiles.Access.WRITE));
+        } catch (IOException e) {
             throw new Stop(outcomeOf(e), pkg.id() + ": long_term limit not writable: " + e.getMessage());
         }
     }
-
-    /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
-    static final long RAPL_LIMIT_FIELD_MAX = 0x7FFF;
 
     /**
      * {@code requestedUw} clamped to the package's bounds. A bound of 0 or less counts as missing. Without
@@ -353,11 +233,20 @@ public final class FfmPowercap implements Powercap {
         }
     }
 
+    /** A package's long_term limit as it is now; empty when it cannot be read. */
+    private Optional<LimitSnapshot> longTermLimit(PowercapZone pkg) {
+        try {
+            return layout.longTerm(pkg).map(c -> new LimitSnapshot(pkg.id(), c.index(), c.powerLimitUw()));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     /** The long_term limits as they are now (a zone whose limit cannot be read is left out). */
     private Map<String, Long> observed() {
         Map<String, Long> observed = new LinkedHashMap<>();
         for (PowercapZone pkg : packages) {
-            recordLongTerm(pkg).ifPresent(limit -> observed.put(pkg.id(), limit.powerLimitUw()));
+            longTermLimit(pkg).ifPresent(limit -> observed.put(pkg.id(), limit.powerLimitUw()));
         }
         return observed;
     }
@@ -366,61 +255,9 @@ public final class FfmPowercap implements Powercap {
         return new CapResult(outcome, message, written, observed());
     }
 
+    /** A refusal by the host blocks the cap (trying again will not help); any other failure is an error. */
     private static Outcome outcomeOf(IOException e) {
-        return e instanceof NativeIoException n && n.isWriteRefusal() ? Outcome.BLOCKED : Outcome.ERROR;
-    }
-
-    private static List<PowerConstraint> readConstraints(Path dir) throws IOException {
-        List<Integer> indexes;
-        try (Stream<Path> entries = Files.list(dir)) {
-            indexes = entries.map(p -> CONSTRAINT.matcher(p.getFileName().toString())).filter(Matcher::matches)
-                    .map(m -> Integer.valueOf(m.group(1))).sorted().toList();
-        }
-        List<PowerConstraint> constraints = new ArrayList<>();
-        for (int i : indexes) {
-            String prefix = "constraint_" + i + "_";
-            constraints.add(new PowerConstraint(i, optionalText(dir.resolve(prefix + "name")).orElse(""),
-                    NativeFile.readDecimal(dir.resolve(limitFile(i))),
-                    optionalDecimal(dir.resolve(prefix + "min_power_uw")),
-                    optionalDecimal(dir.resolve(prefix + "max_power_uw")),
-                    optionalDecimal(dir.resolve(prefix + "time_window_us"))));
-        }
-        return constraints;
-    }
-
-    private static String limitFile(int constraintIndex) {
-        return "constraint_" + constraintIndex + "_power_limit_uw";
-    }
-
-    private Path dir(PowercapZone zone) {
-        return classDir.resolve(zone.id());
-    }
-
-    private static Optional<String> optionalText(Path file) throws IOException {
-        try {
-            return Optional.of(NativeFile.readText(file));
-        } catch (NativeIoException e) {
-            if (unreported(e)) {
-                return Optional.empty();
-            }
-            throw e;
-        }
-    }
-
-    private static OptionalLong optionalDecimal(Path file) throws IOException {
-        try {
-            return OptionalLong.of(NativeFile.readDecimal(file));
-        } catch (NativeIoException e) {
-            if (unreported(e)) {
-                return OptionalLong.empty();
-            }
-            throw e;
-        }
-    }
-
-    /** The file is absent, or the driver does not report the value (max_power_uw of some constraints). */
-    private static boolean unreported(NativeIoException e) {
-        return e.error().filter(errno -> errno == Errno.ENOENT || errno == Errno.ENODATA || errno == Errno.EOPNOTSUPP).isPresent();
+        return e instanceof HostFileException f && f.kind() == HostFileException.Kind.REFUSED ? Outcome.BLOCKED : Outcome.ERROR;
     }
 
     private static String format(double watts) {

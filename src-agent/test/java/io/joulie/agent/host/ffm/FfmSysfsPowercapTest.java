@@ -10,6 +10,7 @@ import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.PowerConstraint;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
+import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ZoneReading;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-class FfmPowercapTest {
+class FfmSysfsPowercapTest {
     @TempDir
     Path root;
     FakeHost host;
@@ -42,7 +43,7 @@ class FfmPowercapTest {
     }
 
     private Powercap open() throws IOException {
-        return FfmPowercap.open(host.sys(), Msr.absent());
+        return SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent());
     }
 
     @Test
@@ -208,7 +209,7 @@ class FfmPowercapTest {
         Path p0 = host.intelPackage(0);
         Files.delete(p0.resolve("constraint_0_max_power_uw"));
         host.intelMsr(0, 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), msr)) {
             assertThat(powercap.writable()).isTrue();
             CapResult result = powercap.applyNodeCap(100_000);
             assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
@@ -377,7 +378,7 @@ class FfmPowercapTest {
     void theMsrLockBitBlocksTheCap() throws IOException {
         Path p0 = host.intelPackage(0);
         host.intelMsr(0, 1L << 63 | 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), msr)) {
             assertThat(powercap.writable()).isFalse();
             CapResult result = powercap.applyNodeCap(100);
             assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
@@ -390,7 +391,7 @@ class FfmPowercapTest {
     void anUnlockedMsrLetsTheCapThrough() throws IOException {
         Path p0 = host.intelPackage(0);
         host.intelMsr(0, 1L << 15 | 1000);
-        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = FfmPowercap.open(host.sys(), msr)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL); Powercap powercap = SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), msr)) {
             assertThat(powercap.writable()).isTrue();
             assertThat(powercap.applyNodeCap(100).outcome()).isEqualTo(Outcome.APPLIED);
             assertThat(read(limitFile(p0))).isEqualTo("100000000");

@@ -2,6 +2,7 @@ package io.joulie.agent.host.ffm;
 
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
+import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-class FfmCpufreqTest {
+class FfmSysfsCpufreqTest {
     @TempDir
     Path root;
     FakeHost host;
@@ -34,7 +35,7 @@ class FfmCpufreqTest {
 
     @Test
     void listsPoliciesByNumberWithRangesAndOriginalCeilings() throws IOException {
-        assertThat(FfmCpufreq.open(host.sys()).policies()).containsExactly(
+        assertThat(SysfsCpufreq.open(host.sys(), new FfmSysfsFiles()).policies()).containsExactly(
                 new CpufreqPolicy(0, 800_000, 3_500_000, 3_500_000),
                 new CpufreqPolicy(2, 1_000_000, 3_200_000, 3_200_000),
                 new CpufreqPolicy(10, 800_000, 3_500_000, 3_000_000));
@@ -42,7 +43,7 @@ class FfmCpufreqTest {
 
     @Test
     void writesTheCeilingClampedToTheHardwareRange() throws IOException {
-        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
+        Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
         assertThat(cpufreq.setScalingMaxKHz(2, 2_000_000)).isEqualTo(2_000_000);
         assertThat(read(policy2)).isEqualTo("2000000");
         assertThat(cpufreq.setScalingMaxKHz(2, 100_000)).isEqualTo(1_000_000);
@@ -54,7 +55,7 @@ class FfmCpufreqTest {
 
     @Test
     void restoreWritesTheOriginalCeilingsBack() throws IOException {
-        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
+        Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
         for (CpufreqPolicy policy : cpufreq.policies()) {
             cpufreq.setScalingMaxKHz(policy.id(), 0);
         }
@@ -68,7 +69,7 @@ class FfmCpufreqTest {
     @Test
     void restoreTriesEveryPolicyAndReportsTheOneThatFailed() throws IOException {
         assumeTrue(Files.isReadable(NativeFileTest.READ_ONLY_SYSFS_ATTRIBUTE));
-        Cpufreq cpufreq = FfmCpufreq.open(host.sys());
+        Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
         cpufreq.setScalingMaxKHz(0, 0);
         cpufreq.setScalingMaxKHz(10, 0);
         Files.delete(policy2);
@@ -81,7 +82,7 @@ class FfmCpufreqTest {
 
     @Test
     void absentWithoutCpufreq() throws IOException {
-        Cpufreq cpufreq = FfmCpufreq.open(root.resolve("elsewhere"));
+        Cpufreq cpufreq = SysfsCpufreq.open(root.resolve("elsewhere"), new FfmSysfsFiles());
         assertThat(cpufreq.policies()).isEmpty();
         assertThatThrownBy(() -> cpufreq.setScalingMaxKHz(0, 1)).isInstanceOf(IllegalArgumentException.class);
     }
