@@ -1,8 +1,7 @@
 package io.joulie.agent.host;
 
-import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.ffm.FfmHost;
-import io.joulie.agent.host.ffm.FfmMsr;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

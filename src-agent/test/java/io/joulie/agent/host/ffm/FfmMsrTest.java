@@ -1,10 +1,10 @@
 package io.joulie.agent.host.ffm;
 
 import io.joulie.agent.host.CpuVendor;
-import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.PackageMsr;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,17 +1,17 @@
 package io.joulie.agent.host.ffm;
 
-import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.CapResult.Outcome;
+import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.CpuVendor;
-import io.joulie.testkit.FakeHost;
-import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.HostRoots;
+import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.PowerConstraint;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ZoneReading;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,4 +1,6 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.control.cpu;
+
+import io.joulie.agent.control.ControlOutcome;
 
 import java.util.OptionalDouble;
 

@@ -1,18 +1,19 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.control.cpu;
 
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
-import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
-import io.joulie.agent.host.ZoneReading;
 import io.joulie.agent.host.SysfsCpufreq;
-import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import io.joulie.agent.host.SysfsPowercap;
+import io.joulie.agent.host.ZoneReading;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -101,7 +102,7 @@ class HostCpuControlTest {
             HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.APPLIED);
-            assertThat(first.observed()).containsEntry("capWatts", 100.0);
+            assertThat(first.observed()).containsEntry(Observed.CAP_WATTS, 100.0);
             assertThat(read(limitFile(p0)).strip()).isEqualTo("100000000");
 
             for (int period = 0; period < 3; period++) {
@@ -144,7 +145,7 @@ class HostCpuControlTest {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
         HostCpuControl control = new HostCpuControl(Powercap.absent(), SysfsCpufreq.open(host.sys(), new FfmSysfsFiles()), InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
-        assertThat(out.backend()).isEqualTo(HostCpuControl.DVFS);
+        assertThat(out.backend()).isEqualTo(CpuBackend.DVFS);
         assertThat(out.result()).isEqualTo(Result.BLOCKED);
         assertThat(out.message()).contains("no power reading for the DVFS loop");
         assertThat(read(scalingMax).strip()).isEqualTo("3100000");

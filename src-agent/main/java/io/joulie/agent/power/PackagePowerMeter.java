@@ -1,4 +1,4 @@
-package io.joulie.agent.control;
+package io.joulie.agent.power;
 
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;

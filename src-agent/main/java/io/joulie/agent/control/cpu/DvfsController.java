@@ -1,4 +1,4 @@
-package io.joulie.agent.control;
+package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;

@@ -1,6 +1,7 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.power;
 
 import com.sun.net.httpserver.HttpServer;
+import io.joulie.agent.routing.NodeEndpoint;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -68,7 +69,7 @@ class PowerTelemetryTest {
         try {
             String base = "http://127.0.0.1:" + server.getAddress().getPort();
             HttpClient http = HttpClient.newHttpClient();
-            assertThat(PowerTelemetry.parseHttp(PowerTelemetry.get(http, HttpCpuControl.endpoint(base + "/ok/{node}", "n1"), 2)))
+            assertThat(PowerTelemetry.parseHttp(PowerTelemetry.get(http, NodeEndpoint.forNode(base + "/ok/{node}", "n1"), 2)))
                     .isEqualTo(OptionalDouble.of(42));
             assertThatThrownBy(() -> PowerTelemetry.get(http, base + "/bad", 2)).isInstanceOf(IOException.class)
                     .hasMessageContaining("HTTP 503");

@@ -1,7 +1,8 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.power;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.agent.routing.NodeEndpoint;
 
 import java.io.IOException;
 import java.net.URI;
@@ -73,6 +74,6 @@ public final class PowerTelemetry {
     /** The Prometheus instant-query URL for {@code query} ({@code {node}} replaced). */
     public static String prometheusUrl(String base, String query, String node) {
         String b = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        return b + "/api/v1/query?query=" + URLEncoder.encode(query.replace("{node}", node), StandardCharsets.UTF_8);
+        return b + "/api/v1/query?query=" + URLEncoder.encode(NodeEndpoint.forNode(query, node), StandardCharsets.UTF_8);
     }
 }

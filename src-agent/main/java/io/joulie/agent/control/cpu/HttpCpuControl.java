@@ -1,10 +1,12 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.control.cpu;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.joulie.agent.control.DvfsController;
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
+import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControlMode;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
@@ -19,7 +21,7 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -35,10 +37,8 @@ import java.util.OptionalDouble;
  * sends nothing; a failed request is retried on the next reconcile.
  */
 public final class HttpCpuControl implements CpuControl {
-    public static final String BACKEND = "http";
     public static final String RAPL_ACTION = "rapl.set_power_cap_watts";
     public static final String DVFS_ACTION = "dvfs.set_throttle_pct";
-    public static final int DEFAULT_TIMEOUT_SECONDS = 5;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient http;
@@ -62,14 +62,10 @@ public final class HttpCpuControl implements CpuControl {
         this.settings = settings;
     }
 
-    public static String endpoint(String template, String node) {
-        return template.replace("{node}", node);
-    }
-
     @Override
     public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
         if (settings == null || settings.endpoint() == null || settings.endpoint().isBlank()) {
-            return ControlOutcome.blocked(BACKEND, "controls.cpu.http.endpoint is not set", Map.of());
+            return ControlOutcome.blocked(CpuBackend.HTTP, "controls.cpu.http.endpoint is not set", Map.of());
         }
         boolean throttle = settings.mode() == CpuControlMode.DVFS;
         if (throttle && packageWatts.isPresent()) {
@@ -77,12 +73,12 @@ public final class HttpCpuControl implements CpuControl {
                 dvfs.onReading(capWatts, packageWatts.getAsDouble());
             } catch (IOException | IllegalArgumentException e) {
                 // the virtual cpufreq does not fail; a bad cap or reading is reported, never thrown
-                Map<String, Double> observed = new LinkedHashMap<>();
-                observed.put("throttlePct", (double) dvfs.throttlePercent());
-                return new ControlOutcome(BACKEND, Result.ERROR, "DVFS loop refused the input: " + e.getMessage(), observed);
+                Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+                observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+                return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "DVFS loop refused the input: " + e.getMessage(), observed);
             }
         }
-        String url = endpoint(settings.endpoint(), node);
+        String url = NodeEndpoint.forNode(settings.endpoint(), node);
         String action = throttle ? DVFS_ACTION : RAPL_ACTION;
         int throttlePct = throttle ? dvfs.throttlePercent() : 0;
         String key = url + " " + action + " " + capWatts + " " + throttlePct;
@@ -95,12 +91,12 @@ public final class HttpCpuControl implements CpuControl {
         body.put("capWatts", capWatts);
         body.put("throttlePct", throttlePct);
         body.put("ts", clock.instant().truncatedTo(ChronoUnit.MILLIS).toString());
-        Map<String, Double> observed = new LinkedHashMap<>();
-        observed.put("capWatts", capWatts);
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        observed.put(Observed.CAP_WATTS, capWatts);
         if (throttle) {
-            observed.put("throttlePct", (double) throttlePct);
+            observed.put(Observed.THROTTLE_PCT, (double) throttlePct);
         }
-        int timeout = Objects.requireNonNullElse(settings.timeoutSeconds(), DEFAULT_TIMEOUT_SECONDS);
+        int timeout = Objects.requireNonNullElse(settings.timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS);
         try {
             HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeout))
                     .header("Content-Type", "application/json")
@@ -108,21 +104,21 @@ public final class HttpCpuControl implements CpuControl {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() / 100 == 2) {
                 lastAcknowledged = key;
-                lastOutcome = new ControlOutcome(BACKEND, Result.APPLIED, action + " accepted by " + url + " (HTTP "
+                lastOutcome = new ControlOutcome(CpuBackend.HTTP, Result.APPLIED, action + " accepted by " + url + " (HTTP "
                         + response.statusCode() + ")", observed);
                 return lastOutcome;
             }
             lastAcknowledged = null;
-            return new ControlOutcome(BACKEND, Result.ERROR, "POST " + url + " answered HTTP " + response.statusCode(), observed);
+            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " answered HTTP " + response.statusCode(), observed);
         } catch (HttpTimeoutException e) {
             lastAcknowledged = null;
-            return new ControlOutcome(BACKEND, Result.ERROR, "POST " + url + " timed out after " + timeout + " s", observed);
+            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " timed out after " + timeout + " s", observed);
         } catch (IOException | IllegalArgumentException e) {
             lastAcknowledged = null;
-            return new ControlOutcome(BACKEND, Result.ERROR, "POST " + url + " failed: " + e, observed);
+            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " failed: " + e, observed);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new ControlOutcome(BACKEND, Result.ERROR, "POST " + url + " interrupted", observed);
+            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " interrupted", observed);
         }
     }
 
@@ -130,7 +126,7 @@ public final class HttpCpuControl implements CpuControl {
     public ControlOutcome restore() {
         lastAcknowledged = null;
         lastOutcome = null;
-        return ControlOutcome.none(BACKEND, "nothing to restore for http control");
+        return ControlOutcome.none(CpuBackend.HTTP, "nothing to restore for http control");
     }
 
     /** 100 policies that only count: throttle p % is p policies "at minimum", written nowhere. */

@@ -1,5 +1,9 @@
-package io.joulie.agent.runtime;
+package io.joulie.agent.metrics;
 
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -10,9 +14,11 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
-import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The agent's Prometheus metrics, all tagged {@code node} (docs/agent.md). Micrometer names map to
@@ -21,11 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class AgentMetrics {
     static final String PREFIX = "joulie.agent.";
-    private final java.util.concurrent.atomic.AtomicLong lastReconcile = new java.util.concurrent.atomic.AtomicLong();
-    /** Values of the backend gauge's {@code backend} tag. */
-    static final List<String> BACKENDS = List.of("powercap", "dvfs", "http", "none");
-    /** Values of the errors counter's {@code kind} tag. */
-    static final List<String> ERROR_KINDS = List.of("control", "telemetry", "status", "labels", "reconcile");
+    private final AtomicLong lastReconcile = new AtomicLong();
 
     private final MeterRegistry registry;
     private final Map<String, NodeGauges> nodes = new ConcurrentHashMap<>();
@@ -59,12 +61,14 @@ public class AgentMetrics {
                     .description("long_term power limit in force per package, as read back").tags(tags).register(registry);
             Gauge.builder(PREFIX + "throttle.percent", g, x -> x.throttlePct)
                     .description("DVFS throttle: share of cpufreq policies held at their minimum").tags(tags).register(registry);
-            for (String b : BACKENDS) {
-                Gauge.builder(PREFIX + "backend", g, x -> b.equals(x.backend) ? 1 : 0)
-                        .description("1 for the backend that acted last on the node").tags(tags.and("backend", b)).register(registry);
+            for (CpuBackend b : CpuBackend.values()) {
+                Gauge.builder(PREFIX + "backend", g, x -> b.label().equals(x.backend) ? 1 : 0)
+                        .description("1 for the backend that acted last on the node").tags(tags.and("backend", b.label())).register(registry);
             }
             // At 0 from the start, so that the first failure shows as an increase() to the alerts.
-            ERROR_KINDS.forEach(kind -> registry.counter(PREFIX + "errors", tags.and("kind", kind)));
+            for (ErrorKind kind : ErrorKind.values()) {
+                registry.counter(PREFIX + "errors", tags.and("kind", kind.label()));
+            }
             return g;
         });
     }
@@ -77,25 +81,27 @@ public class AgentMetrics {
         }
     }
 
-    public void capPerPackage(String node, double watts) {
-        gauges(node).capPerPackageWatts = watts;
+    /**
+     * What a control action did: the backend that acted, the cap per package and the throttle it reports, the
+     * action counted under {@code kind} (none: a periodic check that changed nothing), an error when it failed.
+     */
+    public void outcome(String node, Optional<Action> kind, ControlOutcome out) {
+        NodeGauges g = gauges(node);
+        g.backend = out.backend().label();
+        Double perPackage = out.observed().get(Observed.CAP_WATTS_PER_PACKAGE);
+        if (perPackage != null) {
+            g.capPerPackageWatts = perPackage;
+        }
+        g.throttlePct = out.observed().getOrDefault(Observed.THROTTLE_PCT, 0.0);
+        kind.ifPresent(k -> registry.counter(PREFIX + "actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
+                "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
+        if (out.result() == Result.ERROR) {
+            error(node, ErrorKind.CONTROL);
+        }
     }
 
-    public void throttle(String node, double pct) {
-        gauges(node).throttlePct = pct;
-    }
-
-    public void backend(String node, String backend) {
-        gauges(node).backend = backend;
-    }
-
-    /** An action: kind apply (a change), reapply (a limit changed behind the agent's back), restore, check. */
-    public void action(String node, String kind, String backend, String result) {
-        registry.counter(PREFIX + "actions", "node", node, "kind", kind, "backend", backend, "result", result).increment();
-    }
-
-    public void error(String node, String kind) {
-        registry.counter(PREFIX + "errors", "node", node, "kind", kind).increment();
+    public void error(String node, ErrorKind kind) {
+        registry.counter(PREFIX + "errors", "node", node, "kind", kind.label()).increment();
     }
 
     public Timer applyTimer(String node) {
@@ -114,7 +120,6 @@ public class AgentMetrics {
     public void lastReconcile(long epochSeconds) {
         lastReconcile.set(epochSeconds);
     }
-
 
     /** Drops a node's meters (a pool agent no longer serves it). */
     public void forget(String node) {

@@ -1,11 +1,11 @@
-package io.joulie.agent.control;
+package io.joulie.agent.power;
 
-import io.joulie.testkit.FakeClock;
-import io.joulie.testkit.FakeHost;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
+import io.joulie.testkit.FakeClock;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

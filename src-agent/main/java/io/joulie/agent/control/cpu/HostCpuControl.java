@@ -1,6 +1,7 @@
-package io.joulie.agent.backend;
+package io.joulie.agent.control.cpu;
 
-import io.joulie.agent.control.DvfsController;
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.Powercap;
@@ -10,6 +11,7 @@ import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.io.IOException;
 import java.time.InstantSource;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalDouble;
@@ -23,9 +25,6 @@ import java.util.OptionalDouble;
  * or the limits are restored. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl {
-    public static final String POWERCAP = "powercap";
-    public static final String DVFS = "dvfs";
-
     private final Powercap powercap;
     private final Cpufreq cpufreq;
     private final InstantSource clock;
@@ -54,7 +53,7 @@ public final class HostCpuControl implements CpuControl {
         if (!powercap.packages().isEmpty()) {
             Map<String, Long> current = currentLimitsUw();
             if (capWatts == appliedCap && current.equals(writtenUw)) {
-                return new ControlOutcome(POWERCAP, Result.APPLIED, appliedMessage, observed(current));
+                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, appliedMessage, observed(current));
             }
             boolean drift = capWatts == appliedCap;
             boolean knownBlocked = blocked != null && capWatts == blockedCap;
@@ -70,18 +69,18 @@ public final class HostCpuControl implements CpuControl {
                     // what the kernel reports back (it may round the value written) is the reference
                     writtenUw = currentLimitsUw();
                     appliedMessage = r.message();
-                    return new ControlOutcome(POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
                 }
                 case ERROR -> {
                     forget();
-                    return new ControlOutcome(POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
                 }
                 case BLOCKED -> {
                     forget();
                     blocked = r;
                     blockedCap = capWatts;
                     if (cpufreq.policies().isEmpty()) {
-                        return new ControlOutcome(POWERCAP, Result.BLOCKED, r.message(),
+                        return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
                                 observed(knownBlocked ? current : r.observedUw()));
                     }
                     return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
@@ -92,32 +91,27 @@ public final class HostCpuControl implements CpuControl {
         if (!cpufreq.policies().isEmpty()) {
             return dvfs(capWatts, packageWatts, "no RAPL zones; ");
         }
-        return ControlOutcome.blocked(POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
+        return ControlOutcome.blocked(CpuBackend.POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
     }
 
     private ControlOutcome dvfs(double capWatts, OptionalDouble packageWatts, String why) {
-        Map<String, Double> observed = new LinkedHashMap<>();
-        observed.put("capWatts", capWatts);
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        observed.put(Observed.CAP_WATTS, capWatts);
         String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
                 + " W by lowering cpufreq ceilings of " + cpufreq.policies().size() + " policies";
         if (packageWatts.isEmpty()) {
-            observed.put("throttlePct", (double) dvfs.throttlePercent());
-            return new ControlOutcome(DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
+            observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+            return new ControlOutcome(CpuBackend.DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
                     + "until package power can be read", observed);
         }
         try {
             dvfs.onReading(capWatts, packageWatts.getAsDouble());
         } catch (IOException | RuntimeException e) {
-            observed.put("throttlePct", (double) dvfs.throttlePercent());
-            return new ControlOutcome(DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
+            observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+            return new ControlOutcome(CpuBackend.DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
         }
-        observed.put("throttlePct", (double) dvfs.throttlePercent());
-        return new ControlOutcome(DVFS, Result.APPLIED, message, observed);
-    }
-
-    /** The current DVFS throttle (0 while RAPL is in use). */
-    public int throttlePercent() {
-        return dvfs.throttlePercent();
+        observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+        return new ControlOutcome(CpuBackend.DVFS, Result.APPLIED, message, observed);
     }
 
     @Override
@@ -132,7 +126,7 @@ public final class HostCpuControl implements CpuControl {
         }
         dvfs = new DvfsController(cpufreq, clock);
         Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
-        return new ControlOutcome(POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
+        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
     }
 
     /** The long_term limits in force now, by zone id (what the host layer reads back). */
@@ -150,19 +144,19 @@ public final class HostCpuControl implements CpuControl {
     }
 
     /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
-    public static Map<String, Double> observed(Map<String, Long> limitsUw) {
-        Map<String, Double> observed = new LinkedHashMap<>();
+    public static Map<Observed, Double> observed(Map<String, Long> limitsUw) {
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
         if (!limitsUw.isEmpty()) {
             double sum = limitsUw.values().stream().mapToLong(Long::longValue).sum() / 1e6;
-            observed.put("capWatts", sum);
-            observed.put("capWattsPerPackage", sum / limitsUw.size());
-            observed.put("packages", (double) limitsUw.size());
+            observed.put(Observed.CAP_WATTS, sum);
+            observed.put(Observed.CAP_WATTS_PER_PACKAGE, sum / limitsUw.size());
+            observed.put(Observed.PACKAGES, (double) limitsUw.size());
         }
         return observed;
     }
 
     /** What is in force now, for a status that reports without acting (blocked requests). */
-    public Map<String, Double> observedNow() {
+    public Map<Observed, Double> observedNow() {
         return observed(currentLimitsUw());
     }
 

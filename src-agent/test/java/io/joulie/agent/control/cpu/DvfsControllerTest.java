@@ -1,11 +1,11 @@
-package io.joulie.agent.control;
+package io.joulie.agent.control.cpu;
 
-import io.joulie.testkit.FakeClock;
-import io.joulie.agent.control.DvfsController.Band;
-import io.joulie.agent.control.DvfsController.Step;
-import io.joulie.testkit.FakeHost;
+import io.joulie.agent.control.cpu.DvfsController.Band;
+import io.joulie.agent.control.cpu.DvfsController.Step;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
+import io.joulie.testkit.FakeClock;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
