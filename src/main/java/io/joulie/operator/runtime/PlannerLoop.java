@@ -91,6 +91,26 @@ public class PlannerLoop {
     void schedule(@Observes StartupEvent ev) {
         schedule(planner.settings().reconcileInterval());
         LOG.infof("Planning every %s with %s", Durations.format(scheduledInterval), planner.policy().name());
+        // Plan as soon as planning is possible rather than up to an interval later: when the watches have synced and
+        // when this replica becomes the leader (a new leader carries on at once after a failover).
+        view.onInitialSync(this::tickSoon);
+        leader.onLeading(this::tickSoon);
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean tickRequested = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Runs a tick now, outside the schedule, on a thread of its own (the callers are watch and election threads).
+     * Requests made before that tick has started are folded into it (it reads the state as it is when it starts); a
+     * tick in progress is waited for.
+     */
+    void tickSoon() {
+        if (tickRequested.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("joulie-planner-now").start(() -> {
+                tickRequested.set(false);
+                tick();
+            });
+        }
     }
 
     private void schedule(Duration interval) {
