@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.OptionalDouble;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +48,7 @@ class HttpCpuControlTest {
             paths.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
             bodies.add(JSON.readTree(exchange.getRequestBody().readAllBytes()));
             try {
-                answer.await();
+                answer.await(30, TimeUnit.SECONDS); // bounded: a timeout that does not fire fails the test instead of hanging it
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
