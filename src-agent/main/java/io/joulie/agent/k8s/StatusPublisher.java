@@ -6,8 +6,8 @@ import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
 import io.joulie.agent.routing.Routing;
 import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import org.jboss.logging.Logger;
 
 import java.util.Collection;

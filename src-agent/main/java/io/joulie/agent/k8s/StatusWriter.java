@@ -8,8 +8,8 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
 import org.jboss.logging.Logger;
 
 import java.time.InstantSource;

@@ -7,9 +7,9 @@ import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

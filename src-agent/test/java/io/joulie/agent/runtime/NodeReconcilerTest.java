@@ -26,8 +26,8 @@ import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.PrometheusText;
@@ -119,6 +119,16 @@ class NodeReconcilerTest {
         view.put(npp);
     }
 
+    /** The node-mode agent, after an eco profile of 240 W reached the host: 120 W on each package. */
+    NodeReconciler capAt240(boolean restoreOnExit) throws IOException {
+        NodeReconciler agent = nodeAgent(restoreOnExit);
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+        return agent;
+    }
+
     ControlOutcome cpuStatus() {
         return written.getLast();
     }
@@ -129,11 +139,7 @@ class NodeReconcilerTest {
 
     @Test
     void appliesTheProfileAndFollowsChanges() throws IOException {
-        NodeReconciler agent = nodeAgent(true);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
-        assertThat(host.limit(0)).isEqualTo("120000000");
-        assertThat(host.limit(1)).isEqualTo("120000000");
+        NodeReconciler agent = capAt240(true);
 
         profile(NODE, Profile.PERFORMANCE, 300.0);
         agent.reconcile(NODE, false);
@@ -177,11 +183,7 @@ class NodeReconcilerTest {
 
     @Test
     void movingCpuControlFromHostToNoneRestoresTheOriginalLimits() throws IOException {
-        NodeReconciler agent = nodeAgent(true);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
-        assertThat(host.limit(0)).isEqualTo("120000000");
-        assertThat(host.limit(1)).isEqualTo("120000000");
+        NodeReconciler agent = capAt240(true);
 
         TelemetryProfile none = new TelemetryProfile();
         none.setMetadata(new ObjectMetaBuilder().withName("cluster-none").build());
@@ -199,10 +201,7 @@ class NodeReconcilerTest {
 
     @Test
     void aBadCapIsBlockedAndTheLimitStays() throws IOException {
-        NodeReconciler agent = nodeAgent(true);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
-        assertThat(host.limit(0)).isEqualTo("120000000");
+        NodeReconciler agent = capAt240(true);
 
         profile(NODE, Profile.ECO, null);
         agent.reconcile(NODE, false);
@@ -224,10 +223,7 @@ class NodeReconcilerTest {
 
     @Test
     void aLimitChangedBehindItsBackIsPutBackByThePeriodicReconcile() throws IOException {
-        NodeReconciler agent = nodeAgent(true);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
-        assertThat(host.limit(1)).isEqualTo("120000000");
+        NodeReconciler agent = capAt240(true);
         double before = metric("joulie_agent_actions_total", "kind=\"reapply\"");
 
         FakeHost.write(FakeHost.limitFile(host.intelZone(1)), "180000000");
@@ -241,10 +237,7 @@ class NodeReconcilerTest {
 
     @Test
     void deletingTheProfileRestoresTheOriginalLimits() throws IOException {
-        NodeReconciler agent = nodeAgent(true);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
-        assertThat(host.limit(0)).isEqualTo("120000000");
+        NodeReconciler agent = capAt240(true);
 
         view.profiles.clear();
         agent.reconcile(NODE, false);
@@ -256,9 +249,7 @@ class NodeReconcilerTest {
 
     @Test
     void withoutRestoreOnExitADeletedProfileLeavesTheLimitsInPlace() throws IOException {
-        NodeReconciler agent = nodeAgent(false);
-        profile(NODE, Profile.ECO, 240.0);
-        agent.reconcile(NODE, false);
+        NodeReconciler agent = capAt240(false);
 
         view.profiles.clear();
         agent.reconcile(NODE, false);

@@ -1,7 +1,7 @@
 package io.joulie.agent.host.ffm;
 
-import io.joulie.agent.host.CapResult.Outcome;
 import io.joulie.agent.host.CapResult;
+import io.joulie.agent.host.CapResult.Outcome;
 import io.joulie.agent.host.CpuVendor;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.LimitSnapshot;
