@@ -11,15 +11,13 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.harness.JavaApp;
+import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +43,7 @@ class OperatorAndAgentIT {
     static final Path REPO = Path.of(System.getProperty("repository.root"));
     static KubernetesMockServer server;
     static KubernetesClient client;
-    static FakeRaplHost host;
+    static FakeHost host;
     /** The operator's and the agent's logs. */
     static final Path LOGS = Path.of("target");
     /** The operator, then the agent. */
@@ -61,7 +59,7 @@ class OperatorAndAgentIT {
                     .load(REPO.resolve("kubernetes").resolve(crd).toFile()).item();
             client.resource(def).create();
         }
-        host = FakeRaplHost.create(Files.createTempDirectory("joulie-e2e-host"), 250);
+        host = FakeHost.intelNode(Files.createTempDirectory("joulie-e2e-host"), 2, 250);
         Map<String, String> operator = new HashMap<>(JavaApp.apiServer(server.url("/")));
         operator.putAll(Map.of("LEADER_ELECTION", "false", "RECONCILE_INTERVAL", "1s", "PERFORMANCE_CAP_WATTS", "440",
                 "ECO_CAP_WATTS", "120"));
@@ -99,28 +97,19 @@ class OperatorAndAgentIT {
      * packages consume energy first: the energy counter is registered at the first non-zero reading.
      */
     static void theMonitoringQueriesNameOnlyExportedMetrics() throws Exception {
-        for (int pkg = 0; pkg < 2; pkg++) {
+        for (int pkg = 0; pkg < host.packages(); pkg++) {
             host.energy(pkg, 61_000_000);
         }
         JsonNode dashboard = Monitoring.dashboard();
         JsonNode alerts = Monitoring.alerts();
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-                Set<String> exported = new HashSet<>(Monitoring.exported(scrape(http, apps.get(0).managementPort())));
-                exported.addAll(Monitoring.exported(scrape(http, apps.get(1).managementPort())));
-                assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
-                        .as("dashboard metrics the applications do not export").isEmpty();
-                assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
-                        .as("alert metrics the applications do not export").isEmpty();
-            });
-        }
-    }
-
-    static String scrape(HttpClient http, int port) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/q/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("GET /q/metrics on port %d", port).isEqualTo(200);
-        return r.body();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Set<String> exported = new HashSet<>(Monitoring.exported(PrometheusText.scrape(apps.get(0).managementPort())));
+            exported.addAll(Monitoring.exported(PrometheusText.scrape(apps.get(1).managementPort())));
+            assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
+                    .as("dashboard metrics the applications do not export").isEmpty();
+            assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
+                    .as("alert metrics the applications do not export").isEmpty();
+        });
     }
 
     @Test
@@ -148,7 +137,7 @@ class OperatorAndAgentIT {
         Process agent = apps.get(1).process();
         agent.destroy();
         assertThat(agent.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("agent exited after SIGTERM").isTrue();
-        assertThat(host.limit(0)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
-        assertThat(host.limit(1)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
+        assertThat(host.limit(0)).isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
+        assertThat(host.limit(1)).isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
     }
 }

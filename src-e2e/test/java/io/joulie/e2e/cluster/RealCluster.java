@@ -1,10 +1,10 @@
 package io.joulie.e2e.cluster;
 
-import io.joulie.harness.JavaApp;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;

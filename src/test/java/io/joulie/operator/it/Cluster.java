@@ -14,12 +14,12 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.testkit.PrometheusText;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
 /** Test helpers for driving the real operator on the Kubernetes mock server. */
@@ -131,20 +131,6 @@ final class Cluster {
 
     /** Sum of the samples of a Prometheus metric whose labels include {@code labels} ("k=\"v\"" pairs). */
     static double metric(String name, String... labels) {
-        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
-        double sum = 0;
-        for (String line : body.split("\n")) {
-            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
-                continue;
-            }
-            boolean all = true;
-            for (String l : labels) {
-                all &= line.contains(l);
-            }
-            if (all) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return PrometheusText.metric(managementPort(), name, labels);
     }
 }
