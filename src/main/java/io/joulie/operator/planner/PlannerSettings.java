@@ -45,7 +45,8 @@ public record PlannerSettings(
     public static final double DEFAULT_DEMAND_HEADROOM = 0.2;
 
     public PlannerSettings {
-        ecoCapWattsByType = Map.copyOf(new TreeMap<>(ecoCapWattsByType));
+        // sorted by type, so that the settings print and compare the same way every time
+        ecoCapWattsByType = java.util.Collections.unmodifiableMap(new TreeMap<>(ecoCapWattsByType));
     }
 
     /** Settings without demand_sized_v1's headroom or per-type eco caps (their defaults). */
