@@ -98,10 +98,15 @@ public final class Report {
         RunResult a = c.get(Baseline.A);
         StringBuilder sb = new StringBuilder();
         sb.append("# Joulie digital twin: ").append(c.name()).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "%d nodes (%s), %d jobs, caps %s / %s W, static fraction %s, queue-aware %s / %d / %d / %d.%n%n",
+        sb.append(String.format(Locale.ROOT, "%d nodes (%s), %d jobs, caps %s / %s W%s, static fraction %s, queue-aware %s / %d / %d / %d, "
+                        + "demand headroom %s.%n%n",
                 cfg.nodes(), types(cfg), a.jobsTotal(), num(cfg.planner().performanceCapWatts()),
-                num(cfg.planner().ecoCapWatts()), num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
-                cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode()));
+                num(cfg.planner().ecoCapWatts()), cfg.planner().ecoCapWattsByType().isEmpty() ? ""
+                        : " (eco by type: " + String.join(", ", cfg.planner().ecoCapWattsByType().entrySet().stream()
+                        .map(e -> e.getKey() + " " + num(e.getValue()) + " W").toList()) + ")",
+                num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
+                cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode(),
+                num(cfg.planner().demandHeadroomFrac())));
         sb.append("**Headline.** ").append(c.headline()).append(".\n\n");
         sb.append("## Energy to finish the same jobs\n\n");
         sb.append("| run | energy to finish (kWh) | vs A | gap to bound (pp) | gap to optimum (pp) | makespan (h) "
