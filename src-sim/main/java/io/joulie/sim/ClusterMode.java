@@ -112,7 +112,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     public ClusterMode(SimConfig config, List<String> nodeNames, Options options) {
         // The operator's evictions are not mirrored into the twin (it watches no Pods): refuse rather than
         // report them as violations.
-        SimConfig.require(config.planner().escalation() != io.joulie.operator.planner.Escalation.EVICT,
+        SimConfig.require(config.planner().escalation() != io.joulie.planner.Escalation.EVICT,
                 "cluster mode does not mirror the operator's evictions: use planner.escalation hold or force");
         this.config = config;
         this.options = options;

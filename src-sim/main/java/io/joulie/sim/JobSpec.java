@@ -3,8 +3,8 @@ package io.joulie.sim;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 
 import java.util.Map;
 

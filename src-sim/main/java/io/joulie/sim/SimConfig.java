@@ -1,8 +1,8 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 
 import java.time.Duration;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.joulie.operator.config;
 
 import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.planner.PlannerSettings;
+import io.joulie.planner.PlannerSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;

@@ -2,8 +2,8 @@ package io.joulie.operator.config;
 
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
-import io.joulie.operator.planner.PolicyRules;
-import io.joulie.operator.planner.ScheduleWindow;
+import io.joulie.planner.PolicyRules;
+import io.joulie.planner.ScheduleWindow;
 import io.joulie.operator.telemetry.TelemetryConfig;
 
 import java.net.URI;

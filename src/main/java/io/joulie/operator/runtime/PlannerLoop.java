@@ -10,16 +10,16 @@ import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.config.PolicyOverlay;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.ActuationAdapter;
-import io.joulie.operator.planner.ActuationAdapter.EvictionResult;
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.ContextProvider;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.ActuationAdapter;
+import io.joulie.planner.ActuationAdapter.EvictionResult;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.ContextProvider;
 import io.joulie.api.text.Durations;
-import io.joulie.operator.planner.NodeAssignment;
-import io.joulie.operator.planner.Outcome;
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.Transition;
+import io.joulie.planner.NodeAssignment;
+import io.joulie.planner.Outcome;
+import io.joulie.planner.Planner;
+import io.joulie.planner.Transition;
 import io.joulie.operator.telemetry.TelemetrySource;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.StartupEvent;
@@ -144,7 +144,7 @@ public class PlannerLoop {
         }
     }
 
-    private static String describe(io.joulie.operator.planner.PolicyRules r) {
+    private static String describe(io.joulie.planner.PolicyRules r) {
         if (r.isEmpty()) {
             return "none";
         }

@@ -1,8 +1,8 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.ActuationAdapter;
-import io.joulie.operator.planner.Outcome;
+import io.joulie.planner.ActuationAdapter;
+import io.joulie.planner.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;

@@ -1,12 +1,12 @@
 package io.joulie.operator.runtime;
 
-import io.joulie.operator.planner.RuleReport;
+import io.joulie.planner.RuleReport;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import io.joulie.operator.planner.Telemetry;
+import io.joulie.planner.Telemetry;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -10,7 +10,7 @@ import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.operator.planner.NodeAssignment;
+import io.joulie.planner.NodeAssignment;
 import io.joulie.operator.runtime.PlannerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;

@@ -1,9 +1,9 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

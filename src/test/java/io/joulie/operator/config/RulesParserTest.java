@@ -6,7 +6,7 @@ import io.joulie.api.v1alpha1.PolicyRulesSpec.PowerBudget;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Prometheus;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Queries;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Schedule;
-import io.joulie.operator.planner.PolicyRules;
+import io.joulie.planner.PolicyRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

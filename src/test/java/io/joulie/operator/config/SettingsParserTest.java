@@ -1,11 +1,11 @@
 package io.joulie.operator.config;
 
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.ManagedNode;
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import io.joulie.api.v1alpha1.PowerState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,0 +1,132 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One planning step: context → policy plan (with the rules, when configured) → guard verdict per node.
+ * Cordoned nodes are frozen: they get no verdict, so nothing about them is written.
+ *
+ * <p>The step itself is pure ({@link RuleEngine#plan(ClusterContext, RuleState)}); this class only keeps the
+ * rules' state (hysteresis, a held budget) from one call to the next.
+ */
+public final class Planner {
+    private final PlannerSettings settings;
+    private final PolicyModule policy;
+    private final PolicyRules configuredRules;
+    private final RuleEngine rules;
+    private final StateGuard guard;
+    private RuleState ruleState = RuleState.INITIAL;
+
+    public Planner(PlannerSettings settings) {
+        this(settings, PolicyRules.NONE);
+    }
+
+    public Planner(PlannerSettings settings, PolicyRules rules) {
+        this(settings, Policies.create(settings), rules);
+    }
+
+    public Planner(PlannerSettings settings, PolicyModule policy) {
+        this(settings, policy, PolicyRules.NONE);
+    }
+
+    private Planner(PlannerSettings settings, PolicyModule policy, PolicyRules rules) {
+        this.settings = settings;
+        this.policy = policy;
+        this.configuredRules = rules;
+        // rule_swap_v1 is a debugging policy that does not count nodes: the rules do not apply to it.
+        this.rules = rules.isEmpty() || settings.policyType() == PolicyType.RULE_SWAP_V1
+                ? null : new RuleEngine(settings, rules);
+        this.guard = new StateGuard(settings.escalation(), settings.downgradeTimeout());
+    }
+
+    public PlannerSettings settings() {
+        return settings;
+    }
+
+    public PolicyModule policy() {
+        return policy;
+    }
+
+    /** The rules configured (rule_swap_v1 ignores them). */
+    public PolicyRules rules() {
+        return configuredRules;
+    }
+
+    /** The rules' state carried into the next tick. */
+    public synchronized RuleState ruleState() {
+        return ruleState;
+    }
+
+    /**
+     * Carries the rules' state over from a planner this one replaces: the hot sets survive while the
+     * hotspot rule is unchanged, a held budget count while the budget is.
+     */
+    public synchronized Planner continuing(Planner previous) {
+        RuleState s = previous.ruleState();
+        PolicyRules before = previous.rules();
+        boolean sameHeat = java.util.Objects.equals(before.hotspots(), configuredRules.hotspots())
+                && before.rackLabel().equals(configuredRules.rackLabel());
+        boolean sameBudget = before.budgetWatts().equals(configuredRules.budgetWatts());
+        this.ruleState = new RuleState(sameHeat ? s.hotNodes() : java.util.Set.of(),
+                sameHeat ? s.hotRacks() : java.util.Set.of(),
+                sameBudget ? s.budgetPerformanceNodes() : java.util.OptionalInt.empty());
+        return this;
+    }
+
+    public synchronized TickPlan plan(ClusterContext context) {
+        Plan plan;
+        RuleReport report = RuleReport.NONE;
+        if (rules == null) {
+            plan = policy.plan(context);
+        } else {
+            RuleEngine.Result r = rules.plan(context, ruleState);
+            plan = r.plan();
+            report = r.report();
+            ruleState = r.next();
+        }
+        List<Transition> transitions = new ArrayList<>(context.nodes().size());
+        for (ManagedNode node : context.nodes()) {
+            Profile target = plan.targets().get(node.name());
+            if (node.cordoned() || target == null) {
+                continue;
+            }
+            PowerState requested = target == Profile.ECO ? PowerState.ActiveEco : PowerState.ActivePerformance;
+            Transition t = guard.check(node, requested, plan.policyName(), context.now());
+            String note = plan.notes().get(node.name());
+            transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
+        }
+        return new TickPlan(plan, transitions, context.released(), report);
+    }
+
+    /** The result of one planning step. */
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
+        public TickPlan {
+            transitions = List.copyOf(transitions);
+            released = List.copyOf(released);
+        }
+
+        public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
+            this(plan, transitions, released, RuleReport.NONE);
+        }
+
+        public List<NodeAssignment> assignments(PlannerSettings settings) {
+            return transitions.stream().map(t -> NodeAssignment.of(t, settings, plan.policyName())).toList();
+        }
+
+        /**
+         * Nodes the plan sends elsewhere than they were heading: a performance node planned eco, or an eco
+         * or draining node planned performance.
+         */
+        public long reassignments() {
+            return transitions.stream().filter(t -> heading(t.from()) != t.requested()).count();
+        }
+
+        private static PowerState heading(PowerState s) {
+            return s == PowerState.ActivePerformance ? PowerState.ActivePerformance : PowerState.ActiveEco;
+        }
+    }
+}
