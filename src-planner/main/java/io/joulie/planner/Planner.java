@@ -5,6 +5,9 @@ import io.joulie.api.v1alpha1.Profile;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * One planning step: context → policy plan (with the rules, when configured) → guard verdict per node.
@@ -62,19 +65,18 @@ public final class Planner {
     }
 
     /**
-     * Carries the rules' state over from a planner this one replaces: the hot sets survive while the
-     * hotspot rule is unchanged, a held budget count while the budget is.
+     * A planner for new settings and rules that carries the rules' state over from the one it replaces: the hot sets
+     * survive while the hotspot rule is unchanged, a held budget count while the budget is.
      */
-    public synchronized Planner continuing(Planner previous) {
+    public static Planner replacing(Planner previous, PlannerSettings settings, PolicyRules rules) {
+        Planner next = new Planner(settings, rules);
         RuleState s = previous.ruleState();
         PolicyRules before = previous.rules();
-        boolean sameHeat = java.util.Objects.equals(before.hotspots(), configuredRules.hotspots())
-                && before.rackLabel().equals(configuredRules.rackLabel());
-        boolean sameBudget = before.budgetWatts().equals(configuredRules.budgetWatts());
-        this.ruleState = new RuleState(sameHeat ? s.hotNodes() : java.util.Set.of(),
-                sameHeat ? s.hotRacks() : java.util.Set.of(),
-                sameBudget ? s.budgetPerformanceNodes() : java.util.OptionalInt.empty());
-        return this;
+        boolean sameHeat = Objects.equals(before.hotspots(), rules.hotspots()) && before.rackLabel().equals(rules.rackLabel());
+        boolean sameBudget = before.budgetWatts().equals(rules.budgetWatts());
+        next.ruleState = new RuleState(sameHeat ? s.hotNodes() : Set.of(), sameHeat ? s.hotRacks() : Set.of(),
+                sameBudget ? s.budgetPerformanceNodes() : OptionalInt.empty());
+        return next;
     }
 
     public synchronized TickPlan plan(ClusterContext context) {

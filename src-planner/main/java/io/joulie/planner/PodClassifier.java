@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 
 import java.util.List;
 import java.util.Map;
@@ -46,8 +46,8 @@ public final class PodClassifier {
         }
         Set<String> allowed = new java.util.HashSet<>(PROFILES);
         Map<String, String> selector = spec.getNodeSelector();
-        if (selector != null && selector.containsKey(Joulie.POWER_PROFILE_LABEL)) {
-            allowed.retainAll(Set.of(selector.get(Joulie.POWER_PROFILE_LABEL)));
+        if (selector != null && selector.containsKey(JoulieApi.POWER_PROFILE_LABEL)) {
+            allowed.retainAll(Set.of(selector.get(JoulieApi.POWER_PROFILE_LABEL)));
         }
         List<NodeSelectorTerm> terms = requiredTerms(spec);
         if (!terms.isEmpty()) {
@@ -69,7 +69,7 @@ public final class PodClassifier {
             return allowed;
         }
         for (NodeSelectorRequirement r : term.getMatchExpressions()) {
-            if (!Joulie.POWER_PROFILE_LABEL.equals(r.getKey()) || r.getOperator() == null) {
+            if (!JoulieApi.POWER_PROFILE_LABEL.equals(r.getKey()) || r.getOperator() == null) {
                 continue;
             }
             List<String> values = r.getValues() == null ? List.of() : r.getValues();

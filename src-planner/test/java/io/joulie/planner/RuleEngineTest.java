@@ -334,7 +334,7 @@ class RuleEngineTest {
         var first = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), r);
         first.plan(ctx(MONDAY_10, telemetry("a=/80", "b=/20"), perf("a", null), perf("b", null)));
 
-        var second = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), r).continuing(first);
+        var second = Planner.replacing(first, settings(PolicyType.STATIC_PARTITION, 0.5), r);
         var tick = second.plan(ctx(MONDAY_10, telemetry("a=/20", "b=/72"), perf("a", null), perf("b", null)));
 
         assertThat(tick.rules().hotNodes()).isEmpty();
@@ -347,9 +347,8 @@ class RuleEngineTest {
     void aChangedHotspotRuleStartsFresh() {
         var first = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), rules(List.of(), null, new PolicyRules.Hotspots(75, 5)));
         first.plan(ctx(MONDAY_10, telemetry("a=/80", "b=/20"), perf("a", null), perf("b", null)));
-        var kept = new Planner(settings(PolicyType.STATIC_PARTITION, 0.4), first.rules()).continuing(first);
-        var fresh = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), rules(List.of(), null, new PolicyRules.Hotspots(90, 5)))
-                .continuing(first);
+        var kept = Planner.replacing(first, settings(PolicyType.STATIC_PARTITION, 0.4), first.rules());
+        var fresh = Planner.replacing(first, settings(PolicyType.STATIC_PARTITION, 0.5), rules(List.of(), null, new PolicyRules.Hotspots(90, 5)));
 
         assertThat(first.ruleState().hotNodes()).containsExactly("a");
         assertThat(kept.ruleState().hotNodes()).containsExactly("a");

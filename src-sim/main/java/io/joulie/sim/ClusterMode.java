@@ -16,7 +16,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.api.text.Durations;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -211,7 +211,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     private void label(Node node) {
         String name = node.getMetadata().getName();
-        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
+        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
         if (value != null) {
             labels.put(name, value);
         }
@@ -334,7 +334,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                 .endMetadata().withNewSpec()
                 // not the cluster's scheduler: the twin's places the job (and binds it, see bind)
                 .withSchedulerName("joulie-sim")
-                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(Joulie.POWER_PROFILE_LABEL, job.profile()))
+                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(JoulieApi.POWER_PROFILE_LABEL, job.profile()))
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
                 .endSpec().build();
@@ -421,8 +421,8 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
             for (String name : nodeNames) {
                 client.nodes().withName(name).delete();
                 // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
-                client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
-                client.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
+                client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
+                client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName("joulie-sim").delete();
         } catch (RuntimeException e) {

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -162,7 +162,7 @@ public final class AgentView {
      */
     public Optional<NodePowerProfile> profileFor(String node) {
         List<NodePowerProfile> matches = profiles.getIndexer().byIndex(BY_NODE, node);
-        String canonical = Joulie.nodePowerProfileName(node);
+        String canonical = JoulieApi.nodePowerProfileName(node);
         return matches.stream().min(Comparator.comparing((NodePowerProfile p) -> !p.getMetadata().getName().equals(canonical))
                 .thenComparing(p -> p.getMetadata().getName()));
     }

@@ -1,6 +1,6 @@
 package io.joulie.planner;
 
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,7 +23,7 @@ class ApiNamingTest {
             "ÄBC, node--bc",      // non-ASCII letters are replaced too
     })
     void nodePowerProfileName(String node, String expected) {
-        String name = Joulie.nodePowerProfileName(node);
+        String name = JoulieApi.nodePowerProfileName(node);
 
         assertThat(name).isEqualTo(expected);
         assertThat(name).matches("[a-z0-9-]+");
@@ -43,11 +43,11 @@ class ApiNamingTest {
     @org.junit.jupiter.api.Test
     void longNodeNamesAreShortenedToAValidUniqueName() {
         String base = "n".repeat(260);
-        String a = Joulie.nodePowerProfileName(base + "a");
-        String b = Joulie.nodePowerProfileName(base + "b");
+        String a = JoulieApi.nodePowerProfileName(base + "a");
+        String b = JoulieApi.nodePowerProfileName(base + "b");
 
         assertThat(a).hasSize(253).startsWith("node-nnn").matches("[a-z0-9-]+");
         assertThat(b).hasSize(253).isNotEqualTo(a);
-        assertThat(Joulie.nodePowerProfileName("n".repeat(248))).hasSize(253).doesNotContain("--");
+        assertThat(JoulieApi.nodePowerProfileName("n".repeat(248))).hasSize(253).doesNotContain("--");
     }
 }

@@ -2,7 +2,7 @@ package io.joulie.planner.bench;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
@@ -89,7 +89,7 @@ public class PlannerBenchmark {
             PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns-" + (p % 50)).withName("pod-" + p).endMetadata()
                     .withNewSpec().withNodeName("node-" + node).endSpec().withNewStatus().withPhase("Running").endStatus();
             if (profile != null) {
-                b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile)).endSpec();
+                b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
             }
             Pod pod = b.build();
             podObjects.add(pod);

@@ -11,7 +11,7 @@ import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.NodeAssignment;
-import io.joulie.operator.runtime.PlannerMetrics;
+import io.joulie.operator.metrics.PlannerMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
@@ -51,9 +51,9 @@ final class Cluster {
     }
 
     /** Creates the active {@code Joulie} resource with this {@code spec.policy} (null: none). */
-    JoulieInstallation joulie(JoulieSpec.Policy policy) {
-        JoulieInstallation j = new JoulieInstallation();
-        j.getMetadata().setName(JoulieInstallation.ACTIVE_NAME);
+    Joulie joulie(JoulieSpec.Policy policy) {
+        Joulie j = new Joulie();
+        j.getMetadata().setName(Joulie.ACTIVE_NAME);
         j.setSpec(new JoulieSpec(null, policy, null));
         return client.resource(j).create();
     }
@@ -64,7 +64,7 @@ final class Cluster {
      */
     void setJoulieSpec(JoulieSpec spec) {
         await().atMost(WAIT).ignoreException(io.fabric8.kubernetes.client.KubernetesClientException.class).until(() -> {
-            client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).edit(j -> {
+            client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).edit(j -> {
                 j.setSpec(spec);
                 return j;
             });
@@ -74,7 +74,7 @@ final class Cluster {
 
     /** Deletes every {@code Joulie} resource and waits until the planner is back on the environment's settings. */
     void noJoulie(PlannerLoop loop, OperatorSettings defaults) {
-        client.resources(JoulieInstallation.class).delete();
+        client.resources(Joulie.class).delete();
         await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
     }
 
@@ -93,7 +93,7 @@ final class Cluster {
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox").endContainer()
                 .endSpec().withNewStatus().withPhase("Running").endStatus();
         if (profile != null) {
-            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile)).endSpec();
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
         }
         return client.pods().inNamespace(ns).resource(b.build()).create();
     }
@@ -105,7 +105,7 @@ final class Cluster {
     }
 
     NodePowerProfile profile(String node) {
-        return client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+        return client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
     }
 
     /** The node's state as its NodePowerProfile status records it, or null. */
@@ -116,7 +116,7 @@ final class Cluster {
 
     String label(String node) {
         Map<String, String> labels = client.nodes().withName(node).get().getMetadata().getLabels();
-        return labels == null ? null : labels.get(Joulie.POWER_PROFILE_LABEL);
+        return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
     }
 
     List<Event> events(String reason) {

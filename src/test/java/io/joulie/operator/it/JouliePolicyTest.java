@@ -1,8 +1,8 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.Profile;
@@ -45,7 +45,7 @@ class JouliePolicyTest extends OperatorTest {
 
 
     JoulieStatus status() {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         return j == null ? null : j.getStatus();
     }
 
@@ -107,18 +107,18 @@ class JouliePolicyTest extends OperatorTest {
         assertThat(eco()).isZero();
 
         // Deleting the resource returns to the environment's settings.
-        client.resources(JoulieInstallation.class).withName("joulie").delete();
+        client.resources(Joulie.class).withName("joulie").delete();
         await().atMost(WAIT).untilAsserted(() -> assertThat(eco()).isEqualTo(2));
     }
 
     @Test
     void nodesWithoutPowerControlAreLeftOutAndListed() {
         NODES.forEach(cluster::managedNode);
-        cluster.node("no-knobs", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
-                Joulie.FEATURE_CPUFREQ, "false"));
+        cluster.node("no-knobs", Map.of(Cluster.MANAGED, "true", JoulieApi.FEATURE_RAPL_WRITABLE, "false",
+                JoulieApi.FEATURE_CPUFREQ, "false"));
         // Only one of the two knobs missing: still planned.
-        cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
-                Joulie.FEATURE_CPUFREQ, "true"));
+        cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", JoulieApi.FEATURE_RAPL_WRITABLE, "false",
+                JoulieApi.FEATURE_CPUFREQ, "true"));
         cluster.joulie(null);
         await().atMost(WAIT).untilAsserted(() -> {
             JoulieStatus s = status();
@@ -129,7 +129,7 @@ class JouliePolicyTest extends OperatorTest {
             assertThat(s.excludedNodes()).singleElement().satisfies(x -> {
                 assertThat(x.name()).isEqualTo("no-knobs");
                 assertThat(x.reason()).isEqualTo("NoPowerControl");
-                assertThat(x.message()).contains(Joulie.FEATURE_RAPL_WRITABLE);
+                assertThat(x.message()).contains(JoulieApi.FEATURE_RAPL_WRITABLE);
             });
             assertThat(cluster.profile("dvfs-only")).isNotNull();
         });
@@ -137,7 +137,7 @@ class JouliePolicyTest extends OperatorTest {
         assertThat(cluster.label("no-knobs")).isNull();
 
         // Once the agent finds a knob (labels updated), the node is planned.
-        client.nodes().withName("no-knobs").edit(n -> { n.getMetadata().getLabels().put(Joulie.FEATURE_CPUFREQ, "true"); return n; });
+        client.nodes().withName("no-knobs").edit(n -> { n.getMetadata().getLabels().put(JoulieApi.FEATURE_CPUFREQ, "true"); return n; });
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(cluster.profile("no-knobs")).isNotNull();
             assertThat(status().excludedNodes()).isNull();

@@ -1,7 +1,7 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
@@ -78,7 +78,7 @@ class TelemetryRulesTest extends OperatorTest {
     }
 
     Condition degraded() {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         JoulieStatus s = j == null ? null : j.getStatus();
         return s == null || s.conditions() == null ? null
                 : s.conditions().stream().filter(c -> c.getType().equals("Degraded")).findFirst().orElse(null);
@@ -130,7 +130,7 @@ class TelemetryRulesTest extends OperatorTest {
             assertThat(reason("pw-a")).isEqualTo("selected for eco by static-partition-v1; power budget 1300 W");
             assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
-            JoulieStatus s = client.resources(JoulieInstallation.class).withName("joulie").get().getStatus();
+            JoulieStatus s = client.resources(Joulie.class).withName("joulie").get().getStatus();
             assertThat(s.effectivePolicy().powerBudget().watts()).isEqualTo(1300.0);
             assertThat(s.effectivePolicy().telemetry().prometheus().queries().packagePowerWatts()).isEqualTo("it_power_watts");
         });

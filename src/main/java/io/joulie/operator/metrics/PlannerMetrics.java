@@ -1,16 +1,19 @@
-package io.joulie.operator.runtime;
+package io.joulie.operator.metrics;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ActuationAdapter;
 import io.joulie.planner.Outcome;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -33,8 +36,6 @@ public class PlannerMetrics {
     private final AtomicLong excluded = new AtomicLong();
     private final Counter decisions;
     private final Counter reassignments;
-    /** The {@code kind} values of {@code joulie_errors_total} (docs/metrics.md). */
-    static final java.util.List<String> ERROR_KINDS = java.util.List.of("tick", "node", "release", "conflict", "event");
 
     public PlannerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -48,7 +49,7 @@ public class PlannerMetrics {
         for (PowerState s : PowerState.values()) {
             AtomicLong v = new AtomicLong();
             byState.put(s, v);
-            registry.gauge("joulie.nodes", java.util.List.of(io.micrometer.core.instrument.Tag.of("state", stateLabel(s))), v);
+            registry.gauge("joulie.nodes", List.of(Tag.of("state", stateLabel(s))), v);
         }
         registry.gauge("joulie.planned.performance.nodes", plannedPerformance);
         registry.gauge("joulie.tick.decisions", lastDecisions);
@@ -62,9 +63,11 @@ public class PlannerMetrics {
                 .description("Nodes the plan sent elsewhere than they were heading").register(registry);
         // Failure counters start at 0 for every known label value: a series that first appears at 1 shows
         // no increase() to the alerts, and the dashboard's panels exist before the first failure.
-        ERROR_KINDS.forEach(kind -> registry.counter("joulie.errors", "kind", kind));
+        for (ErrorKind kind : ErrorKind.values()) {
+            registry.counter("joulie.errors", "kind", kind.label());
+        }
         for (ActuationAdapter.EvictionResult r : ActuationAdapter.EvictionResult.values()) {
-            registry.counter("joulie.evictions", "result", r.name().toLowerCase(java.util.Locale.ROOT));
+            registry.counter("joulie.evictions", "result", label(r));
         }
     }
 
@@ -91,24 +94,28 @@ public class PlannerMetrics {
         return tickDuration;
     }
 
-    public void tick(String result) {
-        registry.counter("joulie.ticks", "result", result).increment();
+    public void tick(TickResult result) {
+        registry.counter("joulie.ticks", "result", result.label()).increment();
     }
 
     public void transition(PowerState from, PowerState to, Outcome outcome) {
         registry.counter("joulie.transitions", "from", from.name(), "to", to.name(), "outcome", outcome.label()).increment();
     }
 
-    public void error(String kind) {
-        registry.counter("joulie.errors", "kind", kind).increment();
+    public void error(ErrorKind kind) {
+        registry.counter("joulie.errors", "kind", kind.label()).increment();
     }
 
-    public void write(String resource, String verb) {
-        registry.counter("joulie.api.writes", "resource", resource, "verb", verb).increment();
+    public void write(ApiWrite write) {
+        registry.counter("joulie.api.writes", "resource", write.resource(), "verb", write.verb()).increment();
     }
 
-    public void eviction(String result) {
-        registry.counter("joulie.evictions", "result", result).increment();
+    public void eviction(ActuationAdapter.EvictionResult result) {
+        registry.counter("joulie.evictions", "result", label(result)).increment();
+    }
+
+    private static String label(ActuationAdapter.EvictionResult r) {
+        return r.name().toLowerCase(Locale.ROOT);
     }
 
     public void decided(long decisionCount, long reassignmentCount, long performanceNodes) {

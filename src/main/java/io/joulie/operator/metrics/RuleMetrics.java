@@ -1,20 +1,17 @@
-package io.joulie.operator.runtime;
+package io.joulie.operator.metrics;
 
 import io.joulie.planner.RuleReport;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
-import io.joulie.planner.Telemetry;
-
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToDoubleFunction;
 
 /**
- * What the rules did on the last tick: gauges (docs/metrics.md#rules) and the problems the {@code Joulie}
- * resource's Degraded condition reports.
+ * What the rules did on the last tick, as gauges (docs/metrics.md#rules).
  */
 @ApplicationScoped
 public class RuleMetrics {
@@ -37,8 +34,8 @@ public class RuleMetrics {
                 r -> r.budget().map(b -> b.met() ? 1.0 : 0.0).orElse(Double.NaN));
     }
 
-    private void gauge(String name, String description, java.util.function.ToDoubleFunction<RuleReport> f) {
-        io.micrometer.core.instrument.Gauge.builder(PREFIX + name, last, ref -> f.applyAsDouble(ref.get()))
+    private void gauge(String name, String description, ToDoubleFunction<RuleReport> f) {
+        Gauge.builder(PREFIX + name, last, ref -> f.applyAsDouble(ref.get()))
                 .description(description).register(registry);
     }
 
@@ -58,32 +55,5 @@ public class RuleMetrics {
 
     private static boolean unmet(RuleReport r) {
         return r.budget().map(b -> !b.met()).orElse(false);
-    }
-
-    /** TelemetryUnavailable and PowerBudgetUnmet, as the report shows them. */
-    public static List<PlannerStatus.Problem> problems(RuleReport r) {
-        List<PlannerStatus.Problem> problems = new ArrayList<>(2);
-        if (r.telemetry() == Telemetry.Status.UNAVAILABLE) {
-            problems.add(new PlannerStatus.Problem(PlannerStatus.TELEMETRY_UNAVAILABLE, "telemetry-driven rules hold their last "
-                    + "decisions: " + r.telemetryDetail()));
-        }
-        r.budget().filter(b -> !b.met()).ifPresent(b -> problems.add(new PlannerStatus.Problem(PlannerStatus.POWER_BUDGET_UNMET,
-                budgetMessage(b))));
-        return problems;
-    }
-
-    public static String budgetMessage(RuleReport.Budget b) {
-        return "the power budget of %s W cannot be met: %s W estimated (%s) with every node that may go eco in eco"
-                .formatted(RuleReportFormat.watts(b.limitWatts()), RuleReportFormat.watts(b.estimateWatts()), b.basis());
-    }
-
-    /** Number formatting for messages. */
-    static final class RuleReportFormat {
-        private RuleReportFormat() {
-        }
-
-        static String watts(double w) {
-            return Double.isNaN(w) ? "?" : String.valueOf(Math.round(w));
-        }
     }
 }

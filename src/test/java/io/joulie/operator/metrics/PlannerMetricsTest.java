@@ -1,5 +1,6 @@
-package io.joulie.operator.runtime;
+package io.joulie.operator.metrics;
 
+import io.joulie.planner.ActuationAdapter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -17,8 +18,8 @@ class PlannerMetricsTest {
         for (String result : new String[] {"evicted", "refused", "gone", "failed"}) {
             assertThat(registry.get("joulie.evictions").tag("result", result).counter().count()).as("evictions result=%s", result).isZero();
         }
-        metrics.error("node");
-        metrics.eviction("refused");
+        metrics.error(ErrorKind.NODE);
+        metrics.eviction(ActuationAdapter.EvictionResult.REFUSED);
         assertThat(registry.get("joulie.errors").tag("kind", "node").counter().count()).isEqualTo(1);
         assertThat(registry.get("joulie.evictions").tag("result", "refused").counter().count()).isEqualTo(1);
         assertThat(registry.get("joulie.errors").counters()).hasSize(5);
