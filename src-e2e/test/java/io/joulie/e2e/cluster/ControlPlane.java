@@ -44,20 +44,39 @@ public final class ControlPlane implements AutoCloseable {
 
     private final Path bin;
     private final Path work;
+    private final Tuning tuning;
     private final String adminToken = token();
     private final List<Process> processes = new ArrayList<>();
     private final Map<Process, String> names = new ConcurrentHashMap<>();
     private final Thread shutdownHook = new Thread(this::stopAll, "control-plane-stop");
     private int apiPort;
 
-    private ControlPlane(Path bin, Path work) {
+    private ControlPlane(Path bin, Path work, Tuning tuning) {
         this.bin = bin;
         this.work = work;
+        this.tuning = tuning;
+    }
+
+    /**
+     * How the simulated kubelets load the API server. {@link #SUITE}: kwok renews each Node's Lease every 10 s (a 40 s
+     * lease, as a kubelet does) and the node lifecycle controller watches them. {@link #SCALE}, for thousands of Nodes on
+     * one small machine: 5,000 kubelets renewing every 10 s would cost the shared API server 500 writes a second, which
+     * is load on the machine, not on the operator being measured; so Leases last an hour (renewed every 15 min), the
+     * node lifecycle controller (which would then mark the Nodes NotReady) is off, and kwok runs more stages at once.
+     */
+    public record Tuning(int nodeLeaseSeconds, boolean nodeLifecycle, int kwokParallelism) {
+        public static final Tuning SUITE = new Tuning(40, true, 4);
+        public static final Tuning SCALE = new Tuning(3600, false, 16);
     }
 
     /** Starts the whole control plane and waits until the API server is ready and the default ServiceAccount exists. */
     public static ControlPlane start(Path bin, Path work) throws IOException, InterruptedException {
-        ControlPlane cp = new ControlPlane(bin, work);
+        return start(bin, work, Tuning.SUITE);
+    }
+
+    /** {@link #start(Path, Path)} with this tuning. */
+    public static ControlPlane start(Path bin, Path work, Tuning tuning) throws IOException, InterruptedException {
+        ControlPlane cp = new ControlPlane(bin, work, tuning);
         Runtime.getRuntime().addShutdownHook(cp.shutdownHook);
         try {
             cp.boot();
@@ -92,15 +111,20 @@ public final class ControlPlane implements AutoCloseable {
         Path saPub = write("pki/sa.pub", pem("PUBLIC KEY", sa.getPublic().getEncoded()));
         String kcmToken = token();
         String schedulerToken = token();
+        String kwokToken = token();
         Path tokens = write("pki/tokens.csv", String.join("\n",
                 adminToken + ",admin,admin,system:masters",
                 kcmToken + ",system:kube-controller-manager,kcm",
-                schedulerToken + ",system:kube-scheduler,scheduler") + "\n");
+                schedulerToken + ",system:kube-scheduler,scheduler",
+                kwokToken + ",kwok,kwok,system:masters") + "\n");
+        // every request, but those of the simulated kubelets (Lease renewals and Pod status, thousands at scale)
         Path auditPolicy = write("audit-policy.yaml", """
                 apiVersion: audit.k8s.io/v1
                 kind: Policy
                 omitStages: ["RequestReceived", "ResponseStarted"]
                 rules:
+                - level: None
+                  users: ["kwok"]
                 - level: Metadata
                 """);
         apiPort = freePort();
@@ -126,7 +150,8 @@ public final class ControlPlane implements AutoCloseable {
                 "--leader-elect=false", "--use-service-account-credentials=true",
                 "--service-account-private-key-file=" + saKey, "--root-ca-file=" + work.resolve("pki/apiserver.crt"),
                 "--bind-address=127.0.0.1", "--secure-port=" + freePort(), "--profiling=false",
-                "--controllers=*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle-controller", "--v=1"));
+                "--controllers=*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle-controller"
+                        + (tuning.nodeLifecycle() ? "" : ",-node-lifecycle-controller"), "--v=1"));
         Path scheduler = kubeconfig("kube-scheduler", schedulerToken);
         launch("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(),
                 "--kubeconfig=" + scheduler, "--authentication-kubeconfig=" + scheduler, "--authorization-kubeconfig=" + scheduler,
@@ -135,8 +160,17 @@ public final class ControlPlane implements AutoCloseable {
         try (var in = ControlPlane.class.getResourceAsStream("/kwok-stages.yaml")) {
             Files.write(stages, java.util.Objects.requireNonNull(in, "kwok-stages.yaml on the test class path").readAllBytes());
         }
-        launch("kwok", List.of(bin.resolve("kwok").toString(), "--kubeconfig=" + adminKubeconfig(), "--config=" + stages,
-                "--node-lease-duration-seconds=40",
+        Path kwokConfig = write("kwok-config.yaml", """
+                apiVersion: config.kwok.x-k8s.io/v1alpha1
+                kind: KwokConfiguration
+                options:
+                  podPlayStageParallelism: %d
+                  nodePlayStageParallelism: %d
+                  nodeLeaseParallelism: %d
+                """.formatted(tuning.kwokParallelism(), tuning.kwokParallelism(), tuning.kwokParallelism()));
+        launch("kwok", List.of(bin.resolve("kwok").toString(), "--kubeconfig=" + kubeconfig("kwok", kwokToken),
+                "--config=" + kwokConfig, "--config=" + stages,
+                "--node-lease-duration-seconds=" + tuning.nodeLeaseSeconds(),
                 "--manage-all-nodes=false", "--manage-nodes-with-annotation-selector=" + KWOK_ANNOTATION + "=fake",
                 "--cidr=10.0.0.1/16", "--node-ip=10.0.0.1", "--server-address=127.0.0.1:" + freePort()));
 

@@ -88,6 +88,11 @@ public final class RealCluster implements AutoCloseable {
 
     /** A fresh control plane in this (emptied) work directory. */
     public static RealCluster start(Path workDir) {
+        return start(workDir, ControlPlane.Tuning.SUITE);
+    }
+
+    /** A fresh control plane with this tuning in this (emptied) work directory. */
+    public static RealCluster start(Path workDir, ControlPlane.Tuning tuning) {
         try {
             Path bin = binaries();
             Path work = Files.createDirectories(workDir);
@@ -96,7 +101,7 @@ public final class RealCluster implements AutoCloseable {
                     deleteRecursively(p);
                 }
             }
-            return new RealCluster(ControlPlane.start(bin, work));
+            return new RealCluster(ControlPlane.start(bin, work, tuning));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

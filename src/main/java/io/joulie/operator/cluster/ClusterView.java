@@ -48,6 +48,8 @@ public class ClusterView {
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Completes once every watch has delivered its initial list. */
+    private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
     /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
     static final String PERFORMANCE_BY_NODE = "performance-by-node";
     /** Pod index with the single value "performance": every active performance-only pod. */
@@ -83,13 +85,20 @@ public class ClusterView {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
+        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
         for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
             });
-            informer.start();
+            started.add(informer.start().toCompletableFuture());
         }
+        java.util.concurrent.CompletableFuture.allOf(started.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .whenComplete((ok, failed) -> {
+                    if (failed == null) {
+                        initialSync.complete(null);
+                    }
+                });
         LOG.info("Watching Nodes, Pods, NodePowerProfiles and the Joulie resource");
     }
 
@@ -152,6 +161,14 @@ public class ClusterView {
         }
         return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
                 .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
+    }
+
+    /**
+     * Runs {@code listener} once every watch has delivered its initial list (at once, on the caller's thread, if that
+     * has happened already; else on the thread that completed the last list, which must not be blocked for long).
+     */
+    public void onInitialSync(Runnable listener) {
+        initialSync.thenRun(listener);
     }
 
     /** Called with the active {@code Joulie} resource as it was last seen, once it is deleted. */

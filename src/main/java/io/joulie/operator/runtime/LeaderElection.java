@@ -41,6 +41,7 @@ public class LeaderElection {
     private final AtomicReference<Instant> leaderSince = new AtomicReference<>();
     private volatile boolean stopping;
     private volatile CompletableFuture<?> running;
+    private final java.util.List<Runnable> leadingListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     public LeaderElection(KubernetesClient client, OperatorConfig config, OperatorSettings settings, PlannerMetrics metrics,
                           Clock clock) {
@@ -100,6 +101,18 @@ public class LeaderElection {
         leaderSince.set(clock.instant());
         metrics.leader(true);
         LOG.infof("%s is the planner leader (Lease %s/%s)", identity, namespace, config.leaseName());
+        leadingListeners.forEach(Runnable::run);
+    }
+
+    /**
+     * Runs {@code listener} every time this replica becomes the leader (and at once if it is the leader now). It runs on
+     * the elector's thread: it must hand long work to another thread.
+     */
+    public void onLeading(Runnable listener) {
+        leadingListeners.add(listener);
+        if (isLeader()) {
+            listener.run();
+        }
     }
 
     private void lostLeadership() {

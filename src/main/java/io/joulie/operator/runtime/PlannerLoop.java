@@ -17,6 +17,7 @@ import org.jboss.logging.Logger;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The per-interval tick: {@link TickGate} (leader, watches synced) → {@link PolicyReloader} (the planner in force) →
@@ -37,6 +38,7 @@ public class PlannerLoop {
     private final PlanExecutor executor;
     private final TickRecorder recorder;
     private Duration scheduledInterval;
+    private final AtomicBoolean tickRequested = new AtomicBoolean();
 
     public PlannerLoop(Scheduler scheduler, TickGate gate, PolicyReloader policy, ContextProvider context,
                        PlanExecutor executor, TickRecorder recorder) {
@@ -51,6 +53,23 @@ public class PlannerLoop {
     void schedule(@Observes StartupEvent ev) {
         schedule(policy.current().settings().reconcileInterval());
         LOG.infof("Planning every %s with %s", Durations.format(scheduledInterval), policy.current().policy().name());
+        // Plan as soon as planning is possible rather than up to an interval later: when the watches have synced and
+        // when this replica becomes the leader (a new leader carries on at once after a failover).
+        gate.onOpening(this::tickSoon);
+    }
+
+    /**
+     * Runs a tick now, outside the schedule, on a thread of its own (the callers are watch and election threads).
+     * Requests made before that tick has started are folded into it (it reads the state as it is when it starts); a
+     * tick in progress is waited for.
+     */
+    void tickSoon() {
+        if (tickRequested.compareAndSet(false, true)) {
+            Thread.ofPlatform().daemon().name("joulie-planner-now").start(() -> {
+                tickRequested.set(false);
+                tick();
+            });
+        }
     }
 
     private synchronized void schedule(Duration interval) {

@@ -8,6 +8,7 @@ import org.jboss.logging.Logger;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import io.joulie.operator.metrics.TickResult;
@@ -22,15 +23,32 @@ public class TickGate {
 
     private final BooleanSupplier leading;
     private final Supplier<List<String>> unsynced;
+    private final Consumer<Runnable> openings;
 
     @Inject
     public TickGate(LeaderElection leader, ClusterView view) {
-        this(leader::isLeader, view::unsynced);
+        this(leader::isLeader, view::unsynced, listener -> {
+            view.onInitialSync(listener);
+            leader.onLeading(listener);
+        });
     }
 
-    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced) {
+    /**
+     * @param openings registers a listener for the moments the gate may open: the watches' initial sync, and each time
+     *                 this replica becomes the leader
+     */
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings) {
         this.leading = leading;
         this.unsynced = unsynced;
+        this.openings = openings;
+    }
+
+    /**
+     * Runs {@code listener} whenever the gate may have opened (on a watch or election thread, or at once if that has
+     * happened already): the watches' initial sync, and each time this replica becomes the leader.
+     */
+    public void onOpening(Runnable listener) {
+        openings.accept(listener);
     }
 
     /** Empty when the tick may plan, else why not ({@link TickResult#STANDBY} or {@link TickResult#UNSYNCED}). */

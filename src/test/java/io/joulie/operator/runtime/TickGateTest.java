@@ -14,7 +14,8 @@ class TickGateTest {
     void onlyTheLeaseHolderWithSyncedWatchesPlans() {
         AtomicBoolean leading = new AtomicBoolean(false);
         List<String> unsynced = new java.util.ArrayList<>(List.of("Pod (listing)"));
-        TickGate gate = new TickGate(leading::get, () -> List.copyOf(unsynced));
+        List<Runnable> listeners = new java.util.ArrayList<>();
+        TickGate gate = new TickGate(leading::get, () -> List.copyOf(unsynced), listeners::add);
 
         assertThat(gate.closed()).as("standby comes first, whatever the watches").contains(TickResult.STANDBY);
         leading.set(true);
@@ -25,5 +26,9 @@ class TickGateTest {
         leading.set(false);
         assertThat(gate.leading()).isFalse();
         assertThat(gate.closed()).contains(TickResult.STANDBY);
+
+        Runnable tick = () -> { };
+        gate.onOpening(tick);
+        assertThat(listeners).containsExactly(tick);
     }
 }
