@@ -73,7 +73,9 @@ public class PlannerLoop {
     }
 
     private synchronized void schedule(Duration interval) {
+        boolean paused = false;
         if (scheduledInterval != null) {
+            paused = scheduler.isPaused(JOB);
             scheduler.unscheduleJob(JOB);
         }
         scheduledInterval = interval;
@@ -82,6 +84,9 @@ public class PlannerLoop {
                 .setConcurrentExecution(Scheduled.ConcurrentExecution.SKIP)
                 .setTask(execution -> tick())
                 .schedule();
+        if (paused) {
+            scheduler.pause(JOB); // a paused job stays paused at its new interval
+        }
     }
 
     /** The settings the planner currently plans with. */

@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.operator.telemetry.PrometheusClient;
 import io.joulie.operator.telemetry.PrometheusServer;
 import io.joulie.operator.telemetry.ScrapedPrometheus;
 import io.joulie.operator.telemetry.SyntheticExporter;
@@ -61,7 +62,7 @@ class TelemetryRulesTest extends OperatorTest {
     @BeforeEach
     @AfterEach
     void noInstallation() {
-        cluster.noJoulie(loop, defaults);
+        cluster.noJoulie(loop, defaults, () -> { });
     }
 
 
@@ -110,11 +111,30 @@ class TelemetryRulesTest extends OperatorTest {
             assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
             assertThat(Cluster.metric("joulie_rules_eco_nodes", "rule=\"hotspot\"")).isEqualTo(1);
         });
-        // Cooling inside the hysteresis band (above 75 °C) keeps it hot; below it, anti-churn keeps it eco anyway.
+        // Cooling inside the hysteresis band (above 75 °C) keeps it hot ...
         exporter.set("it_temp_celsius", "hot-c", 77);
-        await().pollDelay(Duration.ofSeconds(3)).atMost(SLOW).untilAsserted(() ->
-                assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1));
+        awaitTicksReading("it_temp_celsius{node=\"hot-c\"}", 77);
+        assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
+        assertThat(reason("hot-c")).endsWith("; hotspot: node above 80 °C");
         assertThat(eco(nodes)).containsExactly("hot-c");
+        // ... below it, it is not hot any more, and anti-churn keeps it eco anyway.
+        exporter.set("it_temp_celsius", "hot-c", 70);
+        awaitTicksReading("it_temp_celsius{node=\"hot-c\"}", 70);
+        assertThat(Cluster.metric("joulie_rules_hot_nodes")).isZero();
+        assertThat(reason("hot-c")).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(eco(nodes)).containsExactly("hot-c");
+    }
+
+    /**
+     * Waits until Prometheus answers {@code query} with {@code value}, then for two more completed ticks: the second
+     * started after Prometheus had the value, so the operator planned with it.
+     */
+    static void awaitTicksReading(String query, double value) {
+        PrometheusClient client = new PrometheusClient(prometheus.url(), Duration.ofSeconds(2));
+        await().atMost(SLOW).ignoreExceptions().until(() -> client.query(query).points().stream()
+                .anyMatch(p -> p.value() == value));
+        double ticks = Cluster.metric("joulie_ticks_total", "result=\"ok\"");
+        await().atMost(SLOW).until(() -> Cluster.metric("joulie_ticks_total", "result=\"ok\"") >= ticks + 2);
     }
 
     @Test
