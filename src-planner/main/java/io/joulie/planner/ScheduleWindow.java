@@ -56,10 +56,7 @@ public record ScheduleWindow(String name, Set<DayOfWeek> days, LocalTime start, 
 
     /** The base settings with this window's share and bounds. */
     public PlannerSettings apply(PlannerSettings s) {
-        double staticFrac = share.orElse(s.staticHpFrac());
-        double queueFrac = share.orElse(s.queueHpBaseFrac());
-        return new PlannerSettings(s.policyType(), staticFrac, queueFrac, minNodes.orElse(s.queueHpMin()),
-                maxNodes.orElse(s.queueHpMax()), s.queuePerfPerHpNode(), s.performanceCapWatts(), s.ecoCapWatts(),
-                s.escalation(), s.downgradeTimeout(), s.reconcileInterval());
+        return s.toBuilder().staticHpFrac(share.orElse(s.staticHpFrac())).queueHpBaseFrac(share.orElse(s.queueHpBaseFrac()))
+                .queueHpMin(minNodes.orElse(s.queueHpMin())).queueHpMax(maxNodes.orElse(s.queueHpMax())).build();
     }
 }

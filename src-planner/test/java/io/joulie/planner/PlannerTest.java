@@ -32,8 +32,7 @@ import static org.junit.jupiter.params.provider.Arguments.arguments;
 class PlannerTest {
 
     private static PlannerSettings settings(PolicyType type, double staticFrac) {
-        return new PlannerSettings(type, staticFrac, 0.6, 1, 5, 10, 5000, 120, Escalation.HOLD,
-                Duration.ofMinutes(30), Duration.ofMinutes(1));
+        return PlannerSettings.defaults().toBuilder().policyType(type).staticHpFrac(staticFrac).queueHpMax(5).build();
     }
 
     private static Map<String, Transition> byNode(Planner.TickPlan tick) {
@@ -56,7 +55,8 @@ class PlannerTest {
 
     @Test
     void aCordonedDrainingNodeIsNotEscalated() {
-        var s = settings(PolicyType.STATIC_PARTITION, 0.0).withEscalation(Escalation.FORCE, Duration.ZERO);
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().escalation(Escalation.FORCE)
+                .downgradeTimeout(Duration.ZERO).build();
         var ctx = new ClusterContext(T0.plus(Duration.ofDays(1)),
                 List.of(cordoned(draining("a", "ns/p")), perf("b")), 1);
 
@@ -166,8 +166,8 @@ class PlannerTest {
 
     @Test
     void policiesPassTheirParameters() {
-        var s = new PlannerSettings(PolicyType.QUEUE_AWARE_V1, 0.0, 0.2, 2, 4, 5, 5000, 120, Escalation.HOLD,
-                Duration.ofMinutes(30), Duration.ofMinutes(1));
+        var s = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1).staticHpFrac(0.0)
+                .queueHpBaseFrac(0.2).queueHpMin(2).queueHpMax(4).queuePerfPerHpNode(5).build();
         var policy = Policies.create(s);
 
         // 10 nodes: base round(2.0) = 2, min 2, max 4, perNode 5

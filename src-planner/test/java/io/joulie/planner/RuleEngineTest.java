@@ -38,8 +38,8 @@ class RuleEngineTest {
             OptionalDouble.of(1.0), OptionalInt.empty(), OptionalInt.empty());
 
     static PlannerSettings settings(PolicyType type, double frac) {
-        return new PlannerSettings(type, frac, frac, 0, 0, 10, 500, 100, Escalation.HOLD,
-                Duration.ofMinutes(30), Duration.ofMinutes(1));
+        return PlannerSettings.defaults().toBuilder().policyType(type).staticHpFrac(frac).queueHpBaseFrac(frac).queueHpMin(0)
+                .queueHpMax(0).performanceCapWatts(500).ecoCapWatts(100).build();
     }
 
     static PolicyRules rules(List<ScheduleWindow> windows, Double budget, PolicyRules.Hotspots hot) {
@@ -165,8 +165,7 @@ class RuleEngineTest {
 
     @Test
     void queueDemandIsAFloorForTheBudget() {
-        var s = new PlannerSettings(PolicyType.QUEUE_AWARE_V1, 0, 1.0, 0, 0, 1, 500, 100, Escalation.HOLD,
-                Duration.ofMinutes(30), Duration.ofMinutes(1));
+        var s = settings(PolicyType.QUEUE_AWARE_V1, 0).toBuilder().queueHpBaseFrac(1.0).queuePerfPerHpNode(1).build();
         // 3 performance-only pods pending somewhere: demand ceil(3/1) = 3 of 4 nodes
         var c = new ClusterContext(MONDAY_10, List.of(perf("a", null), perf("b", null), perf("c", null), perf("d", null)),
                 3, List.of(), List.of(), Telemetry.DISABLED);

@@ -106,8 +106,8 @@ class RuleSwapPolicyTest {
 
     @Test
     void policiesBuildsRuleSwapWithTheReconcileInterval() {
-        var settings = new PlannerSettings(PolicyType.RULE_SWAP_V1, 0.5, 0.6, 1, 10, 10, 5000, 120,
-                Escalation.HOLD, Duration.ofMinutes(30), Duration.ofSeconds(30));
+        var settings = PlannerSettings.defaults().toBuilder().policyType(PolicyType.RULE_SWAP_V1).queueHpMax(10)
+                .reconcileInterval(Duration.ofSeconds(30)).build();
         var policy = Policies.create(settings);
 
         assertThat(policy).isInstanceOf(RuleSwapPolicy.class);

@@ -21,6 +21,7 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.planner.PlannerSetting;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
 import java.io.IOException;
@@ -241,35 +242,28 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                 "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default")
                 : Map.of("KUBECONFIG", options.kubeconfig().toAbsolutePath().toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
-        var p = config.planner().withPolicy(options.baseline().policy());
+        // the planner settings as the operator's environment (the settings table), its durations on wall time
+        var p = config.planner().toBuilder().policyType(options.baseline().policy())
+                .reconcileInterval(wall(config.tickSeconds()))
+                .downgradeTimeout(wall(config.planner().downgradeTimeout().toMillis() / 1000.0)).build();
         Map<String, String> operator = new HashMap<>(common);
         operator.put("LEADER_ELECTION", "false");
-        operator.put("RECONCILE_INTERVAL", wall(config.tickSeconds()));
-        operator.put("POLICY_TYPE", p.policyType().configValue());
-        operator.put("STATIC_HP_FRAC", Double.toString(p.staticHpFrac()));
-        operator.put("QUEUE_HP_BASE_FRAC", Double.toString(p.queueHpBaseFrac()));
-        operator.put("QUEUE_HP_MIN", Integer.toString(p.queueHpMin()));
-        operator.put("QUEUE_HP_MAX", Integer.toString(p.queueHpMax()));
-        operator.put("QUEUE_PERF_PER_HP_NODE", Integer.toString(p.queuePerfPerHpNode()));
-        operator.put("PERFORMANCE_CAP_WATTS", Double.toString(p.performanceCapWatts()));
-        operator.put("ECO_CAP_WATTS", Double.toString(p.ecoCapWatts()));
-        operator.put("DOWNGRADE_ESCALATION", p.escalation().configValue());
-        operator.put("DOWNGRADE_TIMEOUT", wall(p.downgradeTimeout().toMillis() / 1000.0));
+        operator.putAll(PlannerSetting.environment(p));
         operator.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         operator.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort()));
         launch("operator", operatorJar, operator);
         Map<String, String> agent = new HashMap<>(common);
         agent.put("AGENT_MODE", "pool");
         agent.put("POOL_NODE_SELECTOR", SIM_LABEL + "=true");
-        agent.put("AGENT_RECONCILE_INTERVAL", wall(config.tickSeconds()));
+        agent.put("AGENT_RECONCILE_INTERVAL", Durations.format(wall(config.tickSeconds())));
         agent.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         agent.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort()));
         launch("agent", agentJar, agent);
     }
 
     /** A simulated duration as the wall-clock duration the processes are configured with (at least 1 ms). */
-    private String wall(double simSeconds) {
-        return Durations.format(Duration.ofMillis(Math.max(1, Math.round(simSeconds * 1000 / options.speed()))));
+    private Duration wall(double simSeconds) {
+        return Duration.ofMillis(Math.max(1, Math.round(simSeconds * 1000 / options.speed())));
     }
 
     private void launch(String name, Path jar, Map<String, String> env) throws IOException {

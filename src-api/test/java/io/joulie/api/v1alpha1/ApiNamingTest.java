@@ -1,14 +1,11 @@
-package io.joulie.planner;
+package io.joulie.api.v1alpha1;
 
-import io.joulie.api.v1alpha1.JoulieApi;
-import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The joulie.io API helpers the planner relies on (the API module has no tests of its own). */
+/** The joulie.io API helpers: NodePowerProfile names, power states and their labels. */
 class ApiNamingTest {
 
     @ParameterizedTest(name = "{0} -> {1}")

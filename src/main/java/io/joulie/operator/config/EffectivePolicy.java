@@ -1,11 +1,13 @@
 package io.joulie.operator.config;
 
+import io.joulie.api.text.Problems;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.planner.PlannerSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -68,16 +70,11 @@ public class EffectivePolicy {
             return lastResolution;
         }
         PolicyOverlay.Result r = PolicyOverlay.apply(defaults, policy);
-        List<String> errors = new java.util.ArrayList<>(r.errors());
-        RulesParser.ParsedRules rules = RulesParser.ParsedRules.NONE;
-        if (policy != null) {
-            try {
-                rules = RulesParser.parse(policy.timeZone(), policy.schedules(), policy.powerBudget(), policy.hotspots(),
-                        policy.telemetry());
-            } catch (ConfigurationException e) {
-                errors.addAll(RulesParser.problems(e));
-            }
-        }
+        Problems ruleProblems = new Problems();
+        RulesParser.ParsedRules rules = policy == null ? RulesParser.ParsedRules.NONE : RulesParser.parse(policy.timeZone(),
+                policy.schedules(), policy.powerBudget(), policy.hotspots(), policy.telemetry(), ruleProblems);
+        List<String> errors = new ArrayList<>(r.errors());
+        errors.addAll(ruleProblems.lines());
         if (errors.isEmpty()) {
             lastGood = r.settings().orElseThrow();
             lastGoodRules = rules;

@@ -30,7 +30,7 @@ import java.util.Map;
  * and Deployment, and, in {@code sample/}, the {@code Joulie} resource that makes it deploy the agent. File names sort in apply
  * order, since {@code kubectl apply -f kubernetes/} applies them alphabetically.
  */
-final class Manifests {
+public final class Manifests {
     static final String NAMESPACE = "joulie-system";
     static final List<Class<? extends HasMetadata>> CUSTOM_RESOURCES = List.of(NodePowerProfile.class, TelemetryProfile.class,
             Joulie.class);
@@ -118,7 +118,7 @@ final class Manifests {
     }
 
     /** The repository root: the reactor directory Maven passes, else the parent of the module. */
-    static Path repository() {
+    public static Path repository() {
         String repo = System.getProperty("repository.root");
         Path p = repo != null ? Path.of(repo) : Path.of("").toAbsolutePath().getParent();
         return p.toAbsolutePath().normalize();

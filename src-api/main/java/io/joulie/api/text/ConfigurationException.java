@@ -1,6 +1,6 @@
-package io.joulie.agent.config;
+package io.joulie.api.text;
 
-/** A configuration value that cannot be used; the message names the variable and the property. */
+/** Configuration that cannot be used; the message lists every problem, each naming where the value was set. */
 public class ConfigurationException extends RuntimeException {
     public ConfigurationException(String message) {
         super(message);
