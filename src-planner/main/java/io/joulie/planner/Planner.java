@@ -13,8 +13,8 @@ import java.util.Set;
  * One planning step: context → policy plan (with the rules, when configured) → guard verdict per node.
  * Cordoned nodes are frozen: they get no verdict, so nothing about them is written.
  *
- * <p>The step itself is pure ({@link RuleEngine#plan(ClusterContext, RuleState)}); this class only keeps the
- * rules' state (hysteresis, a held budget) from one call to the next.
+ * <p>The step itself is pure ({@link RuleEngine#plan(ClusterContext, RuleState)}: the counting policy with the rules
+ * composed on top); this class only keeps the rules' state (hysteresis, a held budget) from one call to the next.
  */
 public final class Planner {
     private final PlannerSettings settings;
@@ -29,20 +29,21 @@ public final class Planner {
     }
 
     public Planner(PlannerSettings settings, PolicyRules rules) {
-        this(settings, Policies.create(settings), rules);
+        // A counting policy plans through the rules (with none, its own plan); rule_swap_v1 counts no nodes, so the
+        // rules do not apply to it.
+        this(settings, Policies.create(settings), rules, Policies.counting(settings).isPresent());
     }
 
-    public Planner(PlannerSettings settings, PolicyModule policy) {
-        this(settings, policy, PolicyRules.NONE);
+    /** A planner of {@code policy} alone, whatever the settings name (tests of the guard's part). */
+    Planner(PlannerSettings settings, PolicyModule policy) {
+        this(settings, policy, PolicyRules.NONE, false);
     }
 
-    private Planner(PlannerSettings settings, PolicyModule policy, PolicyRules rules) {
+    private Planner(PlannerSettings settings, PolicyModule policy, PolicyRules rules, boolean counting) {
         this.settings = settings;
         this.policy = policy;
         this.configuredRules = rules;
-        // rule_swap_v1 is a debugging policy that does not count nodes: the rules do not apply to it.
-        this.rules = rules.isEmpty() || settings.policyType() == PolicyType.RULE_SWAP_V1
-                ? null : new RuleEngine(settings, rules);
+        this.rules = counting ? new RuleEngine(settings, rules) : null;
         this.guard = new StateGuard(settings.escalation(), settings.downgradeTimeout());
     }
 

@@ -1,8 +1,15 @@
 package io.joulie.planner;
 
+import java.util.Optional;
+
 /** Builds the policy module that the settings ask for. */
 public final class Policies {
     private Policies() {
+    }
+
+    /** The counting policy of these settings; rule_swap_v1 counts nothing, so it has none. */
+    public static Optional<CountingPolicy> counting(PlannerSettings s) {
+        return create(s) instanceof CountingPolicy c ? Optional.of(c) : Optional.empty();
     }
 
     public static PolicyModule create(PlannerSettings s) {

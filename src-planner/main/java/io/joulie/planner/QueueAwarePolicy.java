@@ -5,7 +5,7 @@ package io.joulie.planner;
  * [0, n], where P counts performance-only pods cluster-wide. Nonsense bounds are normalised: min &lt; 0 → 0,
  * max ≤ 0 → n, max &lt; min → min, perNode ≤ 0 → 1.
  */
-public final class QueueAwarePolicy implements PolicyModule {
+public final class QueueAwarePolicy implements CountingPolicy {
     private final double baseFraction;
     private final int min;
     private final int max;
@@ -24,22 +24,32 @@ public final class QueueAwarePolicy implements PolicyModule {
     }
 
     @Override
-    public Plan plan(ClusterContext context) {
-        var eligible = context.eligible();
-        int n = eligible.size();
-        long p = context.clusterPerformancePods();
-        int hp = performanceNodes(n, p);
-        return new Plan(name(), EcoSelection.assign(eligible, hp), hp,
-                "hp=max(round(%d x %s), ceil(%d/%d)) in [%d,%d]=%d".formatted(n, baseFraction, p, perNode,
-                        lower(), upper(n), hp));
+    public int performanceNodes(ClusterContext context) {
+        return performanceNodes(context.eligible().size(), context.clusterPerformancePods());
+    }
+
+    @Override
+    public int demand(ClusterContext context) {
+        return (int) Math.min(Integer.MAX_VALUE, demand(context.clusterPerformancePods()));
+    }
+
+    @Override
+    public String formula(ClusterContext context, int hp) {
+        int n = context.eligible().size();
+        return "hp=max(round(%d x %s), ceil(%d/%d)) in [%d,%d]=%d".formatted(n, baseFraction,
+                context.clusterPerformancePods(), perNode, lower(), upper(n), hp);
     }
 
     int performanceNodes(int n, long perfPods) {
         long base = EcoSelection.roundHalfUp(n, baseFraction);
-        long demand = (perfPods + perNode - 1) / perNode;
-        long hp = Math.max(base, demand);
+        long hp = Math.max(base, demand(perfPods));
         hp = Math.max(lower(), Math.min(upper(n), hp));
         return (int) Math.max(0, Math.min(n, hp));
+    }
+
+    /** {@code ceil(P / perNode)}. */
+    private long demand(long perfPods) {
+        return (perfPods + perNode - 1) / perNode;
     }
 
     private int lower() {

@@ -54,6 +54,16 @@ public record ScheduleWindow(String name, Set<DayOfWeek> days, LocalTime start, 
         return Optional.empty();
     }
 
+    /**
+     * A count within this window's bounds, taken literally (a maximum of 0 means no performance node), and within
+     * [0, n].
+     */
+    public int bound(int hp, int n) {
+        int lo = Math.max(0, minNodes.orElse(0));
+        int hi = Math.max(lo, maxNodes.orElse(Integer.MAX_VALUE));
+        return Math.max(0, Math.min(n, Math.max(lo, Math.min(hi, hp))));
+    }
+
     /** The base settings with this window's share and bounds. */
     public PlannerSettings apply(PlannerSettings s) {
         return s.toBuilder().staticHpFrac(share.orElse(s.staticHpFrac())).queueHpBaseFrac(share.orElse(s.queueHpBaseFrac()))

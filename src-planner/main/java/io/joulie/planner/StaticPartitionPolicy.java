@@ -1,7 +1,7 @@
 package io.joulie.planner;
 
 /** {@code static_partition}: hp = round(n × frac), frac clamped to [0, 1]. */
-public final class StaticPartitionPolicy implements PolicyModule {
+public final class StaticPartitionPolicy implements CountingPolicy {
     private final double fraction;
 
     public StaticPartitionPolicy(double fraction) {
@@ -14,10 +14,12 @@ public final class StaticPartitionPolicy implements PolicyModule {
     }
 
     @Override
-    public Plan plan(ClusterContext context) {
-        var eligible = context.eligible();
-        int hp = EcoSelection.roundHalfUp(eligible.size(), fraction);
-        return new Plan(name(), EcoSelection.assign(eligible, hp), hp,
-                "hp=round(%d x %s)=%d".formatted(eligible.size(), fraction, hp));
+    public int performanceNodes(ClusterContext context) {
+        return EcoSelection.roundHalfUp(context.eligible().size(), fraction);
+    }
+
+    @Override
+    public String formula(ClusterContext context, int hp) {
+        return "hp=round(%d x %s)=%d".formatted(context.eligible().size(), fraction, hp);
     }
 }

@@ -353,4 +353,20 @@ class RuleEngineTest {
         assertThat(kept.ruleState().hotNodes()).containsExactly("a");
         assertThat(fresh.ruleState().hotNodes()).isEmpty();
     }
+
+    @Test
+    void withoutRulesTheCountingPolicysOwnPlanComesOut() {
+        var nodes = List.of(perf("a", null), perf("b", "ns/p"), perf("c", null), perf("d", null), perf("e", null));
+        for (PolicyType type : List.of(PolicyType.STATIC_PARTITION, PolicyType.QUEUE_AWARE_V1)) {
+            var s = settings(type, 0.4).toBuilder().queuePerfPerHpNode(1).build();
+            var c = new ClusterContext(MONDAY_10, nodes, 3);
+            CountingPolicy policy = Policies.counting(s).orElseThrow();
+
+            var r = new RuleEngine(s, PolicyRules.NONE).plan(c, RuleState.INITIAL);
+
+            assertThat(r.plan()).as(type.name()).isEqualTo(policy.plan(c));
+            assertThat(r.report()).isEqualTo(RuleReport.NONE);
+            assertThat(r.next()).isEqualTo(RuleState.INITIAL);
+        }
+    }
 }
