@@ -13,6 +13,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The table of planner settings: each row declares one setting once, with every name it has (environment variable,
@@ -279,9 +280,10 @@ public final class PlannerSetting<T> {
      * How a setting's value is read, written and checked. {@code strict} checks apply to {@code spec.policy} only.
      */
     abstract static class Kind<T> {
-        static final Kind<Double> FRACTION = new Decimal(0, 1, true, "must be between 0 and 1");
-        static final Kind<Double> WATTS = new Decimal(Double.MIN_VALUE, Double.MAX_VALUE, false,
-                "a power cap must be greater than 0 watts");
+        static final Kind<Double> FRACTION = Numeric.decimal(v -> Double.isFinite(v) && v >= 0 && v <= 1,
+                "must be between 0 and 1", true);
+        static final Kind<Double> WATTS = Numeric.decimal(v -> Double.isFinite(v) && v > 0,
+                "a power cap must be greater than 0 watts", false);
         static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
                 "must be hold, force or evict");
         static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
@@ -300,8 +302,9 @@ public final class PlannerSetting<T> {
             }
         };
 
+        /** A count of nodes or pods: at least {@code min} in {@code spec.policy} (the policies normalise the rest). */
         static Kind<Integer> nodes(int min) {
-            return new Whole(min);
+            return Numeric.whole(v -> v >= min, "must be at least " + min, true);
         }
 
         static Kind<Duration> duration(DurationBound bound) {
@@ -329,86 +332,70 @@ public final class PlannerSetting<T> {
         }
     }
 
-    /** A decimal within [min, max]: always enforced, or ({@code strictOnly}) in {@code spec.policy} only. */
-    private static final class Decimal extends Kind<Double> {
-        private final double min;
-        private final double max;
-        private final boolean strictOnly;
+    /**
+     * A number whose value must pass {@code accepts}: always, or ({@code strictOnly}) in {@code spec.policy} only, where
+     * it comes as a JSON number.
+     */
+    private static final class Numeric<T extends Number> extends Kind<T> {
+        /** Reads a number's text, reporting why it is none. */
+        interface Reader<T> {
+            Optional<T> read(Problems problems, String where, String text);
+        }
+
+        private final Reader<T> reader;
+        private final Function<Number, T> fromJson;
+        private final Predicate<T> accepts;
         private final String problem;
+        private final boolean strictOnly;
 
-        Decimal(double min, double max, boolean strictOnly, String problem) {
-            this.min = min;
-            this.max = max;
-            this.strictOnly = strictOnly;
+        Numeric(Reader<T> reader, Function<Number, T> fromJson, Predicate<T> accepts, String problem, boolean strictOnly) {
+            this.reader = reader;
+            this.fromJson = fromJson;
+            this.accepts = accepts;
             this.problem = problem;
+            this.strictOnly = strictOnly;
+        }
+
+        static Numeric<Double> decimal(Predicate<Double> accepts, String problem, boolean strictOnly) {
+            return new Numeric<>((p, where, text) -> {
+                OptionalDouble v = p.number(where, text);
+                return v.isPresent() ? Optional.of(v.getAsDouble()) : Optional.empty();
+            }, Number::doubleValue, accepts, problem, strictOnly);
+        }
+
+        static Numeric<Integer> whole(Predicate<Integer> accepts, String problem, boolean strictOnly) {
+            return new Numeric<>((p, where, text) -> {
+                OptionalInt v = p.integer(where, text);
+                return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
+            }, Number::intValue, accepts, problem, strictOnly);
         }
 
         @Override
-        Optional<Double> parse(String where, String text, Problems problems) {
-            OptionalDouble v = problems.number(where, text);
-            return v.isPresent() ? Optional.of(v.getAsDouble()) : Optional.empty();
+        Optional<T> parse(String where, String text, Problems problems) {
+            return reader.read(problems, where, text);
         }
 
         @Override
-        Optional<Double> fromSpec(String where, Object value, Problems problems) {
-            return Optional.of(((Number) value).doubleValue());
+        Optional<T> fromSpec(String where, Object value, Problems problems) {
+            return Optional.of(fromJson.apply((Number) value));
         }
 
         @Override
-        String format(Double value) {
-            return Double.toString(value);
+        String format(T value) {
+            return String.valueOf(value);
         }
 
         @Override
-        Object toSpec(Double value) {
+        Object toSpec(T value) {
             return value;
         }
 
         @Override
-        boolean check(String where, Object raw, Double value, Source source, Problems problems) {
-            if ((strictOnly && source != Source.SPEC_POLICY) || (Double.isFinite(value) && value >= min && value <= max)) {
+        boolean check(String where, Object raw, T value, Source source, Problems problems) {
+            if ((strictOnly && source != Source.SPEC_POLICY) || accepts.test(value)) {
                 return true;
             }
             problems.add(where, raw, problem);
-            return false;
-        }
-    }
-
-    /** A whole number of at least {@code min}, enforced in {@code spec.policy} only (the policies normalise the rest). */
-    private static final class Whole extends Kind<Integer> {
-        private final int min;
-
-        Whole(int min) {
-            this.min = min;
-        }
-
-        @Override
-        Optional<Integer> parse(String where, String text, Problems problems) {
-            OptionalInt v = problems.integer(where, text);
-            return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
-        }
-
-        @Override
-        Optional<Integer> fromSpec(String where, Object value, Problems problems) {
-            return Optional.of(((Number) value).intValue());
-        }
-
-        @Override
-        String format(Integer value) {
-            return Integer.toString(value);
-        }
-
-        @Override
-        Object toSpec(Integer value) {
-            return value;
-        }
-
-        @Override
-        boolean check(String where, Object raw, Integer value, Source source, Problems problems) {
-            if (source != Source.SPEC_POLICY || value >= min) {
-                return true;
-            }
-            problems.add(where, raw, "must be at least " + min);
             return false;
         }
     }
