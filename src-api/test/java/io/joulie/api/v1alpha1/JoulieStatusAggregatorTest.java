@@ -14,8 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class JoulieStatusAggregatorTest {
     static final Instant T1 = Instant.parse("2026-11-21T12:00:00.700Z");
     static final Instant T2 = Instant.parse("2026-11-21T13:00:00Z");
-    static final JoulieSpec.Policy POLICY = new JoulieSpec.Policy("static_partition", 0.5, 0.6, 1, 10, 10, 5000.0, 120.0,
-            "hold", "30m", "1m");
+    static final JoulieSpec.Policy POLICY = JoulieSpec.Policy.of("type", "static_partition", "staticHpFrac", 0.5,
+            "ecoCapWatts", 120.0, "downgradeTimeout", "30m");
 
     static Joulie joulie(String name, JoulieStatus status) {
         Joulie j = new Joulie();

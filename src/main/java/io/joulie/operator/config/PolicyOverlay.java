@@ -45,6 +45,6 @@ public final class PolicyOverlay {
 
     /** The settings written out in {@code spec.policy} form, every field set ({@code status.effectivePolicy}). */
     public static JoulieSpec.Policy describe(PlannerSettings s) {
-        return JSON.convertValue(PlannerSetting.specFields(s), JoulieSpec.Policy.class);
+        return JoulieSpec.Policy.of(PlannerSetting.specFields(s));
     }
 }

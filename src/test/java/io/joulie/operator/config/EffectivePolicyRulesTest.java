@@ -16,8 +16,8 @@ class EffectivePolicyRulesTest {
     static Joulie joulie(double frac, Double budget, List<PolicyRulesSpec.Schedule> schedules) {
         Joulie j = new Joulie();
         j.getMetadata().setName("joulie");
-        j.setSpec(new JoulieSpec(null, new JoulieSpec.Policy("static_partition", frac, null, null, null, null, null, null,
-                null, null, null, null, schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget), null, null),
+        j.setSpec(new JoulieSpec(null, JoulieSpec.Policy.of("type", "static_partition", "staticHpFrac", frac,
+                "schedules", schedules, "powerBudget", budget == null ? null : new PolicyRulesSpec.PowerBudget(budget)),
                 null));
         return j;
     }

@@ -15,7 +15,9 @@ class PolicyOverlayTest {
 
     static JoulieSpec.Policy policy(String type, Double staticFrac, Integer min, Integer max, Double perfCap, Double ecoCap,
                                     String escalation, String timeout, String interval) {
-        return new JoulieSpec.Policy(type, staticFrac, null, min, max, null, perfCap, ecoCap, escalation, timeout, interval);
+        return JoulieSpec.Policy.of("type", type, "staticHpFrac", staticFrac, "queueHpMin", min, "queueHpMax", max,
+                "performanceCapWatts", perfCap, "ecoCapWatts", ecoCap, "downgradeEscalation", escalation,
+                "downgradeTimeout", timeout, "reconcileInterval", interval);
     }
 
     @Test

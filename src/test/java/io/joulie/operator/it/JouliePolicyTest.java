@@ -53,7 +53,8 @@ class JouliePolicyTest extends TickedOperatorTest {
     }
 
     static JoulieSpec.Policy policy(Double staticFrac, Double perfCap, Double ecoCap, String type) {
-        return new JoulieSpec.Policy(type, staticFrac, null, null, null, null, perfCap, ecoCap, null, null, null);
+        return JoulieSpec.Policy.of("type", type, "staticHpFrac", staticFrac, "performanceCapWatts", perfCap,
+                "ecoCapWatts", ecoCap);
     }
 
     long eco() {

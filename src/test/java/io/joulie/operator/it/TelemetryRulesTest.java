@@ -73,9 +73,10 @@ class TelemetryRulesTest extends OperatorTest {
 
     static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,
                                     Double hotAbove, PolicyRulesSpec.Telemetry telemetry) {
-        return new JoulieSpec.Policy("static_partition", share, null, null, null, null, 500.0, 100.0, null, null, null,
-                "Europe/Berlin", schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
-                hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), telemetry);
+        return JoulieSpec.Policy.of("type", "static_partition", "staticHpFrac", share, "performanceCapWatts", 500.0,
+                "ecoCapWatts", 100.0, "timeZone", "Europe/Berlin", "schedules", schedules,
+                "powerBudget", budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
+                "hotspots", hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), "telemetry", telemetry);
     }
 
     Condition degraded() {

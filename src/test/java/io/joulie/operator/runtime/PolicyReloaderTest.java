@@ -39,7 +39,7 @@ class PolicyReloaderTest {
     }
 
     static JoulieSpec.Policy share(double staticHpFrac) {
-        return new JoulieSpec.Policy(null, staticHpFrac, null, null, null, null, null, null, null, null, null);
+        return JoulieSpec.Policy.of("staticHpFrac", staticHpFrac);
     }
 
     @Test
@@ -79,8 +79,8 @@ class PolicyReloaderTest {
         var prometheus = new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus("http://prom:9090", null, null, null,
                 new PolicyRulesSpec.Queries("power", null, null, null)));
         var window = new PolicyRulesSpec.Schedule("office", List.of("Mon-Fri"), "08:00", "18:00", null, 0.9, null, null);
-        active.set(joulie(new JoulieSpec.Policy(null, null, null, null, null, null, null, null, null, null, null, null,
-                List.of(window), new PolicyRulesSpec.PowerBudget(4000.0), null, prometheus)));
+        active.set(joulie(JoulieSpec.Policy.of("schedules", List.of(window), "powerBudget", new PolicyRulesSpec.PowerBudget(4000.0),
+                "telemetry", prometheus)));
 
         Planner planner = reloader.reload();
 
@@ -97,7 +97,7 @@ class PolicyReloaderTest {
         active.set(joulie(share(0.75)));
         Planner good = reloader.reload();
 
-        active.set(joulie(new JoulieSpec.Policy("fastest", 0.25, null, null, null, null, null, -5.0, null, null, null)));
+        active.set(joulie(JoulieSpec.Policy.of("type", "fastest", "staticHpFrac", 0.25, "ecoCapWatts", -5.0)));
 
         assertThat(reloader.reload()).isSameAs(good);
         assertThat(reloader.current().settings().staticHpFrac()).isEqualTo(0.75);
@@ -107,7 +107,7 @@ class PolicyReloaderTest {
     @Test
     void theIntervalInForceFollowsSpecPolicy() {
         PolicyReloader reloader = reloader(Optional.empty());
-        active.set(joulie(new JoulieSpec.Policy(null, null, null, null, null, null, null, null, null, null, "15s")));
+        active.set(joulie(JoulieSpec.Policy.of("reconcileInterval", "15s")));
 
         assertThat(reloader.reload().settings().reconcileInterval()).isEqualTo(Duration.ofSeconds(15));
     }
