@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -115,11 +116,10 @@ class ScaleBenchmark {
                             && !e.lease())
                     .count();
             String metrics = operator.get("/q/metrics");
-            double tickCount = metric(metrics, "joulie_tick_duration_seconds_count");
-            double tickSum = metric(metrics, "joulie_tick_duration_seconds_sum");
-            double tickMax = metric(metrics, "joulie_tick_duration_seconds_max");
-            double heap = metrics.lines().filter(l -> l.startsWith("jvm_memory_used_bytes{") && l.contains("area=\"heap\""))
-                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+            double tickCount = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_count");
+            double tickSum = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_sum");
+            double tickMax = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_max");
+            double heap = PrometheusText.sum(metrics, "jvm_memory_used_bytes", "area=\"heap\"");
             long[] rss = operator.rssKiB();
             return String.format(Locale.ROOT, "| %d | %d | %.1f s | %.0f / %.0f ms | %.1f | %d MiB (%d MiB) | %d MiB |", nodes,
                     nodes * PODS_PER_NODE, converged, tickSum / tickCount * 1000, tickMax * 1000, requests / 3.0,
@@ -139,11 +139,6 @@ class ScaleBenchmark {
         return all.size() == nodes && all.stream().allMatch(p -> p.getStatus() != null && p.getStatus().state() != null
                 && (p.getStatus().state() != io.joulie.api.v1alpha1.PowerState.DrainingPerformance
                 || p.getStatus().reason().contains("performance-only pod:")));
-    }
-
-    static double metric(String scrape, String name) {
-        return scrape.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
     }
 
     static Pod pod(String node, int index, boolean performance) {

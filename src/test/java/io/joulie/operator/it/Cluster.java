@@ -7,8 +7,8 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
@@ -17,6 +17,7 @@ import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
+import io.joulie.testkit.PrometheusText;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -26,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
-import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 
 /** Test helpers for driving the real operator on the Kubernetes mock server. */
@@ -182,20 +182,6 @@ final class Cluster {
 
     /** Sum of the samples of a Prometheus metric whose labels include {@code labels} ("k=\"v\"" pairs). */
     static double metric(String name, String... labels) {
-        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
-        double sum = 0;
-        for (String line : body.split("\n")) {
-            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
-                continue;
-            }
-            boolean all = true;
-            for (String l : labels) {
-                all &= line.contains(l);
-            }
-            if (all) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return PrometheusText.metric(managementPort(), name, labels);
     }
 }

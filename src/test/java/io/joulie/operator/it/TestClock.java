@@ -1,5 +1,6 @@
 package io.joulie.operator.it;
 
+import io.joulie.testkit.FakeClock;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Alternative;
 import jakarta.inject.Singleton;
@@ -11,19 +12,19 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /**
- * The operator's clock in the tests: the system clock, until a test fixes it at an instant and moves it on by hand
- * (a drain timeout passes without waiting for it).
+ * The operator's clock in the tests: the system clock, until a test stops it ({@link FakeClock}, at
+ * {@link FakeClock#START}) and moves it on by hand (a drain timeout passes without waiting for it).
  */
 @Alternative
 @Priority(1)
 @Singleton
 public class TestClock extends Clock {
-    private volatile Instant fixed;
+    private volatile FakeClock stopped;
 
     @Override
     public Instant instant() {
-        Instant f = fixed;
-        return f != null ? f : Instant.now();
+        FakeClock f = stopped;
+        return f != null ? f.instant() : Instant.now();
     }
 
     @Override
@@ -36,18 +37,18 @@ public class TestClock extends Clock {
         return Clock.fixed(instant(), zone);
     }
 
-    /** Stops the clock at {@code at}. */
-    void fix(Instant at) {
-        fixed = at;
+    /** Stops the clock at {@link FakeClock#START}. */
+    void stop() {
+        stopped = new FakeClock();
     }
 
     /** Moves the stopped clock on. */
     void advance(Duration d) {
-        fixed = fixed.plus(d);
+        stopped.advance(d);
     }
 
     /** Back to the system clock. */
     void release() {
-        fixed = null;
+        stopped = null;
     }
 }

@@ -2,6 +2,7 @@ package io.joulie.operator.it;
 
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.testkit.FakeClock;
 import io.quarkus.scheduler.Scheduler;
 
 import java.time.Duration;
@@ -17,7 +18,7 @@ import static org.awaitility.Awaitility.await;
  */
 final class Ticks {
     /** Where the stopped clock starts: whole seconds, as the NodePowerProfile's {@code since} is written. */
-    static final Instant START = Instant.parse("2026-11-23T10:00:00Z");
+    static final Instant START = FakeClock.START;
 
     private final PlannerLoop loop;
     private final Scheduler scheduler;
@@ -37,7 +38,7 @@ final class Ticks {
     void take() {
         await().atMost(WAIT).until(leader::isLeader);
         scheduler.pause(PlannerLoop.JOB);
-        clock.fix(START);
+        clock.stop();
     }
 
     /** The scheduled tick and the system clock again. */
