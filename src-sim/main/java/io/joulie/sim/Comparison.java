@@ -1,7 +1,7 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PodClass;
 import io.joulie.sim.optimum.EnergyBound;
 import io.joulie.sim.optimum.HindsightOptimizer;
 

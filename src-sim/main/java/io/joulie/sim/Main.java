@@ -1,7 +1,7 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.Transition;
+import io.joulie.planner.Planner;
+import io.joulie.planner.Transition;
 import io.joulie.sim.cluster.ClusterControlPlane;
 
 import java.nio.file.Path;

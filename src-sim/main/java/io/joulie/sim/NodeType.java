@@ -9,7 +9,7 @@ package io.joulie.sim;
  */
 public record NodeType(String name, NodeModel model) {
     /** The well-known label that carries a node's type. */
-    public static final String LABEL = io.joulie.api.v1alpha1.Joulie.NODE_TYPE_LABEL;
+    public static final String LABEL = io.joulie.api.v1alpha1.JoulieApi.NODE_TYPE_LABEL;
 
     public NodeType {
         SimConfig.require(name != null && name.matches("[a-z0-9]([-a-z0-9.]*[a-z0-9])?"),

@@ -1,5 +1,7 @@
 package io.joulie.sim;
 
+import io.joulie.planner.PlannerSetting;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -60,17 +62,10 @@ public final class Params {
         def("optimizer.evaluations", "200", "runs of the twin the hindsight optimizer may spend searching");
         def("optimizer.maxPerformanceSlowdown", "1.05", "the optimum must keep performance-only jobs' mean completion time "
                 + "within this multiple of A's (the policies' service level)");
-        def("planner.performanceCapWatts", "500", "cap of the performance profile (PERFORMANCE_CAP_WATTS)");
-        def("planner.ecoCapWatts", "260", "cap of the eco profile (ECO_CAP_WATTS)");
-        def("planner.staticHpFrac", "0.75", "static_partition share of performance nodes (STATIC_HP_FRAC)");
-        def("planner.queueHpBaseFrac", "0.70", "queue_aware_v1 base share (QUEUE_HP_BASE_FRAC)");
-        def("planner.queueHpMin", "2", "queue_aware_v1 lower bound (QUEUE_HP_MIN)");
-        def("planner.queueHpMax", "5", "queue_aware_v1 upper bound (QUEUE_HP_MAX)");
-        def("planner.queuePerfPerHpNode", "15", "performance-only pods per performance node (QUEUE_PERF_PER_HP_NODE)");
-        def("planner.demandHeadroomFrac", "0.2", "demand_sized_v1 spare performance capacity (DEMAND_HEADROOM_FRAC)");
-        def("planner.ecoCapWattsByType", "", "eco cap by node type, type=watts,... (ECO_CAP_WATTS_BY_TYPE)");
-        def("planner.escalation", "hold", "hold, force or evict (DOWNGRADE_ESCALATION)");
-        def("planner.downgradeTimeoutSeconds", "1800", "drain time before escalation (DOWNGRADE_TIMEOUT)");
+        // the operator's planner settings that the twin exposes: their rows in the settings table
+        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            s.simulatorKey().ifPresent(key -> def(key, s.simulatorDefault().orElseThrow(), s.meaning()));
+        }
     }
 
     private Params() {

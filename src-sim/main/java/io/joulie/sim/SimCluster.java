@@ -1,7 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.ClusterContext;
+import io.joulie.planner.ClusterContext;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,8 +1,8 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.api.text.Problems;
+import io.joulie.planner.PlannerSetting;
+import io.joulie.planner.PlannerSettings;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,16 +65,16 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.declaredShare"),
                 r.d("workload.performanceShare"),
                 r.d("workload.ecoShare"), r.l("workload.seed"), r.s("workload.trace"));
-        String esc = r.s("planner.escalation");
-        Escalation escalation = Escalation.fromConfig(esc).orElseThrow(() ->
-                new IllegalArgumentException("planner.escalation must be hold, force or evict, got '" + esc + "'"));
         double tick = r.d("sim.tickSeconds");
-        PlannerSettings planner = new PlannerSettings(PolicyType.STATIC_PARTITION, r.d("planner.staticHpFrac"),
-                r.d("planner.queueHpBaseFrac"), r.i("planner.queueHpMin"), r.i("planner.queueHpMax"),
-                r.i("planner.queuePerfPerHpNode"), r.d("planner.performanceCapWatts"), r.d("planner.ecoCapWatts"),
-                escalation, Duration.ofMillis(Math.round(r.d("planner.downgradeTimeoutSeconds") * 1000)),
-                Duration.ofMillis(Math.round(tick * 1000))).withDemandSizing(r.d("planner.demandHeadroomFrac"),
-                r.capsByType("planner.ecoCapWattsByType"));
+        // the planner.* parameters: the operator's settings table, read and checked as the operator reads its own
+        Problems problems = new Problems();
+        PlannerSettings planner = PlannerSetting.read(PlannerSetting.Source.SIMULATOR,
+                        s -> r.values().get(s.simulatorKey().orElseThrow()), s -> s.simulatorKey().orElseThrow(), problems)
+                .settings().map(s -> s.toBuilder().reconcileInterval(Duration.ofMillis(Math.round(tick * 1000))).build())
+                .orElse(null);
+        if (planner == null) {
+            throw new IllegalArgumentException(String.join("; ", problems.lines()));
+        }
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
                 r.d("optimizer.maxPerformanceSlowdown"));
@@ -132,25 +132,6 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(key + " must be an integer, got '" + s(key) + "'", e);
             }
-        }
-
-        /** {@code type=watts,...}: the eco caps by node type. */
-        Map<String, Double> capsByType(String key) {
-            Map<String, Double> caps = new java.util.TreeMap<>();
-            if (s(key).isEmpty()) {
-                return caps;
-            }
-            for (String entry : s(key).split(",")) {
-                String[] kv = entry.split("=", 2);
-                try {
-                    double watts = Double.parseDouble(kv.length == 2 ? kv[1].trim() : "");
-                    require(watts > 0 && kv[0].trim().length() > 0, key + ": '" + entry.trim() + "' needs a type and a cap > 0");
-                    caps.put(kv[0].trim(), watts);
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(key + ": '" + entry.trim() + "' is not type=watts", e);
-                }
-            }
-            return caps;
         }
 
         boolean bool(String key) {

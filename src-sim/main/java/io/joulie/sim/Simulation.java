@@ -1,7 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -311,8 +311,8 @@ public final class Simulation {
         }
 
         @Override
-        public io.joulie.operator.planner.ClusterContext.CpuDemand cpuDemand() {
-            return new io.joulie.operator.planner.ClusterContext.CpuDemand(performanceCores, ecoOnlyCores, declaredEcoCores);
+        public io.joulie.planner.ClusterContext.CpuDemand cpuDemand() {
+            return new io.joulie.planner.ClusterContext.CpuDemand(performanceCores, ecoOnlyCores, declaredEcoCores);
         }
 
         @Override

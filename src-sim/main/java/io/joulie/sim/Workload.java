@@ -118,7 +118,7 @@ public final class Workload {
             default -> throw new IllegalArgumentException(where + "class must be performance, eco or unconstrained, got '" + cls + "'");
         };
         String declared = n.path("workloadClass").asText("");
-        if (!declared.isEmpty() && !declared.equals(io.joulie.api.v1alpha1.Joulie.WORKLOAD_CLASS_ECO)) {
+        if (!declared.isEmpty() && !declared.equals(io.joulie.api.v1alpha1.JoulieApi.WORKLOAD_CLASS_ECO)) {
             throw new IllegalArgumentException(where + "workloadClass must be eco (or absent), got '" + declared + "'");
         }
         return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty());

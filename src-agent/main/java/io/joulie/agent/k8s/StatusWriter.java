@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.agent.control.ControlOutcome;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
@@ -39,7 +39,7 @@ public final class StatusWriter implements StatusPublisher.Sink {
      */
     @Override
     public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
+        String name = own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node));
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();

@@ -3,11 +3,11 @@ package io.joulie.sim.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.harness.JavaApp;
-import io.joulie.operator.planner.Escalation;
+import io.joulie.planner.Escalation;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.ControlPlane;
 import io.joulie.sim.JobSpec;
@@ -155,7 +155,7 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
 
     private void label(Node node) {
         String name = node.getMetadata().getName();
-        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
+        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
         if (value != null) {
             labels.put(name, value);
         }

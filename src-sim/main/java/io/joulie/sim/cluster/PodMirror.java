@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.sim.JobSpec;
 
 import java.util.Map;
@@ -36,14 +36,14 @@ final class PodMirror implements AutoCloseable {
                 .endMetadata().withNewSpec()
                 // not the cluster's scheduler: the twin's places the job (and binds it, see bind)
                 .withSchedulerName("joulie-sim")
-                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(Joulie.POWER_PROFILE_LABEL, job.profile()))
+                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(JoulieApi.POWER_PROFILE_LABEL, job.profile()))
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
                 .endSpec();
         if (job.declaresEco()) {
             // what a job that declares eco asks of a scheduler: eco nodes preferred, not required
             b.editSpec().withNewAffinity().withNewNodeAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
-                    .withWeight(100).withNewPreference().addNewMatchExpression().withKey(Joulie.POWER_PROFILE_LABEL)
+                    .withWeight(100).withNewPreference().addNewMatchExpression().withKey(JoulieApi.POWER_PROFILE_LABEL)
                     .withOperator("In").withValues(io.joulie.api.v1alpha1.PowerState.ActiveEco.labelValue()).endMatchExpression().endPreference()
                     .endPreferredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec();
         }

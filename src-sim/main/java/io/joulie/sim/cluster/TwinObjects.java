@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -91,8 +91,8 @@ final class TwinObjects {
             for (String name : List.copyOf(nodes.keySet())) {
                 client.nodes().withName(name).delete();
                 // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
-                client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
-                client.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
+                client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
+                client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName(TELEMETRY_PROFILE).delete();
         } catch (RuntimeException e) {

@@ -1,6 +1,6 @@
 package io.joulie.sim.optimum;
 
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 import io.joulie.sim.JobSpec;
 import io.joulie.sim.NodeModel;
 import io.joulie.sim.NodeType;

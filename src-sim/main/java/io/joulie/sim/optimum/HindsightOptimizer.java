@@ -1,7 +1,7 @@
 package io.joulie.sim.optimum;
 
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PodClass;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.InProcessPlanner;
 import io.joulie.sim.JobSpec;

@@ -1,9 +1,9 @@
 package io.joulie.sim.optimum;
 
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.EcoSelection;
-import io.joulie.operator.planner.Plan;
-import io.joulie.operator.planner.PolicyModule;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.EcoSelection;
+import io.joulie.planner.Plan;
+import io.joulie.planner.PolicyModule;
 import io.joulie.sim.Simulation;
 
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.joulie.sim.optimum;
 
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.Comparison;
 import io.joulie.sim.JobSpec;

@@ -4,9 +4,9 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 
 import java.util.HashMap;
 import java.util.Map;

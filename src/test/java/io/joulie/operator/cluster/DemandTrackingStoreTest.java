@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.operator.planner.ClusterContext;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.ClusterContext;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -18,10 +18,10 @@ class DemandTrackingStoreTest {
     private static Pod pod(String name, String profile, boolean declaresEco, String... cpu) {
         PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).endMetadata().withNewSpec().endSpec();
         if (profile != null) {
-            b.editSpec().addToNodeSelector(Joulie.POWER_PROFILE_LABEL, profile).endSpec();
+            b.editSpec().addToNodeSelector(JoulieApi.POWER_PROFILE_LABEL, profile).endSpec();
         }
         if (declaresEco) {
-            b.editMetadata().addToAnnotations(Joulie.WORKLOAD_CLASS_ANNOTATION, "eco").endMetadata();
+            b.editMetadata().addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, "eco").endMetadata();
         }
         for (int i = 0; i < cpu.length; i++) {
             b.editSpec().addNewContainer().withName("c" + i).withNewResources().addToRequests("cpu", new Quantity(cpu[i]))

@@ -1,13 +1,14 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +17,9 @@ class PolicyOverlayTest {
 
     static JoulieSpec.Policy policy(String type, Double staticFrac, Integer min, Integer max, Double perfCap, Double ecoCap,
                                     String escalation, String timeout, String interval) {
-        return new JoulieSpec.Policy(type, staticFrac, null, min, max, null, perfCap, ecoCap, escalation, timeout, interval);
+        return JoulieSpec.Policy.of("type", type, "staticHpFrac", staticFrac, "queueHpMin", min, "queueHpMax", max,
+                "performanceCapWatts", perfCap, "ecoCapWatts", ecoCap, "downgradeEscalation", escalation,
+                "downgradeTimeout", timeout, "reconcileInterval", interval);
     }
 
     @Test
@@ -65,8 +68,8 @@ class PolicyOverlayTest {
 
     @Test
     void demandSizingFieldsOverlayAndAreValidated() {
-        JoulieSpec.Policy p = new JoulieSpec.Policy("demand_sized_v1", null, null, null, null, null, null, null, null, null,
-                null, 0.5, Map.of("dell-r640", 260.0));
+        JoulieSpec.Policy p = JoulieSpec.Policy.of("type", "demand_sized_v1", "demandHeadroomFrac", 0.5,
+                "ecoCapWattsByType", Map.of("dell-r640", 260.0));
         PlannerSettings s = PolicyOverlay.apply(BASE, p).settings().orElseThrow();
         assertThat(s.policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
         assertThat(s.demandHeadroomFrac()).isEqualTo(0.5);
@@ -75,11 +78,11 @@ class PolicyOverlayTest {
         assertThat(d.demandHeadroomFrac()).isEqualTo(0.5);
         assertThat(d.ecoCapWattsByType()).containsExactly(Map.entry("dell-r640", 260.0));
         assertThat(PolicyOverlay.apply(PlannerSettings.defaults(), d).settings()).contains(s);
-        assertThat(PolicyOverlay.apply(BASE, new JoulieSpec.Policy(null, null, null, null, null, null, null, null, null, null,
-                null, -1.0, Map.of("bad type", 0.0))).errors()).containsExactly(
+        assertThat(PolicyOverlay.apply(BASE, JoulieSpec.Policy.of("demandHeadroomFrac", -1.0,
+                "ecoCapWattsByType", new TreeMap<>(Map.of("bad type", 100.0, "r640", 0.0)))).errors()).containsExactly(
                 "spec.policy.demandHeadroomFrac = -1.0: must be at least 0",
-                "spec.policy.ecoCapWattsByType: 'bad type' is not a node type (a label value)",
-                "spec.policy.ecoCapWattsByType.bad type = 0.0: a power cap must be greater than 0 watts");
+                "spec.policy.ecoCapWattsByType.bad type = 100.0: 'bad type' is not a node type (a label value)",
+                "spec.policy.ecoCapWattsByType.r640 = 0.0: a power cap must be greater than 0 watts");
     }
 
     @Test

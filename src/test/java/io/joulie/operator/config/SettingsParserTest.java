@@ -1,11 +1,12 @@
 package io.joulie.operator.config;
 
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.ManagedNode;
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.api.text.ConfigurationException;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import io.joulie.api.v1alpha1.PowerState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,8 +51,10 @@ class SettingsParserTest {
                 .with("NODE_SELECTOR", "")
                 .with("RESERVED_LABEL_KEY", " example.com/keep-out "));
 
-        assertThat(parsed.settings()).isEqualTo(new PlannerSettings(PolicyType.QUEUE_AWARE_V1, 0.25, 0.4, 2, 8, 4,
-                450.5, 90, Escalation.EVICT, Duration.ofMinutes(90), Duration.ofSeconds(15)));
+        assertThat(parsed.settings()).isEqualTo(PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
+                .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
+                .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+                .reconcileInterval(Duration.ofSeconds(15)).build());
         assertThat(parsed.reservedLabelKey()).isEqualTo("example.com/keep-out");
         assertThat(parsed.nodeSelector().test(Map.of())).isTrue();
     }
@@ -72,13 +75,13 @@ class SettingsParserTest {
         assertThat(parsed.unknownPolicy()).isEmpty();
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void demandSizingSettingsAreRead() {
         var parsed = SettingsParser.parse(new TestConfig().with("POLICY_TYPE", "demand_sized_v1")
                 .with("DEMAND_HEADROOM_FRAC", "0.35").with("ECO_CAP_WATTS_BY_TYPE", " dell-r640=260 , dell-r940=507.5"));
         assertThat(parsed.settings().demandHeadroomFrac()).isEqualTo(0.35);
         assertThat(parsed.settings().ecoCapWattsByType()).containsExactly(Map.entry("dell-r640", 260.0), Map.entry("dell-r940", 507.5));
-        assertThat(SettingsParser.parse(new TestConfig()).settings().ecoCapWattsByType()).as("empty by default").isEmpty();
+        assertThat(SettingsParser.parse(new TestConfig()).settings().ecoCapWattsByType()).as("none by default").isEmpty();
         assertThat(SettingsParser.parse(new TestConfig()).settings().demandHeadroomFrac()).isEqualTo(0.2);
     }
 
@@ -139,7 +142,7 @@ class SettingsParserTest {
             "DEMAND_HEADROOM_FRAC | -0.1 | joulie.demand-headroom-frac | must be at least 0",
             "DEMAND_HEADROOM_FRAC | lots | joulie.demand-headroom-frac | is not a number",
             "ECO_CAP_WATTS_BY_TYPE | r640 | joulie.eco-cap-watts-by-type | is not type=watts",
-            "ECO_CAP_WATTS_BY_TYPE | 'r640=200,bad type=1' | joulie.eco-cap-watts-by-type | is not type=watts",
+            "ECO_CAP_WATTS_BY_TYPE | 'r640=200,bad type=1' | joulie.eco-cap-watts-by-type | 'bad type' is not a node type",
             "ECO_CAP_WATTS_BY_TYPE | r640=0 | joulie.eco-cap-watts-by-type | greater than 0 watts",
             "ECO_CAP_WATTS_BY_TYPE | r640=fast | joulie.eco-cap-watts-by-type | is not a number",
     })
