@@ -6,8 +6,10 @@ package io.joulie.sim;
  * (cluster mode, {@code io.joulie.sim.cluster}). The {@link Simulation} calls it on its own thread.
  */
 public interface ControlPlane {
-    /** False without Joulie: power-profile selectors are ignored and every node fits every job. */
-    boolean profilesConstrainPlacement();
+    /** Whether jobs' power-profile selectors bind; false without Joulie, where every node fits every job. */
+    default boolean profilesConstrainPlacement() {
+        return true;
+    }
 
     /** Sets every node's cap (and label, when it is not {@code performance}) before the first step. */
     void start(SimCluster cluster);

@@ -46,11 +46,6 @@ public final class InProcessPlanner implements ControlPlane {
     }
 
     @Override
-    public boolean profilesConstrainPlacement() {
-        return true;
-    }
-
-    @Override
     public void start(SimCluster cluster) {
         for (SimNode n : cluster.nodes()) {
             cluster.apply(n, n.state(), n.since(), planner.settings().capWatts(n.state().profile(), labels(n)));

@@ -214,11 +214,6 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         wallStart = System.nanoTime();
     }
 
-    @Override
-    public boolean profilesConstrainPlacement() {
-        return true;
-    }
-
     /** Until the operator's labels and the agent's caps arrive: no label, no cap. */
     @Override
     public void start(SimCluster cluster) {
