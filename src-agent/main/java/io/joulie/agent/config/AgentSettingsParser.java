@@ -51,6 +51,17 @@ public final class AgentSettingsParser {
         Path sys = path("JOULIE_SYSFS_ROOT", "agent.sysfs-root", c.sysfsRoot());
         Path proc = path("JOULIE_PROC_ROOT", "agent.proc-root", c.procRoot());
         Path dev = path("JOULIE_DEV_ROOT", "agent.dev-root", c.devRoot());
+        Path stateDir = path("JOULIE_STATE_DIR", "agent.state-dir", c.stateDir());
+        double floor = AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS;
+        try {
+            floor = Double.parseDouble(c.packageFloorWatts().trim());
+            if (!Double.isFinite(floor) || floor < 0) {
+                error("JOULIE_PACKAGE_FLOOR_WATTS", "agent.package-floor-watts", c.packageFloorWatts(),
+                        "must be a finite number of watts >= 0");
+            }
+        } catch (RuntimeException e) {
+            error("JOULIE_PACKAGE_FLOOR_WATTS", "agent.package-floor-watts", c.packageFloorWatts(), "is not a number of watts");
+        }
         boolean restore = switch (c.restoreOnExit() == null ? "" : c.restoreOnExit().trim().toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
@@ -77,7 +88,8 @@ public final class AgentSettingsParser {
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid Joulie agent configuration:\n  - " + String.join("\n  - ", errors));
         }
-        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard);
+        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard, stateDir,
+                floor);
     }
 
     private void error(String env, String property, String value, String problem) {

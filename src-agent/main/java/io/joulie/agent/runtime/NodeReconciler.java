@@ -90,6 +90,9 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         }
         if (st == null) {
             st = new Memory();
+            // Host limits an earlier agent process wrote and did not restore are undone like this agent's own: when the
+            // node's NodePowerProfile is gone (also if it went while no agent ran) or its control leaves host.
+            st.desired = st.hostTouched = controls.hostLeftByEarlierProcess();
             nodes.put(node, st);
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);

@@ -12,6 +12,7 @@ import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.host.Host;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.k8s.StatusPublisher;
@@ -86,8 +87,9 @@ class NodeReconcilerTest {
         Host opened = FfmHost.open(HostRoots.under(root));
         hosts.add(opened);
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
-                restoreOnExit, LabelSelector.parse(""), 1, 0);
-        return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
+                restoreOnExit, LabelSelector.parse(""), 1, 0, host.stateDir(), 0);
+        return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(),
+                        HostOriginals.inMemory(opened.powercap(), opened.cpufreq()), clock),
                 new PackagePowerMeter(opened.powercap(), clock));
     }
 
@@ -311,7 +313,7 @@ class NodeReconcilerTest {
     @Test
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                LabelSelector.parse("joulie.io/managed=true"), 1, 0);
+                LabelSelector.parse("joulie.io/managed=true"), 1, 0, root.resolve("state"), 0);
         NodeReconciler agent = assemble(pool, null, null);
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());

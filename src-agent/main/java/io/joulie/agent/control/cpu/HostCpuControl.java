@@ -4,6 +4,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.ZoneReading;
@@ -14,6 +15,7 @@ import java.time.InstantSource;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -22,11 +24,14 @@ import java.util.OptionalDouble;
  * read-back (not the value written, which the kernel may quantise) is the reference: each later call
  * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
  * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
- * or the limits are restored. Not thread-safe: the agent's single worker calls it.
+ * or the limits are restored. Nothing is written before the originals are kept ({@link HostOriginals#beforeWrite}):
+ * a write whose originals could not outlive this process would make a crash poison them. A restore that put
+ * everything back removes the kept originals. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
+    private final HostOriginals originals;
     private final InstantSource clock;
     private DvfsController dvfs;
     private double appliedCap = Double.NaN;
@@ -36,9 +41,10 @@ public final class HostCpuControl implements CpuControl {
     private CapResult blocked;
     private int rewrites;
 
-    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, HostOriginals originals, InstantSource clock) {
         this.powercap = powercap;
         this.cpufreq = cpufreq;
+        this.originals = originals;
         this.clock = clock;
         this.dvfs = new DvfsController(cpufreq, clock);
     }
@@ -57,6 +63,12 @@ public final class HostCpuControl implements CpuControl {
             }
             boolean drift = capWatts == appliedCap;
             boolean knownBlocked = blocked != null && capWatts == blockedCap;
+            if (!knownBlocked) {
+                Optional<ControlOutcome> unkept = keepOriginals(CpuBackend.POWERCAP, current);
+                if (unkept.isPresent()) {
+                    return unkept.get();
+                }
+            }
             CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
             switch (r.outcome()) {
                 case APPLIED -> {
@@ -104,6 +116,10 @@ public final class HostCpuControl implements CpuControl {
             return new ControlOutcome(CpuBackend.DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
                     + "until package power can be read", observed);
         }
+        Optional<ControlOutcome> unkept = keepOriginals(CpuBackend.DVFS, Map.of());
+        if (unkept.isPresent()) {
+            return unkept.get().withObserved(Observed.THROTTLE_PCT, dvfs.throttlePercent());
+        }
         try {
             dvfs.onReading(capWatts, packageWatts.getAsDouble());
         } catch (IOException | RuntimeException e) {
@@ -126,7 +142,32 @@ public final class HostCpuControl implements CpuControl {
         }
         dvfs = new DvfsController(cpufreq, clock);
         Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
-        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
+        String storeMessage = "";
+        if (result == Result.APPLIED) {
+            try {
+                originals.restored();
+            } catch (IOException e) {
+                storeMessage = "; the kept originals in " + originals.describe() + " could not be removed (" + e.getMessage() + ")";
+            }
+        }
+        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, observed(r.observedUw()));
+    }
+
+    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link HostOriginals}). */
+    public boolean leftByEarlierProcess() {
+        return originals.leftByEarlierProcess();
+    }
+
+    /** Keeps the originals before a write; the outcome to report instead of writing when they cannot be kept. */
+    private Optional<ControlOutcome> keepOriginals(CpuBackend backend, Map<String, Long> current) {
+        try {
+            originals.beforeWrite();
+            return Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.of(new ControlOutcome(backend, Result.ERROR, "the original limits cannot be kept in "
+                    + originals.describe() + " (" + e.getMessage() + "); nothing written, so that a crash cannot make the "
+                    + "agent's own limits pass for the originals", observed(current)));
+        }
     }
 
     /** The long_term limits in force now, by zone id (what the host layer reads back). */
