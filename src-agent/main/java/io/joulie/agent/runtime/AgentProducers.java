@@ -19,6 +19,7 @@ import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** The agent's composition root for what the classes of the agent are given rather than make: the host, the clock, the HTTP client. */
 @ApplicationScoped
@@ -26,36 +27,47 @@ public class AgentProducers {
 
     private static final Logger LOG = Logger.getLogger(AgentProducers.class);
 
-    /** What {@link #host} decided about the originals kept in JOULIE_STATE_DIR, for {@link #originals}. */
-    private Optional<String> bootId = Optional.empty();
-    private Optional<Originals> inherited = Optional.empty();
+    /** A node-mode agent's host and what was found on it before the first write. */
+    record NodeHost(Host host, HostOriginals originals) {
+    }
 
     /**
-     * The host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT, on the FFM implementation, with the
-     * originals an earlier agent process of this boot kept in JOULIE_STATE_DIR (docs/agent-host.md); node mode only.
+     * Opens the host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT on the FFM implementation, with the
+     * originals an earlier agent process of this boot kept in JOULIE_STATE_DIR, if any (docs/agent-host.md).
+     *
+     * @param log what was decided about the kept originals
      */
-    @Produces
-    @Singleton
-    Host host(AgentSettings settings) {
-        bootId = HostOriginals.bootId(settings.roots());
-        inherited = HostOriginals.inherited(store(settings), bootId, LOG::info);
+    static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
+        OriginalsStore store = new FileOriginalsStore(settings.stateDir());
+        Optional<String> bootId = HostOriginals.bootId(settings.roots());
+        Optional<Originals> inherited = HostOriginals.inherited(store, bootId, log);
+        Host host;
         try {
-            return FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited);
+            host = FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
                     + " (JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT, JOULIE_DEV_ROOT)", e);
         }
+        return new NodeHost(host, new HostOriginals(store, Originals.of(bootId, host.powercap(), host.cpufreq()), inherited.isPresent()));
     }
 
-    /** The host's originals, kept in JOULIE_STATE_DIR before the first write; node mode only. */
+    /** Node mode only (the beans below are looked up in node mode alone). */
     @Produces
     @Singleton
-    HostOriginals originals(Host host, AgentSettings settings) {
-        return new HostOriginals(store(settings), Originals.of(bootId, host.powercap(), host.cpufreq()), inherited.isPresent());
+    NodeHost nodeHost(AgentSettings settings) {
+        return openHost(settings, LOG::info);
     }
 
-    private static OriginalsStore store(AgentSettings settings) {
-        return new FileOriginalsStore(settings.stateDir());
+    @Produces
+    @Singleton
+    Host host(NodeHost nodeHost) {
+        return nodeHost.host();
+    }
+
+    @Produces
+    @Singleton
+    HostOriginals originals(NodeHost nodeHost) {
+        return nodeHost.originals();
     }
 
     /** Closes the kept descriptors, after {@link NodeAgent} has put the limits back. */
