@@ -1,5 +1,6 @@
 package io.joulie.agent.it;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -112,6 +113,30 @@ class AgentTest {
             assertThat(limit(0)).isEqualTo("150000000");
             assertThat(limit(1)).isEqualTo("150000000");
         });
+    }
+
+    /**
+     * A profile value this agent does not know (a newer operator or CRD): the watch keeps working, the node's status
+     * names the problem, the limits stay, and the next valid profile is applied at once.
+     */
+    @Test
+    void anUnknownProfileValueIsReportedAndTheWatchGoesOn() {
+        create(Profile.ECO, 240.0);
+        await().atMost(SECOND).untilAsserted(() -> assertThat(limit(0)).isEqualTo("120000000"));
+        GenericKubernetesResource turbo = client.genericKubernetesResources("joulie.io/v1alpha1", "NodePowerProfile")
+                .withName(NPP_NAME).get();
+        turbo.setAdditionalProperty("spec", java.util.Map.of("nodeName", NODE, "profile", "turbo",
+                "cpu", java.util.Map.of("packagePowerCapWatts", 90)));
+        client.genericKubernetesResources("joulie.io/v1alpha1", "NodePowerProfile").resource(turbo).update();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+            assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + NPP_NAME + ": spec.profile is missing or is not a "
+                    + "profile this agent knows (performance, eco); the previous limit stays");
+        });
+        assertThat(limit(0)).isEqualTo("120000000");
+
+        update(Profile.PERFORMANCE, 300.0);
+        await().atMost(SECOND).untilAsserted(() -> assertThat(limit(0)).isEqualTo("150000000"));
     }
 
     @Test

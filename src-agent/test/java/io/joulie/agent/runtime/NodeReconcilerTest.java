@@ -452,4 +452,36 @@ class NodeReconcilerTest {
         assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         assertThat(host.limit(1)).isEqualTo(ORIGINAL);
     }
+
+    @Test
+    void anEcoCapAboveThePerformanceCapIsRefusedWithTheReason() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 400.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + Joulie.nodePowerProfileName(NODE) + ": the eco cap 400 W "
+                + "is above the performance cap 300 W this node had; eco must not allow more than performance; the previous limit stays");
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    /** Below the floor (10 W a package by default) nothing is written, and the status says why. */
+    @Test
+    void aCapBelowThePackageFloorIsBlockedAndTheLimitStays() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        profile(NODE, Profile.ECO, 12.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("node cap 12 W is 6 W per package, below the floor of 10 W per package");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+    }
 }

@@ -32,7 +32,9 @@ import java.util.Optional;
  * the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
  * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
- * root file system, and not {@code privileged} (docs/install.md).
+ * root file system, and not {@code privileged} (docs/install.md). The host directory {@code /var/lib/joulie} keeps what
+ * the agent found on the hardware before its first write across agent restarts, and the kernel's boot id tells the
+ * agent whether the node rebooted since (docs/agent-host.md).
  */
 @Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
@@ -41,6 +43,9 @@ public class AgentTemplate {
     static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
             "app.kubernetes.io/managed-by", "joulie-operator");
     static final int METRICS_PORT = 9000;
+    /** Where the agent keeps the originals across its restarts, on the host and in the container (JOULIE_STATE_DIR). */
+    static final String STATE_DIR = "/var/lib/joulie";
+    static final String BOOT_ID = "/proc/sys/kernel/random/boot_id";
     /** The Service in front of the operator's own management port (metrics). */
     public static final String OPERATOR_METRICS = "joulie-operator-metrics";
     /** The operator pods' label, from the generated Deployment (kubernetes/20-operator.yml, the CSV). */
@@ -106,9 +111,13 @@ public class AgentTemplate {
                 new EnvVar("JOULIE_SYSFS_ROOT", "/host/sys", null),
                 new EnvVar("JOULIE_DEV_ROOT", "/host/dev", null),
                 new EnvVar("JOULIE_PROC_ROOT", "/host/proc", null),
+                new EnvVar("JOULIE_STATE_DIR", STATE_DIR, null),
                 new EnvVar("JOULIE_RESTORE_ON_EXIT", String.valueOf(a.restoreOnExit() == null || a.restoreOnExit()), null)));
         if (a.reconcileInterval() != null) {
             env.add(new EnvVar("AGENT_RECONCILE_INTERVAL", a.reconcileInterval(), null));
+        }
+        if (a.packageFloorWatts() != null) {
+            env.add(new EnvVar("JOULIE_PACKAGE_FLOOR_WATTS", String.valueOf(a.packageFloorWatts()), null));
         }
         ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
                 .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity("64Mi"))
@@ -144,11 +153,15 @@ public class AgentTemplate {
                         .addNewVolumeMount().withName("sys").withMountPath("/host/sys").endVolumeMount()
                         .addNewVolumeMount().withName("dev-cpu").withMountPath("/host/dev/cpu").withReadOnly(true).endVolumeMount()
                         .addNewVolumeMount().withName("proc-cpuinfo").withMountPath("/host/proc/cpuinfo").withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("boot-id").withMountPath("/host" + BOOT_ID).withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("state").withMountPath(STATE_DIR).endVolumeMount()
                         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
                         .build())
                 .addNewVolume().withName("sys").withHostPath(new HostPathVolumeSource("/sys", "Directory")).endVolume()
                 .addNewVolume().withName("dev-cpu").withHostPath(new HostPathVolumeSource("/dev/cpu", "")).endVolume()
                 .addNewVolume().withName("proc-cpuinfo").withHostPath(new HostPathVolumeSource("/proc/cpuinfo", "File")).endVolume()
+                .addNewVolume().withName("boot-id").withHostPath(new HostPathVolumeSource(BOOT_ID, "File")).endVolume()
+                .addNewVolume().withName("state").withHostPath(new HostPathVolumeSource(STATE_DIR, "DirectoryOrCreate")).endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
                 .endSpec()
                 .endTemplate()

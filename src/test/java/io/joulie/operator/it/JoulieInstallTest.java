@@ -75,7 +75,16 @@ class JoulieInstallTest extends OperatorTest {
         assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_RAWIO");
         assertThat(pod.getVolumes()).extracting(v -> v.getHostPath() == null ? null : v.getHostPath().getPath())
-                .contains("/sys", "/dev/cpu");
+                .contains("/sys", "/dev/cpu", "/proc/sys/kernel/random/boot_id", "/var/lib/joulie");
+        // the originals outlive the agent's container in a host directory (docs/agent-host.md)
+        assertThat(container.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("JOULIE_STATE_DIR");
+            assertThat(e.getValue()).isEqualTo("/var/lib/joulie");
+        });
+        assertThat(container.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/var/lib/joulie");
+            assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE);
+        });
         assertThat(ds.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Joulie");
             assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
