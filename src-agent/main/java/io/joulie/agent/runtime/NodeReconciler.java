@@ -146,6 +146,10 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         if (watts.isPresent()) {
             out = out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble());
         }
+        Optional<String> refused = power.refusal(node);
+        if (refused.isPresent()) {
+            out = out.withMessage(out.message() + "; " + refused.get());
+        }
         metrics.outcome(node, kind, out);
         status.publish(node, view.telemetryProfiles(), out);
     }
