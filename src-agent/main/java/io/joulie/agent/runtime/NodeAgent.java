@@ -89,7 +89,7 @@ public class NodeAgent {
                 new StatusPublisher(new StatusWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
-        view.start(settings.mode() == AgentMode.POOL, loop::nodeChanged, loop::everyNodeChanged)
+        view.start(settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty(), loop::nodeChanged, loop::everyNodeChanged)
                 .thenRun(loop::watchesSynced);
     }
 

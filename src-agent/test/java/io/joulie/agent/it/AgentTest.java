@@ -155,6 +155,8 @@ class AgentTest {
         assertThat(tp.getSpec().target().scope()).isEqualTo(TelemetryProfileSpec.Scope.NODE);
         assertThat(tp.getSpec().target().nodeName()).isEqualTo(NODE);
         assertThat(tp.getSpec().controls()).isNull();
+        // labelled with its node: that node's agent alone watches it (docs/agent.md, "Watches")
+        assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
         // goes with its Node (garbage collection)
         assertThat(tp.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");
@@ -178,6 +180,23 @@ class AgentTest {
             assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
         });
         assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get()).isNull();
+    }
+
+    /** A profile an agent of an earlier version created, without the node label, gets it at the next status write. */
+    @Test
+    void labelsTheProfileAnEarlierAgentCreated() {
+        TelemetryProfile earlier = new TelemetryProfile();
+        earlier.setMetadata(new ObjectMetaBuilder().withName(TP_NAME).addToLabels("app.kubernetes.io/managed-by", "joulie-agent").build());
+        earlier.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE), null, null));
+        client.resource(earlier).create();
+
+        create(Profile.ECO, 240.0);
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
+            assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
+            assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
+        });
     }
 
     @Test
