@@ -1,6 +1,8 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
@@ -15,8 +17,8 @@ import io.quarkus.arc.Arc;
 
 /**
  * The objects a {@code Joulie} resource owns, one JOSDK dependent resource each. They live in the
- * operator's namespace, carry an owner reference to the (cluster-scoped) {@code Joulie}, and are only
- * reconciled for the active one (named {@code joulie}).
+ * operator's namespace (the admission policy and its binding are cluster-scoped), carry an owner reference to the
+ * (cluster-scoped) {@code Joulie}, and are only reconciled for the active one (named {@code joulie}).
  */
 final class AgentDependents {
     private AgentDependents() {
@@ -65,6 +67,45 @@ final class AgentDependents {
 
         @Override
         public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
+        }
+    }
+
+    /** Cluster-scoped: the admission policy that keeps each agent to its own node. */
+    @KubernetesDependent
+    public static final class AgentAdmissionPolicy
+            extends CRUDKubernetesDependentResource<ValidatingAdmissionPolicy, JoulieInstallation> {
+        public AgentAdmissionPolicy() {
+            super(ValidatingAdmissionPolicy.class);
+        }
+
+        @Override
+        protected ValidatingAdmissionPolicy desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return template().admissionPolicy(primary);
+        }
+
+        @Override
+        public Result<ValidatingAdmissionPolicy> match(ValidatingAdmissionPolicy actual, JoulieInstallation primary,
+                                                       Context<JoulieInstallation> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
+        }
+    }
+
+    @KubernetesDependent
+    public static final class AgentAdmissionPolicyBinding
+            extends CRUDKubernetesDependentResource<ValidatingAdmissionPolicyBinding, JoulieInstallation> {
+        public AgentAdmissionPolicyBinding() {
+            super(ValidatingAdmissionPolicyBinding.class);
+        }
+
+        @Override
+        protected ValidatingAdmissionPolicyBinding desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+            return template().admissionPolicyBinding(primary);
+        }
+
+        @Override
+        public Result<ValidatingAdmissionPolicyBinding> match(ValidatingAdmissionPolicyBinding actual, JoulieInstallation primary,
+                                                              Context<JoulieInstallation> context) {
             return DesiredSubset.match(desired(primary, context), actual);
         }
     }

@@ -12,6 +12,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.JoulieInstallation;
@@ -55,11 +59,37 @@ public class AgentTemplate {
     private final String defaultImage;
     private final OperatorSettings settings;
 
+    /** The ValidatingAdmissionPolicy (and its binding) that keeps each agent to its own node. */
+    public static final String ADMISSION_POLICY = "joulie-agent-node-scope";
+    private static final String ADMISSION_FILE = "admission/joulie-agent-node-scope.yaml";
+
+    private final ValidatingAdmissionPolicy admissionPolicy;
+    private final ValidatingAdmissionPolicyBinding admissionBinding;
+
     public AgentTemplate(KubernetesClient client, OperatorConfig config, OperatorSettings settings) {
         // The namespace the operator runs in (the client's, in a pod); the dependents watch the same one.
         this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
         this.defaultImage = config.agent().image();
         this.settings = settings;
+        List<?> admission = (List<?>) client.getKubernetesSerialization().unmarshal(
+                MonitoringTemplate.read(ADMISSION_FILE).replace("NAMESPACE", namespace));
+        this.admissionPolicy = (ValidatingAdmissionPolicy) admission.get(0);
+        this.admissionBinding = (ValidatingAdmissionPolicyBinding) admission.get(1);
+    }
+
+    /**
+     * The admission policy that lets the agent ServiceAccount write only what belongs to its own node (the node-name
+     * claim of its Pod-bound token): the node-scoped TelemetryProfile of that node, and the feature.joulie.io/ labels
+     * of that Node. The operator creates it, like the Services: an OLM bundle cannot ship admission policies, and both
+     * install ways get the same objects.
+     */
+    public ValidatingAdmissionPolicy admissionPolicy(JoulieInstallation j) {
+        return new ValidatingAdmissionPolicyBuilder(admissionPolicy).editMetadata().withLabels(LABELS).endMetadata().build();
+    }
+
+    /** The binding that puts {@link #admissionPolicy} in force (Deny). */
+    public ValidatingAdmissionPolicyBinding admissionPolicyBinding(JoulieInstallation j) {
+        return new ValidatingAdmissionPolicyBindingBuilder(admissionBinding).editMetadata().withLabels(LABELS).endMetadata().build();
     }
 
     private ObjectMeta meta() {
