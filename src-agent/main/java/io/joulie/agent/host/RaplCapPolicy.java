@@ -33,7 +33,7 @@ final class RaplCapPolicy {
     /** The zones by physical package, in package order; one zone per package, or one per die. */
     private final Map<Integer, List<PowercapZone>> byPackage;
     private final long floorUwPerPackage;
-    private final List<LimitSnapshot> snapshot;
+    private List<LimitSnapshot> snapshot;
 
     /**
      * @param floorUwPerPackage no package share below this is written (0: none); a package whose maximum is lower has
@@ -55,6 +55,15 @@ final class RaplCapPolicy {
         inherited.forEach(l -> earlier.put(l.zoneId(), l));
         this.snapshot = packages.stream().flatMap(p -> Optional.ofNullable(earlier.get(p.id())).or(() -> longTermLimit(p)).stream())
                 .toList();
+    }
+
+    /** Reads the long_term limits in force now as the originals; a limit that cannot be read fails it. */
+    void recordOriginals() throws IOException {
+        List<LimitSnapshot> now = new ArrayList<>();
+        for (PowercapZone pkg : packages) {
+            layout.longTerm(pkg).ifPresent(c -> now.add(new LimitSnapshot(pkg.id(), c.index(), c.powerLimitUw())));
+        }
+        snapshot = List.copyOf(now);
     }
 
     /** The originals: the long_term limits found before the first write. */

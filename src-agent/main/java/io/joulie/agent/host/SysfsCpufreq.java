@@ -9,13 +9,16 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN} through a {@link SysfsFiles} port. */
+/**
+ * {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN} through a {@link SysfsFiles} port. Not
+ * thread-safe: the agent's worker calls it.
+ */
 public final class SysfsCpufreq implements Cpufreq {
     private static final Pattern POLICY = Pattern.compile("policy(\\d+)");
 
     private final SysfsFiles files;
     private final Path cpufreqDir;
-    private final List<CpufreqPolicy> policies;
+    private List<CpufreqPolicy> policies;
 
     private SysfsCpufreq(SysfsFiles files, Path cpufreqDir, List<CpufreqPolicy> policies) {
         this.files = files;
@@ -58,6 +61,16 @@ public final class SysfsCpufreq implements Cpufreq {
     @Override
     public List<CpufreqPolicy> policies() {
         return policies;
+    }
+
+    @Override
+    public void recordOriginals() throws IOException {
+        List<CpufreqPolicy> now = new ArrayList<>();
+        for (CpufreqPolicy p : policies) {
+            now.add(new CpufreqPolicy(p.id(), p.cpuinfoMinKHz(), p.cpuinfoMaxKHz(),
+                    files.readDecimal(cpufreqDir.resolve("policy" + p.id() + "/scaling_max_freq"))));
+        }
+        policies = List.copyOf(now);
     }
 
     @Override

@@ -98,6 +98,11 @@ public final class SysfsPowercap implements Powercap {
     }
 
     @Override
+    public void recordOriginals() throws IOException {
+        cap.recordOriginals();
+    }
+
+    @Override
     public CapResult restore() {
         return cap.restore();
     }

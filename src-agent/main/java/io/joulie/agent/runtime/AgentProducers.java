@@ -31,6 +31,12 @@ public class AgentProducers {
     record NodeHost(Host host, HostOriginals originals) {
     }
 
+    /** Opens a node's host with the originals an earlier agent process of this boot kept ({@link FfmHost#open} in production). */
+    @FunctionalInterface
+    interface HostOpener {
+        Host open(Optional<Originals> inherited) throws IOException;
+    }
+
     /**
      * Opens the host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT on the FFM implementation, with the
      * originals an earlier agent process of this boot kept in JOULIE_STATE_DIR, if any (docs/agent-host.md).
@@ -38,17 +44,20 @@ public class AgentProducers {
      * @param log what was decided about the kept originals
      */
     static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
-        OriginalsStore store = new FileOriginalsStore(settings.stateDir());
-        Optional<String> bootId = HostOriginals.bootId(settings.roots());
-        Optional<Originals> inherited = HostOriginals.inherited(store, bootId, log);
-        Host host;
         try {
-            host = FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited);
+            return openHost(new FileOriginalsStore(settings.stateDir()), HostOriginals.bootId(settings.roots()),
+                    inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited), log);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
                     + " (JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT, JOULIE_DEV_ROOT)", e);
         }
-        return new NodeHost(host, new HostOriginals(store, Originals.of(bootId, host.powercap(), host.cpufreq()), inherited.isPresent()));
+    }
+
+    /** The decision at start (which originals win) and the host opened with it; the fault-injection tests use it too. */
+    static NodeHost openHost(OriginalsStore store, Optional<String> bootId, HostOpener opener, Consumer<String> log) throws IOException {
+        HostOriginals.Start start = HostOriginals.inherited(store, bootId, log);
+        Host host = opener.open(start.inherited());
+        return new NodeHost(host, new HostOriginals(store, bootId, host.powercap(), host.cpufreq(), start));
     }
 
     /** Node mode only (the beans below are looked up in node mode alone). */

@@ -62,47 +62,81 @@ class OriginalsStoreTest {
     void theOriginalsOfThisBootWinOthersGo() throws IOException {
         List<String> log = new ArrayList<>();
         OriginalsStore store = OriginalsStore.memory();
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add)).isEmpty();
+        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add)).isEqualTo(HostOriginals.Start.NOTHING);
         assertThat(log).isEmpty();
 
         store.save(FOUND);
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add)).contains(FOUND);
+        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add).inherited()).contains(FOUND);
         assertThat(log.getLast()).startsWith("Using the originals an earlier agent process of this boot kept in memory");
 
         // the boot id cannot be read: a reboot since cannot be told, and the kept originals are used
-        assertThat(HostOriginals.inherited(store, Optional.empty(), log::add)).contains(FOUND);
+        assertThat(HostOriginals.inherited(store, Optional.empty(), log::add).inherited()).contains(FOUND);
         assertThat(log.getLast()).contains("the boot id cannot be read");
 
         // rebooted: the firmware reset the limits, the file must not win, and it goes
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-2"), log::add)).isEmpty();
+        assertThat(HostOriginals.inherited(store, Optional.of("boot-2"), log::add)).isEqualTo(HostOriginals.Start.NOTHING);
         assertThat(log.getLast()).contains("are of boot boot-1, this is boot boot-2: the node rebooted").endsWith("the file was removed");
         assertThat(store.load()).isEmpty();
     }
 
+    /**
+     * A store that cannot be read may hold the originals, while what is in force may be a crashed agent's caps: the
+     * agent process writes nothing (and says why), rather than take those caps for the originals and overwrite the file.
+     */
     @Test
-    void anUnreadableFileIsReportedAndTheLimitsInForceAreTheOriginals() throws IOException {
+    void anUnreadableStoreStopsEveryWrite() throws IOException {
         Files.writeString(dir.resolve("originals.json"), "garbage");
         List<String> log = new ArrayList<>();
-        assertThat(HostOriginals.inherited(new FileOriginalsStore(dir), Optional.of("boot-1"), log::add)).isEmpty();
-        assertThat(log).singleElement().asString().startsWith("The originals in " + dir.resolve("originals.json") + " cannot be used");
+        FileOriginalsStore store = new FileOriginalsStore(dir);
+        HostOriginals.Start start = HostOriginals.inherited(store, Optional.of("boot-1"), log::add);
+        assertThat(start.inherited()).isEmpty();
+        assertThat(start.unusable()).hasValueSatisfying(why -> assertThat(why).startsWith("the originals in "
+                + dir.resolve("originals.json") + " cannot be read").contains("this agent writes no limit until"));
+        assertThat(log).containsExactly(start.unusable().get());
+        HostOriginals kept = new HostOriginals(store, Optional.of("boot-1"), Powercap.absent(), Cpufreq.absent(), start);
+        assertThatThrownBy(kept::beforeWrite).isInstanceOf(IOException.class).hasMessage(start.unusable().get());
+        assertThat(Files.readString(dir.resolve("originals.json"))).isEqualTo("garbage");
     }
 
+    /**
+     * Read again before the first write since the start or the last restore: what someone set while the agent held
+     * nothing is what comes back, not what the agent found when it started.
+     */
     @Test
-    void savedOnceBeforeTheFirstWriteAndRemovedAfterARestore() throws IOException {
+    void readAgainAndSavedBeforeTheFirstWriteAndRemovedAfterARestore() throws IOException {
+        Path sys = Path.of("/sys");
+        Path zone = sys.resolve("class/powercap/intel-rapl:0");
+        Path limit = zone.resolve("constraint_0_power_limit_uw");
+        Path policy = sys.resolve("devices/system/cpu/cpufreq/policy0");
+        MemorySysfs files = new MemorySysfs().put(zone.resolve("name"), "package-0").put(zone.resolve("constraint_0_name"), "long_term")
+                .put(limit, 200_000_000).put(zone.resolve("constraint_0_max_power_uw"), 250_000_000)
+                .put(policy.resolve("cpuinfo_min_freq"), 800_000).put(policy.resolve("cpuinfo_max_freq"), 3_500_000)
+                .put(policy.resolve("scaling_max_freq"), 3_500_000);
+        Powercap powercap = SysfsPowercap.open(sys, files, Msr.absent());
+        Cpufreq cpufreq = SysfsCpufreq.open(sys, files);
         OriginalsStore store = OriginalsStore.memory();
-        HostOriginals fresh = new HostOriginals(store, FOUND, false);
-        assertThat(fresh.leftByEarlierProcess()).isFalse();
-        fresh.beforeWrite();
-        assertThat(store.load()).contains(FOUND);
-        store.save(new Originals(Optional.of("boot-1"), List.of(), Map.of()));
-        fresh.beforeWrite(); // saved already: not written again
-        assertThat(store.load().orElseThrow().powercap()).isEmpty();
-        fresh.restored();
-        assertThat(store.load()).isEmpty();
+        HostOriginals kept = new HostOriginals(store, Optional.of("boot-1"), powercap, cpufreq, HostOriginals.Start.NOTHING);
+        assertThat(kept.leftByEarlierProcess()).isFalse();
 
-        store.save(FOUND);
-        HostOriginals inherited = new HostOriginals(store, FOUND, true);
+        files.put(limit, 150_000_000).put(policy.resolve("scaling_max_freq"), 3_000_000); // set by hand after the agent started
+        kept.beforeWrite();
+        Originals first = new Originals(Optional.of("boot-1"), List.of(new LimitSnapshot("intel-rapl:0", 0, 150_000_000)), Map.of(0, 3_000_000L));
+        assertThat(store.load()).contains(first);
+        files.put(limit, 60_000_000); // the agent's cap
+        kept.beforeWrite(); // saved already: not read again
+        assertThat(store.load()).contains(first);
+
+        assertThat(powercap.restore().outcome()).isEqualTo(CapResult.Outcome.APPLIED);
+        kept.restored();
+        assertThat(store.load()).isEmpty();
+        assertThat(files.get(limit)).isEqualTo("150000000");
+
+        store.save(first);
+        HostOriginals inherited = new HostOriginals(store, Optional.of("boot-1"), powercap, cpufreq,
+                new HostOriginals.Start(Optional.of(first), Optional.empty()));
         assertThat(inherited.leftByEarlierProcess()).isTrue();
+        inherited.beforeWrite(); // stored already: what is in force now (perhaps the dead agent's cap) is not read
+        assertThat(store.load()).contains(first);
         inherited.restored();
         assertThat(inherited.leftByEarlierProcess()).isFalse();
         assertThat(store.load()).isEmpty();

@@ -79,6 +79,11 @@ class HostCpuControlTest {
             }
 
             @Override
+            public void recordOriginals() throws IOException {
+                real.recordOriginals();
+            }
+
+            @Override
             public CapResult restore() {
                 return real.restore();
             }
