@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -55,7 +55,7 @@ public final class InformerView implements AgentView {
     public CompletionStage<Void> start(Optional<String> node, Consumer<String> onNode, Runnable onAll) {
         boolean watchNodes = node.isEmpty();
         profiles = node.isPresent()
-                ? client.resources(NodePowerProfile.class).withField("metadata.name", Joulie.nodePowerProfileName(node.get()))
+                ? client.resources(NodePowerProfile.class).withField("metadata.name", JoulieApi.nodePowerProfileName(node.get()))
                 .runnableInformer(0)
                 : client.resources(NodePowerProfile.class).runnableInformer(0);
         profiles.addIndexers(Map.of(BY_NODE, p -> p.getSpec() == null || p.getSpec().nodeName() == null
@@ -81,9 +81,9 @@ public final class InformerView implements AgentView {
         if (node.isEmpty()) {
             tps.add(client.resources(TelemetryProfile.class).runnableInformer(0));
         } else {
-            Joulie.nodeLabelValue(node.get()).ifPresent(value -> tps.add(client.resources(TelemetryProfile.class)
-                    .withLabel(Joulie.NODE_LABEL, value).runnableInformer(0)));
-            tps.add(client.resources(TelemetryProfile.class).withoutLabel(Joulie.NODE_LABEL).runnableInformer(0));
+            JoulieApi.nodeLabelValue(node.get()).ifPresent(value -> tps.add(client.resources(TelemetryProfile.class)
+                    .withLabel(JoulieApi.NODE_LABEL, value).runnableInformer(0)));
+            tps.add(client.resources(TelemetryProfile.class).withoutLabel(JoulieApi.NODE_LABEL).runnableInformer(0));
         }
         telemetry = List.copyOf(tps);
         for (SharedIndexInformer<TelemetryProfile> tp : telemetry) {
@@ -124,8 +124,8 @@ public final class InformerView implements AgentView {
             lists.add(informer.start().toCompletableFuture());
         }
         started = true;
-        LOG.infof(node.map(n -> "Watching NodePowerProfile " + Joulie.nodePowerProfileName(n) + " and the TelemetryProfiles labelled "
-                + Joulie.NODE_LABEL + "=" + n + " or not labelled").orElse("Watching NodePowerProfiles, TelemetryProfiles and Nodes"));
+        LOG.infof(node.map(n -> "Watching NodePowerProfile " + JoulieApi.nodePowerProfileName(n) + " and the TelemetryProfiles labelled "
+                + JoulieApi.NODE_LABEL + "=" + n + " or not labelled").orElse("Watching NodePowerProfiles, TelemetryProfiles and Nodes"));
         return CompletableFuture.allOf(lists.toArray(CompletableFuture[]::new));
     }
 

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.agent.control.ControlOutcome;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
@@ -46,12 +46,12 @@ public final class StatusWriter implements StatusPublisher.Sink {
      */
     @Override
     public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
+        String name = own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node));
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();
             ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels(MANAGED_BY, AGENT);
-            Joulie.nodeLabelValue(node).ifPresent(value -> meta.addToLabels(Joulie.NODE_LABEL, value));
+            JoulieApi.nodeLabelValue(node).ifPresent(value -> meta.addToLabels(JoulieApi.NODE_LABEL, value));
             // Owned by its Node, so that the garbage collector removes it with the node.
             Node owner = client.nodes().withName(node).get();
             if (owner != null) {
@@ -91,15 +91,15 @@ public final class StatusWriter implements StatusPublisher.Sink {
     /** The node's label on a profile this agent created without it (earlier versions): once, with a JSON merge patch. */
     private void labelOwn(String node, TelemetryProfile tp) {
         Map<String, String> labels = tp.getMetadata().getLabels() == null ? Map.of() : tp.getMetadata().getLabels();
-        Optional<String> value = Joulie.nodeLabelValue(node);
-        if (value.isPresent() && AGENT.equals(labels.get(MANAGED_BY)) && !labels.containsKey(Joulie.NODE_LABEL)) {
+        Optional<String> value = JoulieApi.nodeLabelValue(node);
+        if (value.isPresent() && AGENT.equals(labels.get(MANAGED_BY)) && !labels.containsKey(JoulieApi.NODE_LABEL)) {
             String patch = client.getKubernetesSerialization().asJson(
-                    Map.of("metadata", Map.of("labels", Map.of(Joulie.NODE_LABEL, value.get()))));
+                    Map.of("metadata", Map.of("labels", Map.of(JoulieApi.NODE_LABEL, value.get()))));
             TelemetryProfile labelled = client.resources(TelemetryProfile.class).withName(tp.getMetadata().getName())
                     .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
             tp.getMetadata().setLabels(labelled.getMetadata().getLabels());
             tp.getMetadata().setResourceVersion(labelled.getMetadata().getResourceVersion());
-            LOG.infof("Labelled TelemetryProfile %s %s=%s", tp.getMetadata().getName(), Joulie.NODE_LABEL, value.get());
+            LOG.infof("Labelled TelemetryProfile %s %s=%s", tp.getMetadata().getName(), JoulieApi.NODE_LABEL, value.get());
         }
     }
 

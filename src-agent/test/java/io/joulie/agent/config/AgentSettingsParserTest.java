@@ -1,5 +1,6 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.ConfigurationException;
 import io.joulie.api.text.LabelSelector;
 import org.junit.jupiter.api.Test;
 
@@ -62,9 +63,9 @@ class AgentSettingsParserTest {
                 .with("JOULIE_PACKAGE_FLOOR_WATTS", "-1")))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("JOULIE_STATE_DIR (agent.state-dir) = 'state': must be an absolute path")
-                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = '-1': must be a finite number of watts >= 0");
+                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = '-1': must be a number of watts >= 0");
         assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_PACKAGE_FLOOR_WATTS", "ten")))
-                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = 'ten': is not a number of watts");
+                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = 'ten': is not a number");
     }
 
     @Test

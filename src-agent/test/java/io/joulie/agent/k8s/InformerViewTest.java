@@ -3,7 +3,7 @@ package io.joulie.agent.k8s;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -40,10 +40,10 @@ class InformerViewTest {
     void cluster() {
         for (String node : List.of("w1", "w2", "w3")) {
             NodePowerProfile npp = new NodePowerProfile();
-            npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(node)).build());
+            npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
             npp.setSpec(new NodePowerProfileSpec(node, Profile.ECO, new NodePowerProfileSpec.CpuPower(240.0), null));
             client.resource(npp).create();
-            tp(Joulie.nodePowerProfileName(node), Scope.NODE, node, Map.of(Joulie.NODE_LABEL, node));
+            tp(JoulieApi.nodePowerProfileName(node), Scope.NODE, node, Map.of(JoulieApi.NODE_LABEL, node));
         }
         tp("cluster-default", Scope.CLUSTER, null, Map.of());
         tp("by-hand-w2", Scope.NODE, "w2", Map.of()); // a node-scoped profile written without the label
@@ -85,10 +85,10 @@ class InformerViewTest {
         // another node's agent writing its status: not even delivered
         events.clear();
         TelemetryProfile other = client.resources(TelemetryProfile.class).withName("node-w1").get();
-        other.getMetadata().setLabels(Map.of(Joulie.NODE_LABEL, "w1", "touched", "yes"));
+        other.getMetadata().setLabels(Map.of(JoulieApi.NODE_LABEL, "w1", "touched", "yes"));
         client.resource(other).update();
-        tp("node-w3-extra", Scope.NODE, "w3", Map.of(Joulie.NODE_LABEL, "w3"));
-        tp("node-w2-extra", Scope.NODE, "w2", Map.of(Joulie.NODE_LABEL, "w2"));
+        tp("node-w3-extra", Scope.NODE, "w3", Map.of(JoulieApi.NODE_LABEL, "w3"));
+        tp("node-w2-extra", Scope.NODE, "w2", Map.of(JoulieApi.NODE_LABEL, "w2"));
         await().atMost(Duration.ofSeconds(10)).until(() -> names(view.telemetryProfiles()).contains("node-w2-extra"));
         assertThat(names(view.telemetryProfiles())).containsExactly("by-hand-w2", "cluster-default", "node-w2", "node-w2-extra");
         assertThat(events).as("only the profile of this node was delivered").containsExactly("w2");

@@ -23,7 +23,7 @@ import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.api.text.LabelSelector;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -330,7 +330,7 @@ final class AgentFaultInjection {
     private void profile(Profile profile, Double cap) {
         trace("  profile " + profile + " " + cap);
         NodePowerProfile npp = new NodePowerProfile();
-        npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(NODE)).build());
+        npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(NODE)).build());
         npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
         view.put(npp);
     }

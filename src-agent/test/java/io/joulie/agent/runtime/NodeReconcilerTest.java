@@ -21,7 +21,7 @@ import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.text.LabelSelector;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -118,7 +118,7 @@ class NodeReconcilerTest {
     void writeStatus(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
         written.add(outcome);
         TelemetryProfile tp = new TelemetryProfile();
-        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node)))
+        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node)))
                 .build());
         tp.setSpec(own.map(TelemetryProfile::getSpec)
                 .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
@@ -129,7 +129,7 @@ class NodeReconcilerTest {
 
     void profile(String node, Profile profile, Double cap) {
         NodePowerProfile npp = new NodePowerProfile();
-        npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(node)).build());
+        npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
         npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
         view.put(npp);
     }
@@ -381,7 +381,7 @@ class NodeReconcilerTest {
     @Test
     void aNodePowerProfileDeletedWhileNoAgentRanIsRestoredByTheNextOne() throws IOException {
         capAt240(true);
-        view.profiles.remove(Joulie.nodePowerProfileName(NODE)); // while no agent runs
+        view.profiles.remove(JoulieApi.nodePowerProfileName(NODE)); // while no agent runs
 
         NodeReconciler successor = agentProcess(true);
         successor.reconcile(NODE, false);
@@ -463,7 +463,7 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, 400.0);
         agent.reconcile(NODE, false);
         assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
-        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + Joulie.nodePowerProfileName(NODE) + ": the eco cap 400 W "
+        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco cap 400 W "
                 + "is above the performance cap 300 W this node had; eco must not allow more than performance; the previous limit stays");
         assertThat(host.limit(0)).isEqualTo("150000000");
 

@@ -7,7 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Scope;
@@ -111,7 +111,7 @@ class AgentPermissionsIT extends ClusterScenario {
                 "the joulie-agent may not set or change the routing");
         refused("another Node's labels", () -> label(agent, OTHER, "feature.joulie.io/rapl", "false"),
                 "the joulie-agent of node " + NODE + " may not change Node " + OTHER);
-        refused("its own Node's power profile label", () -> label(agent, NODE, Joulie.POWER_PROFILE_LABEL, "performance"),
+        refused("its own Node's power profile label", () -> label(agent, NODE, JoulieApi.POWER_PROFILE_LABEL, "performance"),
                 "the joulie-agent may change only the feature.joulie.io/ labels of its Node");
         refused("a token without a node claim", () -> label(unbound, NODE, "feature.joulie.io/e2e", "unbound"),
                 "may write only with a token bound to a Pod on a Node");
@@ -122,7 +122,7 @@ class AgentPermissionsIT extends ClusterScenario {
         label(agent, NODE, "feature.joulie.io/e2e", "yes");
         assertThat(cluster.admin.nodes().withName(NODE).get().getMetadata().getLabels()).containsEntry("feature.joulie.io/e2e", "yes");
         TelemetryProfile own = tp("e2e-own", Scope.NODE, NODE, null);
-        own.getMetadata().setLabels(Map.of(Joulie.NODE_LABEL, NODE));
+        own.getMetadata().setLabels(Map.of(JoulieApi.NODE_LABEL, NODE));
         own = agent.resource(own).create();
         own.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
                 "powercap", TelemetryProfileStatus.Result.APPLIED, "e2e", Map.of(), "2026-01-01T00:00:00Z"), null)));

@@ -1,5 +1,6 @@
 package io.joulie.operator.install;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
@@ -12,8 +13,10 @@ import io.javaoperatorsdk.operator.processing.dependent.Matcher.Result;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.quarkus.arc.Arc;
+
+import java.util.function.BiFunction;
 
 /**
  * The objects a {@code Joulie} resource owns, one JOSDK dependent resource each. They live in the
@@ -29,101 +32,70 @@ final class AgentDependents {
     }
 
     /** Only the {@code Joulie} named {@code joulie} gets an agent. */
-    public static final class Active implements Condition<Object, JoulieInstallation> {
+    public static final class Active implements Condition<Object, Joulie> {
         @Override
-        public boolean isMet(DependentResource<Object, JoulieInstallation> dependent, JoulieInstallation primary,
-                             Context<JoulieInstallation> context) {
-            return JoulieInstallation.ACTIVE_NAME.equals(primary.getMetadata().getName());
+        public boolean isMet(DependentResource<Object, Joulie> dependent, Joulie primary,
+                             Context<Joulie> context) {
+            return Joulie.ACTIVE_NAME.equals(primary.getMetadata().getName());
+        }
+    }
+
+    /**
+     * A dependent whose desired object comes from the {@link AgentTemplate} and which is matched by
+     * {@link DesiredSubset} (decision 33).
+     */
+    abstract static class FromTemplate<R extends HasMetadata> extends CRUDKubernetesDependentResource<R, Joulie> {
+        private final BiFunction<AgentTemplate, Joulie, R> desired;
+
+        FromTemplate(Class<R> type, BiFunction<AgentTemplate, Joulie, R> desired) {
+            super(type);
+            this.desired = desired;
+        }
+
+        @Override
+        protected R desired(Joulie primary, Context<Joulie> context) {
+            return desired.apply(template(), primary);
+        }
+
+        @Override
+        public Result<R> match(R actual, Joulie primary, Context<Joulie> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentDaemonSet extends CRUDKubernetesDependentResource<DaemonSet, JoulieInstallation> {
+    public static final class AgentDaemonSet extends FromTemplate<DaemonSet> {
         public AgentDaemonSet() {
-            super(DaemonSet.class);
-        }
-
-        @Override
-        protected DaemonSet desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().daemonSet(primary);
-        }
-
-        @Override
-        public Result<DaemonSet> match(DaemonSet actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+            super(DaemonSet.class, AgentTemplate::daemonSet);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentMetricsService extends CRUDKubernetesDependentResource<Service, JoulieInstallation> {
+    public static final class AgentMetricsService extends FromTemplate<Service> {
         public AgentMetricsService() {
-            super(Service.class);
+            super(Service.class, AgentTemplate::metricsService);
         }
+    }
 
-        @Override
-        protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().metricsService(primary);
-        }
-
-        @Override
-        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+    @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
+    public static final class OperatorMetricsService extends FromTemplate<Service> {
+        public OperatorMetricsService() {
+            super(Service.class, AgentTemplate::operatorMetricsService);
         }
     }
 
     /** Cluster-scoped: the admission policy that keeps each agent to its own node. */
     @KubernetesDependent
-    public static final class AgentAdmissionPolicy
-            extends CRUDKubernetesDependentResource<ValidatingAdmissionPolicy, JoulieInstallation> {
+    public static final class AgentAdmissionPolicy extends FromTemplate<ValidatingAdmissionPolicy> {
         public AgentAdmissionPolicy() {
-            super(ValidatingAdmissionPolicy.class);
-        }
-
-        @Override
-        protected ValidatingAdmissionPolicy desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().admissionPolicy(primary);
-        }
-
-        @Override
-        public Result<ValidatingAdmissionPolicy> match(ValidatingAdmissionPolicy actual, JoulieInstallation primary,
-                                                       Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+            super(ValidatingAdmissionPolicy.class, AgentTemplate::admissionPolicy);
         }
     }
 
     @KubernetesDependent
-    public static final class AgentAdmissionPolicyBinding
-            extends CRUDKubernetesDependentResource<ValidatingAdmissionPolicyBinding, JoulieInstallation> {
+    public static final class AgentAdmissionPolicyBinding extends FromTemplate<ValidatingAdmissionPolicyBinding> {
         public AgentAdmissionPolicyBinding() {
-            super(ValidatingAdmissionPolicyBinding.class);
-        }
-
-        @Override
-        protected ValidatingAdmissionPolicyBinding desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().admissionPolicyBinding(primary);
-        }
-
-        @Override
-        public Result<ValidatingAdmissionPolicyBinding> match(ValidatingAdmissionPolicyBinding actual, JoulieInstallation primary,
-                                                              Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
-        }
-    }
-
-    @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class OperatorMetricsService extends CRUDKubernetesDependentResource<Service, JoulieInstallation> {
-        public OperatorMetricsService() {
-            super(Service.class);
-        }
-
-        @Override
-        protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return template().operatorMetricsService(primary);
-        }
-
-        @Override
-        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+            super(ValidatingAdmissionPolicyBinding.class, AgentTemplate::admissionPolicyBinding);
         }
     }
 }
