@@ -11,8 +11,8 @@ import java.util.Optional;
  * The validated agent configuration.
  *
  * @param nodeName       NODE_NAME; present in node mode
- * @param restoreOnExit  JOULIE_RESTORE_ON_EXIT: write the limits found at start back on shutdown and when
- *                       the node's NodePowerProfile is deleted
+ * @param restoreOnExit  JOULIE_RESTORE_ON_EXIT: write the originals back on shutdown, when the node's
+ *                       NodePowerProfile is deleted and when its CPU control leaves host
  * @param stateDir       JOULIE_STATE_DIR: where the limits found before the first write outlive the agent process
  * @param packageFloorWatts JOULIE_PACKAGE_FLOOR_WATTS: no package share of a node cap below this is written
  */

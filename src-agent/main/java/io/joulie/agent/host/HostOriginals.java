@@ -36,9 +36,11 @@ public final class HostOriginals {
     private final Cpufreq cpufreq;
     private final Optional<String> unusable;
     private boolean inherited;
-    private boolean saved;
-    /** The agent may have changed the hardware since the originals were saved (an attempt that left nothing does not count). */
-    private boolean touched;
+    /**
+     * The originals are saved and the agent may have changed the hardware since (an attempt that left it exactly at the
+     * originals does not count).
+     */
+    private boolean held;
 
     /**
      * @param powercap the host's RAPL limits, opened with the inherited originals if there are any
@@ -53,8 +55,7 @@ public final class HostOriginals {
         this.cpufreq = cpufreq;
         this.unusable = start.unusable();
         this.inherited = start.inherited().isPresent();
-        this.saved = inherited;
-        this.touched = inherited;
+        this.held = inherited;
     }
 
     /** Keeps originals in this process only (tests of the control code that do not care about restarts). */
@@ -114,7 +115,7 @@ public final class HostOriginals {
     }
 
     /** What a restore writes back. */
-    public Originals originals() {
+    private Originals originals() {
         return Originals.of(bootId, powercap, cpufreq);
     }
 
@@ -128,7 +129,7 @@ public final class HostOriginals {
      * the originals are kept: a restore has something to put back.
      */
     public boolean held() {
-        return touched;
+        return held;
     }
 
     /**
@@ -140,12 +141,11 @@ public final class HostOriginals {
         if (unusable.isPresent()) {
             throw new IOException(unusable.get());
         }
-        if (!touched) {
+        if (!held) {
             powercap.recordOriginals();
             cpufreq.recordOriginals();
             store.save(originals());
-            saved = true;
-            touched = true;
+            held = true;
         }
     }
 
@@ -156,11 +156,10 @@ public final class HostOriginals {
      * besides may still be in force. A store that cannot be cleared keeps them (they are what is in force).
      */
     public void nothingWritten() {
-        if (!inherited && touched) {
+        if (!inherited && held) {
             try {
                 store.clear();
-                saved = false;
-                touched = false;
+                held = false;
             } catch (IOException e) {
                 // kept: they are what is in force, and a restore writes them back unchanged
             }
@@ -170,10 +169,9 @@ public final class HostOriginals {
     /** Every limit is back at its original: the stored originals go. */
     public void restored() throws IOException {
         inherited = false;
-        if (saved) {
+        if (held) {
             store.clear();
-            saved = false;
-            touched = false;
+            held = false;
         }
     }
 
