@@ -15,8 +15,9 @@ import java.util.Map;
  * The twin's command line (docs/simulation.md).
  *
  * <pre>
- * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|all] [--out DIR] [--threads N] [key=value ...]
- * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C] [--scenario NAME] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|demo|all] [--out DIR] [--threads N] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C|D] [--scenario NAME] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar demo [--baseline B|C|D] [--speed N] [--scenario NAME] [--repo DIR] [--out DIR] [--kubeconfig FILE] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar params
  * </pre>
  */
@@ -130,9 +131,9 @@ public final class Main {
     }
 
     /**
-     * Cluster mode: the real operator and agent on the embedded API server run {@code --baseline} (C by
-     * default) on the scenario's workload, time-compressed; A and B run standalone on the same jobs for the
-     * comparison.
+     * Cluster mode: the real operator and agent on the embedded API server (or the one of {@code --kubeconfig}) run
+     * {@code --baseline} (C by default) on the scenario's workload, time-compressed; every other run, the bound and the
+     * optimum are computed standalone on the same jobs for the comparison.
      */
     private static int demo(Map<String, String> options, Map<String, String> overrides) {
         String scenario = options.getOrDefault("scenario", "demo");
@@ -231,10 +232,11 @@ public final class Main {
     private static String usage() {
         return """
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
-                  bench  [--scenario published|day|all] [--out DIR] [--threads N]   runs baselines A, B, C; writes CSV, Markdown, PNG
-                  watch  [--baseline B|C] [--scenario NAME]                         one run, printing each tick's node moves
-                  demo   [--baseline B|C] [--speed 60] [--repo .] [--out DIR]         cluster mode: the real operator and agent on an
-                         [--kubeconfig FILE]                                        embedded API server (or the one of FILE), time-compressed
+                  bench  [--scenario published|day|day-mixed|demo|all] [--out DIR]  runs A, B, C, D, the lower bound and the
+                         [--threads N]                                              hindsight optimum; writes CSV, Markdown, PNG
+                  watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves
+                  demo   [--baseline B|C|D] [--speed 60] [--repo .] [--out DIR]     cluster mode: the real operator and agent on an
+                         [--scenario demo] [--kubeconfig FILE]                      embedded API server (or the one of FILE), time-compressed
                   params                                                            every parameter with its default""";
     }
 }

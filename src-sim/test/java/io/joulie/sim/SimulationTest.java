@@ -133,6 +133,8 @@ class SimulationTest {
         for (Baseline b : c.results().keySet()) {
             assertThat(c.get(b).finished()).isTrue();
             assertThat(c.get(b).violationSeconds()).as(b + " violations").isZero();
+            // the bound holds on measured load curves, two types, caps by type and duty cycling too
+            assertThat(c.bound().kWh()).as("bound vs " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
         }
         assertThat(c.energyDeltaPercent(Baseline.D)).as("D saves").isLessThan(-1)
                 .isLessThanOrEqualTo(c.energyDeltaPercent(Baseline.C));

@@ -54,7 +54,7 @@ import java.util.function.Consumer;
 public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
     /**
      * @param repo       repository root (for the operator's and agent's runner jars)
-     * @param baseline   B or C: the operator's policy
+     * @param baseline   a run with a policy (B, C or D): the operator's policy
      * @param speed      simulated seconds per wall second
      * @param logs       where the operator's and agent's logs go
      * @param out        where decisions are printed
@@ -62,7 +62,7 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
      */
     public record Options(Path repo, Baseline baseline, double speed, Path logs, PrintStream out, Path kubeconfig) {
         public Options {
-            SimConfig.require(baseline.policy() != null, "cluster mode runs Joulie: --baseline B or C");
+            SimConfig.require(baseline.policy() != null, "cluster mode runs Joulie: --baseline B, C or D");
             SimConfig.require(speed > 0, "--speed must be > 0");
             SimConfig.require(kubeconfig == null || Files.isRegularFile(kubeconfig),
                     "--kubeconfig " + kubeconfig + " is not a readable file");

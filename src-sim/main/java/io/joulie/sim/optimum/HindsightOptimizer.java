@@ -29,7 +29,8 @@ import java.util.concurrent.Future;
  * <p>Search: start from the best of the seeds (every policy's own per-tick count, all-performance, and constant
  * counts), then a local search that raises or lowers the count over blocks of ticks, from long blocks and large
  * steps to short blocks and single nodes, keeping every change that saves energy, until no change helps or the
- * evaluation budget is spent. The result is never worse than a seed, so never worse than any policy.
+ * evaluation budget is spent. The result is never worse than a seed it accepts, so never worse than any policy that
+ * meets the same service level (one that slows performance-only work more can use less energy).
  */
 public final class HindsightOptimizer {
     /**
