@@ -6,7 +6,6 @@ import io.joulie.api.text.Problems;
 import io.joulie.api.text.Problems.DurationBound;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -299,8 +298,7 @@ public final class PlannerSetting<T> {
         static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
                 "must be hold, force or evict");
         static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
-                "is not a known policy (" + String.join(", ", Arrays.stream(PolicyType.values()).map(PolicyType::configValue)
-                        .toList()) + ")");
+                "is not a known policy (" + PolicyType.knownValues() + ")");
         /** A share of capacity on top of a demand: no upper bound, never negative (everywhere). */
         static final Kind<Double> HEADROOM = Numeric.decimal(v -> Double.isFinite(v) && v >= 0, "must be at least 0", false);
         /** Eco caps by node type. */

@@ -27,6 +27,11 @@ public enum PolicyType {
         return policyName;
     }
 
+    /** The {@code POLICY_TYPE} values, comma-separated, for messages that list them. */
+    public static String knownValues() {
+        return String.join(", ", Arrays.stream(values()).map(PolicyType::configValue).toList());
+    }
+
     public static Optional<PolicyType> fromConfig(String value) {
         String v = value == null ? "" : value.trim();
         return Arrays.stream(values()).filter(t -> t.configValue.equalsIgnoreCase(v)).findFirst();
