@@ -4,11 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,13 +15,13 @@ import org.jboss.logging.Logger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
- * the fields classification needs) and indexed inside the cache update: the view tracks just the
- * active performance-only pods, by node.
+ * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
+ * only its node and class are kept ({@link PodFacts}), indexed inside the cache update: the view tracks just the active
+ * performance-only pods, by node. Nodes and NodePowerProfiles are kept whole but for what is never read
+ * ({@link TrimmedStore}).
  */
 @ApplicationScoped
 public class ClusterView {
@@ -37,40 +34,32 @@ public class ClusterView {
      */
     static final long LIST_PAGE = 500;
 
-    /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
-    private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
-            "spec.affinity", "status.phase"};
 
     private final KubernetesClient client;
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
+    /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
+    private final PodFacts podFacts = new PodFacts();
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<JoulieInstallation> installation;
     private final List<java.util.function.Consumer<JoulieInstallation>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
-    /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
-    static final String PERFORMANCE_BY_NODE = "performance-by-node";
-    /** Pod index with the single value "performance": every active performance-only pod. */
-    static final String PERFORMANCE = "performance";
 
     public ClusterView(KubernetesClient client) {
         this.client = client;
     }
 
     void start(@Observes StartupEvent ev) {
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
-        profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
+        profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0)
+                .itemStore(new TrimmedStore<>(p -> { }));
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
-                .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-                        client.getKubernetesSerialization(), POD_FIELDS));
-        // Indexes are maintained inside the cache update, so they are complete whenever the store is.
-        pods.addIndexers(Map.of(
-                PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
-                PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
+        // The index of performance-only Pods is kept inside the cache update, so it is complete whenever the store is.
+        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0).itemStore(podFacts);
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(JoulieInstallation obj) {
@@ -137,14 +126,6 @@ public class ClusterView {
                 && o.getUid() != null && !o.getUid().equals(node.getMetadata().getUid()));
     }
 
-    private static boolean isPerformance(Pod pod) {
-        return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
-    }
-
-    private static String nodeOf(Pod pod) {
-        return pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-    }
-
     /**
      * True once every watch has delivered its initial list and is watching: planning on an incomplete or
      * stale view could downgrade busy nodes.
@@ -199,13 +180,11 @@ public class ClusterView {
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
-        List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
-        keys.sort(null);
-        return keys;
+        return podFacts.onNode(node);
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
-        return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
+        return podFacts.performanceCount();
     }
 }
