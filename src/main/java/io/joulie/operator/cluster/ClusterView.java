@@ -20,8 +20,8 @@ import java.util.List;
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
  * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
  * only its node and class are kept ({@link PodFacts}), indexed inside the cache update: the view tracks just the active
- * performance-only pods, by node. Nodes and NodePowerProfiles are kept whole but for what is never read
- * ({@link TrimmedStore}).
+ * performance-only pods, by node. Nodes are kept without their status ({@link TrimmedStore}), and no object read by the
+ * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
 public class ClusterView {
@@ -54,8 +54,7 @@ public class ClusterView {
     void start(@Observes StartupEvent ev) {
         // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
-        profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0)
-                .itemStore(new TrimmedStore<>(p -> { }));
+        profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
         // The index of performance-only Pods is kept inside the cache update, so it is complete whenever the store is.

@@ -9,9 +9,8 @@ import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
- * An informer store that keeps whole objects minus what the operator never reads: every object's
- * {@code metadata.managedFields} (the server-side apply bookkeeping, often larger than the object itself) and whatever
- * {@code trim} clears. The objects are trimmed in place as the watch delivers them.
+ * An informer store that keeps whole objects minus what {@code trim} clears: parts the operator never reads (a Node's
+ * status). The objects are trimmed in place as the watch delivers them.
  */
 final class TrimmedStore<T extends HasMetadata> implements ItemStore<T> {
     private final ItemStore<T> objects = new BasicItemStore<>(Cache::metaNamespaceKeyFunc);
@@ -28,7 +27,6 @@ final class TrimmedStore<T extends HasMetadata> implements ItemStore<T> {
 
     @Override
     public T put(String key, T obj) {
-        obj.getMetadata().setManagedFields(null);
         trim.accept(obj);
         return objects.put(key, obj);
     }

@@ -1,6 +1,5 @@
 package io.joulie.operator.cluster;
 
-import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -75,15 +74,13 @@ class InformerStoresTest {
     }
 
     @Test
-    void trimmedStoreDropsManagedFieldsAndWhatItIsToldAndKeepsTheRest() {
+    void trimmedStoreDropsWhatItIsToldAndKeepsTheRest() {
         TrimmedStore<Node> store = new TrimmedStore<>(n -> n.setStatus(null));
-        Node node = new NodeBuilder().withNewMetadata().withName("n1").withUid("u1").addToLabels("a", "b")
-                .withManagedFields(new ManagedFieldsEntryBuilder().withManager("kubelet").build()).endMetadata()
+        Node node = new NodeBuilder().withNewMetadata().withName("n1").withUid("u1").addToLabels("a", "b").endMetadata()
                 .withNewSpec().withUnschedulable(true).endSpec().withNewStatus().addNewCondition().withType("Ready")
                 .withStatus("True").endCondition().endStatus().build();
         store.put(store.getKey(node), node);
         Node kept = store.get("n1");
-        assertThat(kept.getMetadata().getManagedFields()).isNull();
         assertThat(kept.getStatus()).isNull();
         assertThat(kept.getMetadata().getLabels()).containsEntry("a", "b");
         assertThat(kept.getMetadata().getUid()).isEqualTo("u1");
