@@ -97,12 +97,15 @@ public final class PodFacts implements ItemStore<Pod> {
     }
 
     /**
-     * Pods are delivered one by one as the pages of the initial list arrive; nothing waits for the whole list here (the
-     * informer's add events would otherwise be held back until the last page).
+     * A full-state store (the default, said here because it matters): while the initial list is paged in, the informer
+     * then defers each Pod's add event as a key, and sends the events once the list is complete with the Pods rebuilt
+     * from this store. A store that is not full-state gets one event per Pod as each page arrives, each holding the
+     * whole Pod as delivered, queued for an event thread: at 100,000 Pods on a busy machine that queue held 80,000 Pods
+     * and ran the operator out of memory before the list completed.
      */
     @Override
     public boolean isFullState() {
-        return false;
+        return true;
     }
 
     private static Pod restore(String key, Facts facts) {
