@@ -8,18 +8,16 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.ServerSocket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +43,7 @@ class OperatorAndAgentIT {
     static final Path REPO = Path.of(System.getProperty("repository.root"));
     static KubernetesMockServer server;
     static KubernetesClient client;
-    static FakeRaplHost host;
+    static FakeHost host;
     static final List<Process> processes = new ArrayList<>();
     static int operatorManagementPort;
     static int agentManagementPort;
@@ -60,7 +58,7 @@ class OperatorAndAgentIT {
                     .load(REPO.resolve("kubernetes").resolve(crd).toFile()).item();
             client.resource(def).create();
         }
-        host = FakeRaplHost.create(Files.createTempDirectory("joulie-e2e-host"), 250);
+        host = FakeHost.intelNode(Files.createTempDirectory("joulie-e2e-host"), 2, 250);
         String api = server.url("/");
         Map<String, String> common = Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", api,
                 "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
@@ -118,7 +116,7 @@ class OperatorAndAgentIT {
     }
 
     static Double cap() {
-        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
+        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
         return npp == null || npp.getSpec().cpu() == null ? null : npp.getSpec().cpu().packagePowerCapWatts();
     }
 
@@ -133,28 +131,19 @@ class OperatorAndAgentIT {
      * packages consume energy first: the energy counter is registered at the first non-zero reading.
      */
     static void theMonitoringQueriesNameOnlyExportedMetrics() throws Exception {
-        for (int pkg = 0; pkg < 2; pkg++) {
+        for (int pkg = 0; pkg < host.packages(); pkg++) {
             host.energy(pkg, 61_000_000);
         }
         JsonNode dashboard = Monitoring.dashboard();
         JsonNode alerts = Monitoring.alerts();
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-                Set<String> exported = new HashSet<>(Monitoring.exported(scrape(http, operatorManagementPort)));
-                exported.addAll(Monitoring.exported(scrape(http, agentManagementPort)));
-                assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
-                        .as("dashboard metrics the applications do not export").isEmpty();
-                assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
-                        .as("alert metrics the applications do not export").isEmpty();
-            });
-        }
-    }
-
-    static String scrape(HttpClient http, int port) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/q/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        assertThat(r.statusCode()).as("GET /q/metrics on port %d", port).isEqualTo(200);
-        return r.body();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Set<String> exported = new HashSet<>(Monitoring.exported(PrometheusText.scrape(operatorManagementPort)));
+            exported.addAll(Monitoring.exported(PrometheusText.scrape(agentManagementPort)));
+            assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
+                    .as("dashboard metrics the applications do not export").isEmpty();
+            assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
+                    .as("alert metrics the applications do not export").isEmpty();
+        });
     }
 
     @Test
@@ -182,7 +171,7 @@ class OperatorAndAgentIT {
         Process agent = processes.get(1);
         agent.destroy();
         assertThat(agent.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("agent exited after SIGTERM").isTrue();
-        assertThat(host.limit(0)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
-        assertThat(host.limit(1)).isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
+        assertThat(host.limit(0)).isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
+        assertThat(host.limit(1)).isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
     }
 }

@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.joulie.agent.backend.ControlOutcome;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
@@ -21,7 +21,7 @@ import java.util.Optional;
  * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing, owned by
  * the Node) when the node has none. The gpu part of an existing status is kept.
  */
-public final class StatusWriter {
+public final class StatusWriter implements StatusPublisher.Sink {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
     private static final int ATTEMPTS = 3;
 
@@ -37,8 +37,9 @@ public final class StatusWriter {
      * @param own the node's node-scoped profile as the informer cache has it, if any: it is written from a
      *            copy (the cached object stays untouched) and read again only after a conflict
      */
+    @Override
     public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
+        String name = own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node));
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();
@@ -61,7 +62,7 @@ public final class StatusWriter {
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
         }
-        ControlResult cpu = new ControlResult(outcome.backend(), outcome.result(), outcome.message(), outcome.observed(),
+        ControlResult cpu = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         for (int attempt = 1; ; attempt++) {
             ControlResult gpu = tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().gpu();

@@ -10,7 +10,10 @@ import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * Resolves a node's {@link Route}. Per signal family, the node-scoped TelemetryProfile of the node wins
@@ -23,36 +26,30 @@ public final class Routing {
     }
 
     public static Route resolve(Collection<TelemetryProfile> profiles, String node) {
-        Optional<TelemetryProfile> own = first(profiles, Scope.NODE, node);
-        Optional<TelemetryProfile> cluster = first(profiles, Scope.CLUSTER, null);
+        List<Optional<TelemetryProfile>> candidates = List.of(first(profiles, Scope.NODE, node), first(profiles, Scope.CLUSTER, null));
+        Optional<Found<CpuControl>> cpu = firstSet(candidates, spec -> spec.controls() == null ? null : spec.controls().cpu(),
+                c -> c.type() != null);
+        Optional<Found<Source>> source = firstSet(candidates, spec -> spec.sources() == null ? null : spec.sources().cpu(),
+                s -> s.type() != null);
+        return new Route(cpu.map(f -> f.settings().type()).orElse(ControlType.HOST), cpu.map(f -> f.settings().http()).orElse(null),
+                source.map(f -> f.settings().type()).orElse(SourceType.HOST), source.map(Found::settings).orElse(null),
+                cpu.map(Found::from).orElse(""), source.map(Found::from).orElse(""));
+    }
 
-        ControlType control = ControlType.HOST;
-        CpuControl cpu = null;
-        String controlFrom = "";
-        for (Optional<TelemetryProfile> candidate : java.util.List.of(own, cluster)) {
-            CpuControl c = candidate.map(TelemetryProfile::getSpec).map(TelemetryProfileSpec::controls)
-                    .map(TelemetryProfileSpec.Controls::cpu).orElse(null);
-            if (c != null && c.type() != null) {
-                control = c.type();
-                cpu = c;
-                controlFrom = candidate.get().getMetadata().getName();
-                break;
+    /** A family's settings and the name of the profile they came from. */
+    private record Found<T>(T settings, String from) {
+    }
+
+    /** The first candidate whose {@code family} settings are present and {@code set}. */
+    private static <T> Optional<Found<T>> firstSet(List<Optional<TelemetryProfile>> candidates,
+                                                   Function<TelemetryProfileSpec, T> family, Predicate<T> set) {
+        for (Optional<TelemetryProfile> candidate : candidates) {
+            T settings = candidate.map(TelemetryProfile::getSpec).map(family).orElse(null);
+            if (settings != null && set.test(settings)) {
+                return Optional.of(new Found<>(settings, candidate.get().getMetadata().getName()));
             }
         }
-        SourceType sourceType = SourceType.HOST;
-        Source source = null;
-        String sourceFrom = "";
-        for (Optional<TelemetryProfile> candidate : java.util.List.of(own, cluster)) {
-            Source s = candidate.map(TelemetryProfile::getSpec).map(TelemetryProfileSpec::sources)
-                    .map(TelemetryProfileSpec.Sources::cpu).orElse(null);
-            if (s != null && s.type() != null) {
-                sourceType = s.type();
-                source = s;
-                sourceFrom = candidate.get().getMetadata().getName();
-                break;
-            }
-        }
-        return new Route(control, cpu == null ? null : cpu.http(), sourceType, source, controlFrom, sourceFrom);
+        return Optional.empty();
     }
 
     /** The node's own node-scoped profile (first by name), if any. */

@@ -7,6 +7,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 import org.eclipse.microprofile.health.Readiness;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -17,7 +18,7 @@ public class AgentHealth {
 
     @Produces
     @Liveness
-    HealthCheck loop(NodeAgent agent) {
+    HealthCheck loop(NodeAgent agent, Clock clock) {
         return () -> {
             Duration interval = agent.interval();
             Instant last = agent.lastPeriodic();
@@ -27,7 +28,7 @@ public class AgentHealth {
             if (started == null) {
                 return builder.up().build();
             }
-            return stalled(started, last, Instant.now(), interval)
+            return stalled(started, last, clock.instant(), interval)
                     .map(d -> builder.down().withData("reason", "no periodic reconcile for " + d).build())
                     .orElseGet(() -> builder.up().build());
         };

@@ -1,7 +1,7 @@
 package io.joulie.agent.host;
 
 import io.joulie.agent.host.ffm.FfmHost;
-import io.joulie.agent.host.ffm.FfmMsr;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,7 +29,7 @@ class HostCapabilitiesTest {
         host.intelMsr(0, 1L << 15 | 1000);
         host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
 
-        try (Host node = FfmHost.open(host.roots())) {
+        try (Host node = FfmHost.open(HostRoots.under(root))) {
             HostCapabilities capabilities = node.capabilities();
             assertThat(capabilities).isEqualTo(new HostCapabilities(true, true, true, true, CpuVendor.INTEL,
                     "Intel(R) Xeon(R) Gold 6430", ARCH, HostCapabilities.CgroupVersion.V2));
@@ -46,7 +46,7 @@ class HostCapabilitiesTest {
 
     @Test
     void aBareHostOffersNothingAndRunsCgroupV1() throws IOException {
-        try (Host node = FfmHost.open(new FakeHost(root).roots())) {
+        try (Host node = FfmHost.open(HostRoots.under(root))) {
             HostCapabilities capabilities = node.capabilities();
             assertThat(capabilities).isEqualTo(new HostCapabilities(false, false, false, false, CpuVendor.OTHER, "", ARCH,
                     HostCapabilities.CgroupVersion.V1));
@@ -64,7 +64,7 @@ class HostCapabilitiesTest {
         host.constraint(zone, 0, "long_term", 360_000_000, 400_000_000, 1_000_000);
         host.msr(0, Map.of());
 
-        try (Host node = FfmHost.open(host.roots())) {
+        try (Host node = FfmHost.open(HostRoots.under(root))) {
             HostCapabilities capabilities = node.capabilities();
             assertThat(capabilities.vendor()).isEqualTo(CpuVendor.AMD);
             assertThat(capabilities.rapl()).isTrue();
@@ -81,7 +81,7 @@ class HostCapabilitiesTest {
         host.intelPackage(0);
         host.intelMsr(0, 1L << 63);
 
-        try (Host node = FfmHost.open(host.roots())) {
+        try (Host node = FfmHost.open(HostRoots.under(root))) {
             assertThat(node.capabilities().labels()).containsEntry("feature.joulie.io/rapl", "true")
                     .containsEntry("feature.joulie.io/rapl-writable", "false")
                     .containsEntry("feature.joulie.io/msr", "true");

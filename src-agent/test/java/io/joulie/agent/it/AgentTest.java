@@ -1,12 +1,10 @@
 package io.joulie.agent.it;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
-import io.joulie.agent.host.FakeHost;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -14,6 +12,7 @@ import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.testkit.PrometheusText;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -22,22 +21,22 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 
+import static io.joulie.agent.it.AgentTestProfile.HOST;
 import static io.joulie.agent.it.AgentTestProfile.NODE;
-import static io.joulie.agent.it.AgentTestProfile.limitFile;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The real agent on the mock API server and a fake sysfs tree (2 packages, long_term 200 W each at start). */
+/**
+ * The real agent on the mock API server and a fake sysfs tree (2 packages, long_term 200 W each at start), on the
+ * wall clock: what needs the API server (the status subresource and the profile the agent creates, the Node labels,
+ * metrics and probes on the management port) and the path from a watch event to the limit files within a second.
+ * The reconcile logic itself is tested without a server or waiting in {@code runtime.NodeReconcilerTest}.
+ */
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(AgentTestProfile.class)
@@ -75,7 +74,7 @@ class AgentTest {
     }
 
     static String limit(int pkg) {
-        return FakeHost.read(limitFile(pkg)).strip();
+        return HOST.limit(pkg);
     }
 
     NodePowerProfile npp(Profile profile, Double cap) {
@@ -139,74 +138,6 @@ class AgentTest {
         });
     }
 
-    /**
-     * The energy counters advance between periodic reconciles, so every reconcile reads a new package power:
-     * the status must still not be rewritten, because packagePowerWatts is left out of the comparison.
-     */
-    @Test
-    void anUnchangedStatusIsNotRewrittenByPeriodicReconciles() {
-        create(Profile.ECO, 240.0);
-        await().atMost(WAIT).until(() -> cpuStatus() != null && cpuStatus().result() == Result.APPLIED);
-        // let the first write settle: at least one full periodic reconcile after it
-        awaitPeriodicReconciles(2);
-        String version = client.resources(TelemetryProfile.class).withName(TP_NAME).get().getMetadata().getResourceVersion();
-
-        List<Double> readings = new java.util.ArrayList<>();
-        double previous = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
-        for (int i = 1; i <= 3; i++) {
-            advanceEnergy(i * 37_000_000L);
-            double before = previous;
-            await().atMost(WAIT).until(() -> {
-                double now = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
-                return now > 0 && now != before;
-            });
-            previous = metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\"");
-            readings.add(previous);
-        }
-
-        assertThat(readings).doesNotHaveDuplicates().allMatch(w -> w > 0);
-        assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get().getMetadata().getResourceVersion())
-                .isEqualTo(version);
-    }
-
-    /** Adds {@code uj} to both packages' energy counters. */
-    static void advanceEnergy(long uj) {
-        for (int pkg = 0; pkg < 2; pkg++) {
-            Path file = limitFile(pkg).resolveSibling("energy_uj");
-            long current = Long.parseLong(FakeHost.read(file).strip());
-            FakeHost.write(file, Long.toString(current + uj));
-        }
-    }
-
-    /** Waits until the last-periodic-reconcile timestamp (whole seconds, 1 s interval) has moved {@code n} seconds on. */
-    static void awaitPeriodicReconciles(int n) {
-        double start = metric("joulie_agent_last_reconcile_timestamp_seconds");
-        await().atMost(WAIT).until(() -> metric("joulie_agent_last_reconcile_timestamp_seconds") >= start + n);
-    }
-
-    @Test
-    void movingCpuControlFromHostToNoneRestoresTheOriginalLimits() {
-        create(Profile.ECO, 240.0);
-        await().atMost(SECOND).until(() -> limit(0).equals("120000000") && limit(1).equals("120000000"));
-
-        TelemetryProfile none = new TelemetryProfile();
-        none.setMetadata(new ObjectMetaBuilder().withName("cluster-none").build());
-        none.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null), null,
-                new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.NONE,
-                        null), null)));
-        client.resource(none).create();
-
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(limit(0)).isEqualTo(ORIGINAL);
-            assertThat(limit(1)).isEqualTo(ORIGINAL);
-            ControlResult cpu = cpuStatus();
-            assertThat(cpu).isNotNull();
-            assertThat(cpu.backend()).isEqualTo("none");
-        });
-        await().atMost(WAIT).untilAsserted(() ->
-                assertThat(metric("joulie_agent_actions_total", "kind=\"restore\"", "node=\"" + NODE + "\"")).isGreaterThan(0));
-    }
-
     @Test
     void writesIntoAnExistingNodeScopedProfile() {
         TelemetryProfile mine = new TelemetryProfile();
@@ -222,66 +153,6 @@ class AgentTest {
             assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
         });
         assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get()).isNull();
-    }
-
-    @Test
-    void aBadCapIsBlockedAndTheLimitStays() {
-        create(Profile.ECO, 240.0);
-        await().atMost(SECOND).until(() -> limit(0).equals("120000000"));
-
-        update(Profile.ECO, null);
-        await().atMost(WAIT).untilAsserted(() -> {
-            ControlResult cpu = cpuStatus();
-            assertThat(cpu).isNotNull();
-            assertThat(cpu.result()).isEqualTo(Result.BLOCKED);
-            assertThat(cpu.message()).contains("spec.cpu.packagePowerCapWatts is missing");
-            assertThat(cpu.observed()).containsEntry("capWattsPerPackage", 120.0);
-        });
-
-        // the CRD schema would refuse 0 on a real API server; the mock does not validate, the agent must
-        update(Profile.ECO, 0.0);
-        await().atMost(WAIT).untilAsserted(() -> {
-            ControlResult cpu = cpuStatus();
-            assertThat(cpu).isNotNull();
-            assertThat(cpu.message()).contains("= 0.0 is not a finite number of watts > 0");
-        });
-        update(Profile.ECO, -5.0);
-        await().atMost(WAIT).untilAsserted(() -> {
-            ControlResult cpu = cpuStatus();
-            assertThat(cpu).isNotNull();
-            assertThat(cpu.message()).contains("= -5.0");
-        });
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
-        assertThat(limit(0)).isEqualTo("120000000");
-        assertThat(limit(1)).isEqualTo("120000000");
-    }
-
-    @Test
-    void aLimitChangedBehindItsBackIsPutBackByThePeriodicReconcile() {
-        create(Profile.ECO, 240.0);
-        await().atMost(SECOND).until(() -> limit(1).equals("120000000"));
-        double before = metric("joulie_agent_actions_total", "kind=\"reapply\"");
-
-        FakeHost.write(limitFile(1), "180000000");
-
-        await().atMost(Duration.ofSeconds(3)).until(() -> limit(1).equals("120000000"));
-        assertThat(limit(0)).isEqualTo("120000000");
-        await().atMost(WAIT).untilAsserted(() ->
-                assertThat(metric("joulie_agent_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isGreaterThan(before));
-    }
-
-    @Test
-    void deletingTheProfileRestoresTheOriginalLimits() {
-        create(Profile.ECO, 240.0);
-        await().atMost(SECOND).until(() -> limit(0).equals("120000000"));
-
-        client.resources(NodePowerProfile.class).withName(NPP_NAME).delete();
-
-        await().atMost(SECOND).untilAsserted(() -> {
-            assertThat(limit(0)).isEqualTo(ORIGINAL);
-            assertThat(limit(1)).isEqualTo(ORIGINAL);
-        });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cpuStatus().message()).startsWith("NodePowerProfile deleted"));
     }
 
     @Test
@@ -310,72 +181,9 @@ class AgentTest {
         given().port(managementPort()).get("/q/health/live").then().statusCode(200);
     }
 
-    @Test
-    void aNodeScopedHttpRouteSendsTheCapToTheEndpointInsteadOfTheHost() throws IOException {
-        List<String> bodies = new CopyOnWriteArrayList<>();
-        List<String> reads = new CopyOnWriteArrayList<>();
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/", ex -> {
-            if ("GET".equals(ex.getRequestMethod())) {
-                reads.add(ex.getRequestURI().getPath());
-                byte[] power = "{\"packagePowerWatts\": 180}".getBytes(StandardCharsets.UTF_8);
-                ex.sendResponseHeaders(200, power.length);
-                ex.getResponseBody().write(power);
-            } else {
-                bodies.add(ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
-                ex.sendResponseHeaders(200, -1);
-            }
-            ex.close();
-        });
-        server.start();
-        try {
-            TelemetryProfile tp = new TelemetryProfile();
-            tp.setMetadata(new ObjectMetaBuilder().withName("http-route").build());
-            String base = "http://127.0.0.1:" + server.getAddress().getPort();
-            // the telemetry source of the same profile makes the agent's view of it observable: the periodic
-            // reconcile GETs the power from this server only once the agent's watch has the profile
-            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE),
-                    new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
-                            new TelemetryProfileSpec.HttpEndpoint(base + "/power/{node}", 2), null), null, null, null),
-                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
-                            new TelemetryProfileSpec.CpuHttpControl(base + "/cap/{node}", 2, null)), null)));
-            client.resource(tp).create();
-            await().atMost(WAIT).until(() -> reads.contains("/power/" + NODE));
-            assertThat(bodies).isEmpty();
-
-            create(Profile.ECO, 240.0);
-
-            await().atMost(SECOND).untilAsserted(() -> assertThat(bodies).singleElement().asString()
-                    .startsWith("/cap/" + NODE + " ").contains("\"action\":\"rapl.set_power_cap_watts\"")
-                    .contains("\"capWatts\":240.0").contains("\"node\":\"" + NODE + "\""));
-            await().atMost(WAIT).untilAsserted(() -> {
-                ControlResult cpu = client.resources(TelemetryProfile.class).withName("http-route").get().getStatus().control().cpu();
-                assertThat(cpu.backend()).isEqualTo("http");
-                assertThat(cpu.result()).isEqualTo(Result.APPLIED);
-            });
-            assertThat(limit(0)).isEqualTo(ORIGINAL);
-        } finally {
-            server.stop(0);
-        }
-    }
-
     /** Sum of the samples of a Prometheus metric whose labels include all {@code labels}. */
     static double metric(String name, String... labels) {
-        String body = given().port(managementPort()).get("/q/metrics").then().statusCode(200).extract().asString();
-        double sum = 0;
-        for (String line : body.split("\n")) {
-            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
-                continue;
-            }
-            boolean all = true;
-            for (String l : labels) {
-                all &= line.contains(l);
-            }
-            if (all) {
-                sum += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
-            }
-        }
-        return sum;
+        return PrometheusText.metric(managementPort(), name, labels);
     }
 
     static int managementPort() {

@@ -1,12 +1,11 @@
 package io.joulie.agent.it;
 
-import io.joulie.agent.host.FakeHost;
+import io.joulie.testkit.FakeHost;
 import io.quarkus.test.junit.QuarkusTestProfile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -15,34 +14,26 @@ import java.util.Map;
  */
 public class AgentTestProfile implements QuarkusTestProfile {
     static final String NODE = "Worker_A";
-    static final Path ROOT = buildHost();
+    static final FakeHost HOST = buildHost();
 
-    private static Path buildHost() {
+    private static FakeHost buildHost() {
         try {
-            Path root = Files.createTempDirectory("joulie-agent-host");
-            FakeHost host = new FakeHost(root);
-            host.intelPackage(0);
-            host.intelPackage(1);
+            FakeHost host = FakeHost.intelNode(Files.createTempDirectory("joulie-agent-host"), 2, 250);
             host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
             host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
-            host.cpuinfo("GenuineIntel", "Intel(R) Xeon(R) Test CPU");
             host.cgroupV2();
-            return root;
+            return host;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    static Path limitFile(int pkg) {
-        return FakeHost.limitFile(new FakeHost(ROOT).powercap().resolve("intel-rapl:" + pkg));
-    }
-
     @Override
     public Map<String, String> getConfigOverrides() {
         return Map.of("agent.node-name", NODE,
-                "agent.sysfs-root", ROOT.resolve("sys").toString(),
-                "agent.proc-root", ROOT.resolve("proc").toString(),
-                "agent.dev-root", ROOT.resolve("dev").toString(),
+                "agent.sysfs-root", HOST.sys().toString(),
+                "agent.proc-root", HOST.proc().toString(),
+                "agent.dev-root", HOST.dev().toString(),
                 "agent.reconcile-interval", "1s");
     }
 }

@@ -4,8 +4,9 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -57,8 +58,8 @@ class FailoverIT extends ClusterScenario {
 
             @Override
             public void onUpdate(Node old, Node n) {
-                String was = old.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
-                String is = n.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
+                String was = old.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
+                String is = n.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
                 if (!java.util.Objects.equals(was, is)) {
                     changes.add(n.getMetadata().getName() + " label " + was + " -> " + is);
                 }
@@ -98,8 +99,10 @@ class FailoverIT extends ClusterScenario {
             assertThat(tookSeconds).as("takeover time").isLessThanOrEqualTo(duration + 5.0);
             // the new leader plans a few ticks (2 s each) from the state in the cluster
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
-                    .until(() -> other.get("/q/metrics") != null && other.get("/q/metrics").lines()
-                            .anyMatch(l -> l.startsWith("joulie_leader") && l.endsWith(" 1.0")));
+                    .until(() -> {
+                        String metrics = other.get("/q/metrics");
+                        return metrics != null && PrometheusText.sum(metrics, "joulie_leader") == 1.0;
+                    });
             Thread.sleep(6_000);
             assertThat(changes).as("label or profile changes caused by the failover").isEmpty();
         } finally {

@@ -1,10 +1,10 @@
 package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
-import io.joulie.e2e.FakeRaplHost;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -28,13 +28,13 @@ import static org.awaitility.Awaitility.await;
 @Order(9)
 class NodeAgentIT extends ClusterScenario {
     static final String NODE = RealCluster.MANAGED.getFirst();
-    static FakeRaplHost host;
+    static FakeHost host;
     static JavaProcess agent;
 
     @BeforeAll
     static void start() throws Exception {
         // 400 W a package at most: the eco cap fits, the performance cap is clamped
-        host = FakeRaplHost.create(cluster.controlPlane.workDir().resolve("host-" + NODE), 400);
+        host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-" + NODE), 2, 400);
         Map<String, String> env = new HashMap<>(host.agentEnvironment());
         env.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s"));
         agent = cluster.startAgent("agent-" + NODE, env);
@@ -54,9 +54,9 @@ class NodeAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             assertThat(PoolAgentIT.plannedCap(NODE)).as("planned cap of " + NODE).isEqualTo(expectedCap);
             for (int pkg = 0; pkg < host.packages(); pkg++) {
-                assertThat(host.limit(pkg)).as("limit of package " + pkg).isEqualTo(host.expectedLimit(expectedCap));
+                assertThat(host.limit(pkg)).as("limit of package " + pkg).isEqualTo(host.expectedLimit(pkg, expectedCap));
             }
-            TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
+            TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
             assertThat(tp).as("node-scoped TelemetryProfile of " + NODE).isNotNull();
             assertThat(tp.getStatus()).as("its status").isNotNull();
             assertThat(tp.getStatus().control()).as("its control status").isNotNull();
@@ -72,7 +72,7 @@ class NodeAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             Node node = cluster.admin.nodes().withName(NODE).get();
             assertThat(node.getMetadata().getLabels()).as("capability labels the agent put on " + NODE)
-                    .containsEntry(Joulie.FEATURE_RAPL_WRITABLE, "true");
+                    .containsEntry(JoulieApi.FEATURE_RAPL_WRITABLE, "true");
             assertThat(cluster.states()).containsEntry(NODE, "ActivePerformance");
         });
         double performance = PoolAgentIT.plannedCap(NODE);
@@ -89,7 +89,7 @@ class NodeAgentIT extends ClusterScenario {
         assertThat(agent.process.waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
         for (int pkg = 0; pkg < host.packages(); pkg++) {
             assertThat(host.limit(pkg)).as("package " + pkg + " back at the limit the agent found")
-                    .isEqualTo(FakeRaplHost.ORIGINAL_LIMIT_UW);
+                    .isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
         }
     }
 }

@@ -3,8 +3,9 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -114,7 +115,7 @@ class ScaleBenchmark {
         ExecutorService pool = Executors.newFixedThreadPool(32);
         try {
             parallel(pool, names(nodes), n -> cluster.admin.nodes().withName(n).edit(node -> {
-                node.getMetadata().getLabels().remove(Joulie.POWER_PROFILE_LABEL);
+                node.getMetadata().getLabels().remove(JoulieApi.POWER_PROFILE_LABEL);
                 return node;
             }));
         } finally {
@@ -185,11 +186,10 @@ class ScaleBenchmark {
                         && !e.lease())
                 .count();
         String metrics = operator.get("/q/metrics");
-        double tickCount = metric(metrics, "joulie_tick_duration_seconds_count");
-        double tickSum = metric(metrics, "joulie_tick_duration_seconds_sum");
-        double tickMax = metric(metrics, "joulie_tick_duration_seconds_max");
-        double heap = metrics.lines().filter(l -> l.startsWith("jvm_memory_used_bytes{") && l.contains("area=\"heap\""))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        double tickCount = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_count");
+        double tickSum = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_sum");
+        double tickMax = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_max");
+        double heap = PrometheusText.sum(metrics, "jvm_memory_used_bytes", "area=\"heap\"");
         long[] rss = operator.rssKiB();
         if (jvm.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
             Path nmt = cluster.controlPlane.workDir().resolve("nmt-" + index + ".txt");
@@ -220,17 +220,12 @@ class ScaleBenchmark {
                 || p.getStatus().reason().contains("performance-only pod:")));
     }
 
-    static double metric(String scrape, String name) {
-        return scrape.lines().filter(l -> l.startsWith(name + " ") || l.startsWith(name + "{"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
-    }
-
     static Pod pod(String node, int index, boolean performance) {
         PodBuilder b = new PodBuilder().withNewMetadata().withName(node + "-" + index).withNamespace("scale").endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("work").withImage("registry.invalid/work:1")
                 .endContainer().withTerminationGracePeriodSeconds(0L).endSpec();
         if (performance) {
-            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, "performance")).endSpec();
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance")).endSpec();
         }
         return b.build();
     }

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -41,8 +41,8 @@ public class ClusterView {
     /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
     private final PodFacts podFacts = new PodFacts();
     private SharedIndexInformer<NodePowerProfile> profiles;
-    private SharedIndexInformer<JoulieInstallation> installation;
-    private final List<java.util.function.Consumer<JoulieInstallation>> installationDeleted =
+    private SharedIndexInformer<Joulie> installation;
+    private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
@@ -56,20 +56,20 @@ public class ClusterView {
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
-        installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
+        installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         // The index of performance-only Pods is kept inside the cache update, so it is complete whenever the store is.
         pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0).itemStore(podFacts);
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
-            public void onAdd(JoulieInstallation obj) {
+            public void onAdd(Joulie obj) {
             }
 
             @Override
-            public void onUpdate(JoulieInstallation oldObj, JoulieInstallation newObj) {
+            public void onUpdate(Joulie oldObj, Joulie newObj) {
             }
 
             @Override
-            public void onDelete(JoulieInstallation obj, boolean deletedFinalStateUnknown) {
+            public void onDelete(Joulie obj, boolean deletedFinalStateUnknown) {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
@@ -152,13 +152,13 @@ public class ClusterView {
     }
 
     /** Called with the active {@code Joulie} resource as it was last seen, once it is deleted. */
-    public void onInstallationDeleted(java.util.function.Consumer<JoulieInstallation> listener) {
+    public void onInstallationDeleted(java.util.function.Consumer<Joulie> listener) {
         installationDeleted.add(listener);
     }
 
     /** The active {@code Joulie} resource, or null when there is none. */
-    public JoulieInstallation installation() {
-        return installation.getStore().getByKey(JoulieInstallation.ACTIVE_NAME);
+    public Joulie installation() {
+        return installation.getStore().getByKey(Joulie.ACTIVE_NAME);
     }
 
     public Collection<Node> nodes() {

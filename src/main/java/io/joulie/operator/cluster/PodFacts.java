@@ -21,7 +21,7 @@ import java.util.stream.Stream;
  *
  * <p>A cluster of 5,000 nodes runs about 100,000 Pods. A full Pod is several kilobytes on the heap, and fabric8's
  * {@code ReducedStateItemStore} keeps a few fields but converts every Pod to a map and back on every event; this store
- * keeps about 150 bytes per Pod and classifies each Pod once (docs/benchmarks.md, decision 39).
+ * keeps about 150 bytes per Pod and classifies each Pod once (docs/benchmarks.md, decision 71).
  *
  * <p>{@link #get} and {@link #values} rebuild a minimal Pod (namespace, name, resource version, node, phase) for the
  * informer's own bookkeeping; nothing in the operator reads Pods from this store other than through {@link #onNode}

@@ -1,5 +1,7 @@
 package io.joulie.agent.host.ffm;
 
+import io.joulie.agent.host.SysfsFiles;
+
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +19,7 @@ import java.nio.file.Path;
  * ...) use a confined one, since closing a shared arena costs a handshake with every thread (about 20 µs,
  * docs/benchmarks.md).
  */
-public final class NativeFile implements AutoCloseable {
+public final class NativeFile implements SysfsFiles.OpenFile {
     public enum Mode {
         READ(Libc.O_RDONLY), WRITE(Libc.O_WRONLY);
 
@@ -77,16 +79,19 @@ public final class NativeFile implements AutoCloseable {
         }
     }
 
+    @Override
     public Path path() {
         return path;
     }
 
     /** The whole content from offset 0, without trailing whitespace. */
+    @Override
     public synchronized String readText() throws IOException {
         return decode(readFromStart()).strip();
     }
 
     /** The content from offset 0 as a non-negative decimal (sysfs counters and limits), parsed in place. */
+    @Override
     public synchronized long readDecimal() throws IOException {
         int end = readFromStart();
         while (end > 0 && Character.isWhitespace(buffer.get(ValueLayout.JAVA_BYTE, end - 1))) {
@@ -119,6 +124,7 @@ public final class NativeFile implements AutoCloseable {
      * Replaces the content with {@code text}: pwrite at offset 0, then ftruncate to its length (sysfs
      * ignores the truncation; a regular file standing in for sysfs must not keep a longer old value's tail).
      */
+    @Override
     public synchronized void writeText(String text) throws IOException {
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
         if (bytes.length > BUFFER_BYTES) {

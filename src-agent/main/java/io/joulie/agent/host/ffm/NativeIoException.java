@@ -1,16 +1,17 @@
 package io.joulie.agent.host.ffm;
 
-import java.io.IOException;
+import io.joulie.agent.host.HostFileException;
+
 import java.nio.file.Path;
 import java.util.Optional;
 
-/** A libc call failed: which call, on which path, and the errno it set. */
-public final class NativeIoException extends IOException {
+/** A libc call failed: which call, on which path, and the errno it set, with the kind of failure the errno means. */
+public final class NativeIoException extends HostFileException {
     private final Path path;
     private final int errno;
 
     public NativeIoException(String call, Path path, int errno) {
-        super(call + " " + path + ": " + Errno.describe(errno));
+        super(call + " " + path + ": " + Errno.describe(errno), kindOf(errno));
         this.path = path;
         this.errno = errno;
     }
@@ -27,8 +28,15 @@ public final class NativeIoException extends IOException {
         return Errno.of(errno);
     }
 
-    /** The file refuses writes by permission or policy (EACCES, EPERM, EROFS), as opposed to a fault. */
-    public boolean isWriteRefusal() {
-        return errno == Errno.EACCES.number() || errno == Errno.EPERM.number() || errno == Errno.EROFS.number();
+    /**
+     * Refused by permission or policy (EACCES, EPERM, EROFS); absent or not reported by the driver (ENOENT,
+     * ENODATA, EOPNOTSUPP); any other errno is a fault.
+     */
+    static Kind kindOf(int errno) {
+        return switch (Errno.of(errno).orElse(Errno.EIO)) {
+            case EACCES, EPERM, EROFS -> Kind.REFUSED;
+            case ENOENT, ENODATA, EOPNOTSUPP -> Kind.ABSENT;
+            default -> Kind.FAULT;
+        };
     }
 }

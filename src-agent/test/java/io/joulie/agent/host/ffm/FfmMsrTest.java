@@ -1,9 +1,10 @@
 package io.joulie.agent.host.ffm;
 
 import io.joulie.agent.host.CpuVendor;
-import io.joulie.agent.host.FakeHost;
+import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.PackageMsr;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +40,7 @@ class FfmMsrTest {
         long limit = 1L << 63 | 1L << 47 | pl2 << 32 | 1L << 15 | pl1;
         host.intelMsr(2, limit);
 
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL)) {
             assertThat(msr.packages()).containsExactly(0, 1);
             PackageMsr pkg1 = msr.read(1).orElseThrow();
             assertThat(pkg1.units()).isEqualTo(new PackageMsr.Units(0.125, 1.0 / 16384));
@@ -60,7 +61,7 @@ class FfmMsrTest {
     @Test
     void amdHasUnitsAndEnergyButNoPowerLimitAndOnePackageWithoutTopology() throws IOException {
         host.msr(0, Map.of(FfmMsr.AMD_RAPL_POWER_UNIT, 0x000A_1003L, FfmMsr.AMD_PKG_ENERGY_STATUS, 0x0001_0000L));
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.AMD)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.AMD)) {
             assertThat(msr.packages()).containsExactly(0);
             PackageMsr pkg = msr.read(0).orElseThrow();
             assertThat(pkg.units()).isEqualTo(new PackageMsr.Units(0.125, 1.0 / 65536));
@@ -72,7 +73,7 @@ class FfmMsrTest {
     @Test
     void aRegisterBeyondTheDeviceIsAnErrorNotAZero() throws IOException {
         Path device = host.msr(0, Map.of(FfmMsr.INTEL_RAPL_POWER_UNIT, FakeHost.INTEL_UNITS));
-        try (Msr msr = FfmMsr.open(host.roots(), CpuVendor.INTEL)) {
+        try (Msr msr = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL)) {
             assertThatThrownBy(() -> msr.read(0)).isInstanceOf(IOException.class)
                     .hasMessage(device + ": read 0 of 8 bytes at 0x611");
         }
@@ -80,11 +81,11 @@ class FfmMsrTest {
 
     @Test
     void absentForOtherVendorsAndWithoutMsrDevices() throws IOException {
-        try (Msr none = FfmMsr.open(host.roots(), CpuVendor.INTEL)) {
+        try (Msr none = FfmMsr.open(HostRoots.under(root), CpuVendor.INTEL)) {
             assertThat(none.packages()).isEmpty();
         }
         host.msr(0, Map.of(FfmMsr.INTEL_RAPL_POWER_UNIT, FakeHost.INTEL_UNITS));
-        try (Msr other = FfmMsr.open(host.roots(), CpuVendor.OTHER)) {
+        try (Msr other = FfmMsr.open(HostRoots.under(root), CpuVendor.OTHER)) {
             assertThat(other.packages()).isEmpty();
             assertThat(other.read(0)).isEqualTo(Optional.empty());
         }

@@ -1,6 +1,7 @@
 package io.joulie.agent.host.ffm;
 
-import io.joulie.agent.host.FakeHost;
+import io.joulie.agent.host.HostFileException;
+import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,7 +28,7 @@ class NativeFileTest {
                 .isInstanceOfSatisfying(NativeIoException.class, e -> {
                     assertThat(e.error()).contains(Errno.ENOENT);
                     assertThat(e.path()).isEqualTo(missing);
-                    assertThat(e.isWriteRefusal()).isFalse();
+                    assertThat(e.kind()).isEqualTo(HostFileException.Kind.ABSENT);
                     assertThat(e).hasMessage("open " + missing + ": ENOENT (2, no such file or directory)");
                 });
     }
@@ -84,7 +85,7 @@ class NativeFileTest {
         assertThatThrownBy(() -> NativeFile.open(READ_ONLY_SYSFS_ATTRIBUTE, NativeFile.Mode.WRITE))
                 .isInstanceOfSatisfying(NativeIoException.class, e -> {
                     assertThat(e.error().orElseThrow()).isIn(Errno.EACCES, Errno.EROFS);
-                    assertThat(e.isWriteRefusal()).isTrue();
+                    assertThat(e.kind()).isEqualTo(HostFileException.Kind.REFUSED);
                     assertThat(e.getMessage()).startsWith("open " + READ_ONLY_SYSFS_ATTRIBUTE + ": E");
                 });
     }
@@ -94,7 +95,7 @@ class NativeFileTest {
         assertThatThrownBy(() -> NativeFile.open(dir, NativeFile.Mode.WRITE))
                 .isInstanceOfSatisfying(NativeIoException.class, e -> {
                     assertThat(e.error()).contains(Errno.EISDIR);
-                    assertThat(e.isWriteRefusal()).isFalse();
+                    assertThat(e.kind()).isEqualTo(HostFileException.Kind.FAULT);
                 });
     }
 

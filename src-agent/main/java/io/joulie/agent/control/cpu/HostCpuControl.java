@@ -1,0 +1,174 @@
+package io.joulie.agent.control.cpu;
+
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.host.CapResult;
+import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.Powercap;
+import io.joulie.agent.host.PowercapZone;
+import io.joulie.agent.host.ZoneReading;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+
+import java.io.IOException;
+import java.time.InstantSource;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+/**
+ * Host control: RAPL through {@link Powercap#applyNodeCap}, and the {@link DvfsController} over cpufreq when
+ * no RAPL limit can be written. After a successful apply the long_term limits are read back, and that
+ * read-back (not the value written, which the kernel may quantise) is the reference: each later call
+ * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
+ * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
+ * or the limits are restored. Not thread-safe: the agent's single worker calls it.
+ */
+public final class HostCpuControl implements CpuControl {
+    private final Powercap powercap;
+    private final Cpufreq cpufreq;
+    private final InstantSource clock;
+    private DvfsController dvfs;
+    private double appliedCap = Double.NaN;
+    private Map<String, Long> writtenUw = Map.of();
+    private String appliedMessage = "";
+    private double blockedCap = Double.NaN;
+    private CapResult blocked;
+    private int rewrites;
+
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
+        this.powercap = powercap;
+        this.cpufreq = cpufreq;
+        this.clock = clock;
+        this.dvfs = new DvfsController(cpufreq, clock);
+    }
+
+    /** How many times a limit found different from the last write was written again (drift repairs). */
+    public int rewrites() {
+        return rewrites;
+    }
+
+    @Override
+    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+        if (!powercap.packages().isEmpty()) {
+            Map<String, Long> current = currentLimitsUw();
+            if (capWatts == appliedCap && current.equals(writtenUw)) {
+                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, appliedMessage, observed(current));
+            }
+            boolean drift = capWatts == appliedCap;
+            boolean knownBlocked = blocked != null && capWatts == blockedCap;
+            CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
+            switch (r.outcome()) {
+                case APPLIED -> {
+                    if (drift) {
+                        rewrites++;
+                    }
+                    blocked = null;
+                    blockedCap = Double.NaN;
+                    appliedCap = capWatts;
+                    // what the kernel reports back (it may round the value written) is the reference
+                    writtenUw = currentLimitsUw();
+                    appliedMessage = r.message();
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
+                }
+                case ERROR -> {
+                    forget();
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
+                }
+                case BLOCKED -> {
+                    forget();
+                    blocked = r;
+                    blockedCap = capWatts;
+                    if (cpufreq.policies().isEmpty()) {
+                        return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
+                                observed(knownBlocked ? current : r.observedUw()));
+                    }
+                    return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
+                }
+                default -> throw new IllegalStateException(r.outcome().toString());
+            }
+        }
+        if (!cpufreq.policies().isEmpty()) {
+            return dvfs(capWatts, packageWatts, "no RAPL zones; ");
+        }
+        return ControlOutcome.blocked(CpuBackend.POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
+    }
+
+    private ControlOutcome dvfs(double capWatts, OptionalDouble packageWatts, String why) {
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        observed.put(Observed.CAP_WATTS, capWatts);
+        String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
+                + " W by lowering cpufreq ceilings of " + cpufreq.policies().size() + " policies";
+        if (packageWatts.isEmpty()) {
+            observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+            return new ControlOutcome(CpuBackend.DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
+                    + "until package power can be read", observed);
+        }
+        try {
+            dvfs.onReading(capWatts, packageWatts.getAsDouble());
+        } catch (IOException | RuntimeException e) {
+            observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+            return new ControlOutcome(CpuBackend.DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
+        }
+        observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
+        return new ControlOutcome(CpuBackend.DVFS, Result.APPLIED, message, observed);
+    }
+
+    @Override
+    public ControlOutcome restore() {
+        forget();
+        CapResult r = powercap.restore();
+        String cpufreqMessage = "";
+        try {
+            cpufreq.restore();
+        } catch (IOException | RuntimeException e) {
+            cpufreqMessage = "; cpufreq restore failed: " + e.getMessage();
+        }
+        dvfs = new DvfsController(cpufreq, clock);
+        Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
+        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
+    }
+
+    /** The long_term limits in force now, by zone id (what the host layer reads back). */
+    public Map<String, Long> currentLimitsUw() {
+        Map<String, Long> limits = new LinkedHashMap<>();
+        for (PowercapZone zone : powercap.packages()) {
+            try {
+                ZoneReading reading = powercap.read(zone);
+                reading.longTerm().ifPresent(c -> limits.put(zone.id(), c.powerLimitUw()));
+            } catch (IOException | RuntimeException e) {
+                // left out: differs from what was written, so the next enforce re-applies and reports
+            }
+        }
+        return limits;
+    }
+
+    /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
+    public static Map<Observed, Double> observed(Map<String, Long> limitsUw) {
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        if (!limitsUw.isEmpty()) {
+            double sum = limitsUw.values().stream().mapToLong(Long::longValue).sum() / 1e6;
+            observed.put(Observed.CAP_WATTS, sum);
+            observed.put(Observed.CAP_WATTS_PER_PACKAGE, sum / limitsUw.size());
+            observed.put(Observed.PACKAGES, (double) limitsUw.size());
+        }
+        return observed;
+    }
+
+    /** What is in force now, for a status that reports without acting (blocked requests). */
+    public Map<Observed, Double> observedNow() {
+        return observed(currentLimitsUw());
+    }
+
+    private void forget() {
+        blocked = null;
+        blockedCap = Double.NaN;
+        appliedCap = Double.NaN;
+        writtenUw = Map.of();
+        appliedMessage = "";
+    }
+
+    private static String fmt(double w) {
+        return w == Math.rint(w) ? Long.toString((long) w) : Double.toString(w);
+    }
+}

@@ -1,0 +1,18 @@
+package io.joulie.agent.control.cpu;
+
+import io.joulie.agent.control.ControlOutcome;
+
+import java.util.OptionalDouble;
+
+/** Control type none: the agent reports and never acts. */
+public final class NoneCpuControl implements CpuControl {
+    @Override
+    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+        return ControlOutcome.none(CpuBackend.NONE, "cpu control is disabled (controls.cpu.type none)");
+    }
+
+    @Override
+    public ControlOutcome restore() {
+        return ControlOutcome.none(CpuBackend.NONE, "cpu control is disabled (controls.cpu.type none)");
+    }
+}

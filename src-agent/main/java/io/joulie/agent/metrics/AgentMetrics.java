@@ -1,0 +1,133 @@
+package io.joulie.agent.metrics;
+
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The agent's Prometheus metrics, all tagged {@code node} (docs/agent.md). Micrometer names map to
+ * Prometheus names: {@code joulie.agent.actions} → {@code joulie_agent_actions_total}, and so on.
+ */
+@ApplicationScoped
+public class AgentMetrics {
+    static final String PREFIX = "joulie.agent.";
+    private final AtomicLong lastReconcile = new AtomicLong();
+
+    private final MeterRegistry registry;
+    private final Map<String, NodeGauges> nodes = new ConcurrentHashMap<>();
+
+    /** The per-node values the gauges read. */
+    static final class NodeGauges {
+        volatile double packageWatts = Double.NaN;
+        volatile double capPerPackageWatts = Double.NaN;
+        volatile double throttlePct;
+        volatile String backend = "";
+    }
+
+    public AgentMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        registry.gauge(PREFIX + "last.reconcile.timestamp.seconds", Tags.empty(), lastReconcile);
+    }
+
+    /** Removes this instance's meters so that a restarted application registers fresh ones (as the operator does). */
+    @PreDestroy
+    void close() {
+        registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX)).toList().forEach(registry::remove);
+    }
+
+    private NodeGauges gauges(String node) {
+        return nodes.computeIfAbsent(node, n -> {
+            NodeGauges g = new NodeGauges();
+            Tags tags = Tags.of("node", n);
+            Gauge.builder(PREFIX + "package.power.watts", g, x -> x.packageWatts)
+                    .description("CPU package power of the node (sum over packages)").tags(tags).register(registry);
+            Gauge.builder(PREFIX + "cap.per.package.watts", g, x -> x.capPerPackageWatts)
+                    .description("long_term power limit in force per package, as read back").tags(tags).register(registry);
+            Gauge.builder(PREFIX + "throttle.percent", g, x -> x.throttlePct)
+                    .description("DVFS throttle: share of cpufreq policies held at their minimum").tags(tags).register(registry);
+            for (CpuBackend b : CpuBackend.values()) {
+                Gauge.builder(PREFIX + "backend", g, x -> b.label().equals(x.backend) ? 1 : 0)
+                        .description("1 for the backend that acted last on the node").tags(tags.and("backend", b.label())).register(registry);
+            }
+            // At 0 from the start, so that the first failure shows as an increase() to the alerts.
+            for (ErrorKind kind : ErrorKind.values()) {
+                registry.counter(PREFIX + "errors", tags.and("kind", kind.label()));
+            }
+            return g;
+        });
+    }
+
+    public void packagePower(String node, double watts, double joules) {
+        gauges(node).packageWatts = watts;
+        if (joules > 0) {
+            Counter.builder(PREFIX + "package.energy.joules").description("CPU package energy consumed")
+                    .tags("node", node).register(registry).increment(joules);
+        }
+    }
+
+    /**
+     * What a control action did: the backend that acted, the cap per package and the throttle it reports, the
+     * action counted under {@code kind} (none: a periodic check that changed nothing), an error when it failed.
+     */
+    public void outcome(String node, Optional<Action> kind, ControlOutcome out) {
+        NodeGauges g = gauges(node);
+        g.backend = out.backend().label();
+        Double perPackage = out.observed().get(Observed.CAP_WATTS_PER_PACKAGE);
+        if (perPackage != null) {
+            g.capPerPackageWatts = perPackage;
+        }
+        g.throttlePct = out.observed().getOrDefault(Observed.THROTTLE_PCT, 0.0);
+        kind.ifPresent(k -> registry.counter(PREFIX + "actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
+                "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
+        if (out.result() == Result.ERROR) {
+            error(node, ErrorKind.CONTROL);
+        }
+    }
+
+    public void error(String node, ErrorKind kind) {
+        registry.counter(PREFIX + "errors", "node", node, "kind", kind.label()).increment();
+    }
+
+    public Timer applyTimer(String node) {
+        return Timer.builder(PREFIX + "apply.duration").description("Duration of one control action on a node")
+                .publishPercentileHistogram().minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(30)).tags("node", node).register(registry);
+    }
+
+    /** One gauge per capability label, value 1, tagged with the label's name and value. */
+    public void capabilities(String node, Map<String, String> labels) {
+        labels.forEach((k, v) -> Gauge.builder(PREFIX + "capability", () -> 1)
+                .description("Hardware capability found by the start-up probe (feature.joulie.io labels)")
+                .tags("node", node, "feature", k.substring(k.indexOf('/') + 1), "value", v).register(registry));
+    }
+
+    public void lastReconcile(long epochSeconds) {
+        lastReconcile.set(epochSeconds);
+    }
+
+    /** Drops a node's meters (a pool agent no longer serves it). */
+    public void forget(String node) {
+        nodes.remove(node);
+        for (Meter m : registry.getMeters()) {
+            if (m.getId().getName().startsWith(PREFIX) && node.equals(m.getId().getTag("node"))) {
+                registry.remove(m);
+            }
+        }
+    }
+}

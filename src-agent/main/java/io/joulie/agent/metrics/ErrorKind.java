@@ -1,0 +1,21 @@
+package io.joulie.agent.metrics;
+
+import java.util.Locale;
+
+/** The {@code kind} of {@code joulie_agent_errors_total}. */
+public enum ErrorKind {
+    /** A control action ended in {@code error}. */
+    CONTROL,
+    /** No package power reading from the routed source. */
+    TELEMETRY,
+    /** Writing the TelemetryProfile status failed. */
+    STATUS,
+    /** Putting the capability labels on the Node failed. */
+    LABELS,
+    /** A reconcile threw. */
+    RECONCILE;
+
+    public String label() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,102 @@
+package io.joulie.agent.power;
+
+import io.joulie.agent.metrics.AgentMetrics;
+import io.joulie.agent.metrics.ErrorKind;
+import io.joulie.agent.routing.NodeEndpoint;
+import io.joulie.agent.routing.Route;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * A node's package power from the source its route names (the host's RAPL energy counters, an HTTP endpoint, a
+ * Prometheus query, or none), with the energy counted as power x time since the previous reading. Remote sources
+ * are read on the periodic reconcile only, so that a slow or unreachable source never delays applying a changed
+ * NodePowerProfile; a reconcile an event asked for reuses the last reading. Not thread-safe: the agent's worker
+ * calls it.
+ */
+public final class PowerReader {
+    private static final Logger LOG = Logger.getLogger(PowerReader.class);
+
+    /** GETs a telemetry URL; a non-2xx answer is an IOException ({@link PowerTelemetry#get}). */
+    @FunctionalInterface
+    public interface Fetch {
+        String get(String url, int timeoutSeconds) throws IOException, InterruptedException;
+    }
+
+    /** The last reading of a node (empty: none) and when it was taken (null: no reading to count energy from). */
+    private static final class Last {
+        OptionalDouble watts = OptionalDouble.empty();
+        Instant at;
+    }
+
+    private final PackagePowerMeter meter;
+    private final Fetch fetch;
+    private final AgentMetrics metrics;
+    private final InstantSource clock;
+    private final Map<String, Last> last = new HashMap<>();
+
+    /** @param meter the host's RAPL meter; null where the agent has no host access (pool mode) */
+    public PowerReader(PackagePowerMeter meter, Fetch fetch, AgentMetrics metrics, InstantSource clock) {
+        this.meter = meter;
+        this.fetch = fetch;
+        this.metrics = metrics;
+        this.clock = clock;
+    }
+
+    /** The node's package power now, or the last reading where a remote source is not read again (see above). */
+    public OptionalDouble read(String node, Route route, boolean periodic) {
+        Last l = last.computeIfAbsent(node, n -> new Last());
+        if (!periodic && route.cpuSource() != SourceType.HOST && l.watts.isPresent()) {
+            return l.watts;
+        }
+        Instant now = clock.instant();
+        OptionalDouble watts = OptionalDouble.empty();
+        try {
+            watts = sample(node, route);
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf("Node %s: no package power reading (%s)", node, e.toString());
+            metrics.error(node, ErrorKind.TELEMETRY);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (watts.isPresent()) {
+            double joules = l.at == null ? 0 : watts.getAsDouble() * Duration.between(l.at, now).toNanos() / 1e9;
+            metrics.packagePower(node, watts.getAsDouble(), joules);
+            l.at = now;
+        } else {
+            metrics.packagePower(node, Double.NaN, 0); // no reading: the gauge says so instead of repeating an old one
+            l.at = null;
+        }
+        l.watts = watts;
+        return watts;
+    }
+
+    private OptionalDouble sample(String node, Route route) throws IOException, InterruptedException {
+        Source source = route.cpuSourceSpec();
+        return switch (route.cpuSource()) {
+            case HOST -> meter == null ? OptionalDouble.empty() : meter.sampleWatts();
+            case HTTP -> source == null || source.http() == null ? OptionalDouble.empty()
+                    : PowerTelemetry.parseHttp(fetch.get(NodeEndpoint.forNode(source.http().endpoint(), node),
+                    Objects.requireNonNullElse(source.http().timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS)));
+            case PROMETHEUS -> source == null || source.prometheus() == null ? OptionalDouble.empty()
+                    : PowerTelemetry.parsePrometheus(fetch.get(PowerTelemetry.prometheusUrl(source.prometheus().endpoint(),
+                    source.prometheus().query(), node), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS));
+            case NONE -> OptionalDouble.empty();
+        };
+    }
+
+    /** Forgets a node this agent no longer serves. */
+    public void forget(String node) {
+        last.remove(node);
+    }
+}

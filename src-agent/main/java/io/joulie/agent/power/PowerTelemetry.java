@@ -1,0 +1,79 @@
+package io.joulie.agent.power;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.agent.routing.NodeEndpoint;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.OptionalDouble;
+
+/**
+ * Package power from outside the host: {@code GET {endpoint}} answering JSON with {@code packagePowerWatts}
+ * at top level or under {@code cpu}; or a Prometheus instant query whose first sample is the value.
+ */
+public final class PowerTelemetry {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private PowerTelemetry() {
+    }
+
+    /** {@code packagePowerWatts} at top level, else under {@code cpu}; empty when neither is a finite number ≥ 0. */
+    public static OptionalDouble parseHttp(String body) {
+        try {
+            JsonNode root = JSON.readTree(body);
+            for (JsonNode n : new JsonNode[]{root.path("packagePowerWatts"), root.path("cpu").path("packagePowerWatts")}) {
+                if (n.isNumber() && plausible(n.asDouble())) {
+                    return OptionalDouble.of(n.asDouble());
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // not JSON: no reading
+        }
+        return OptionalDouble.empty();
+    }
+
+    /** Power is a finite number of watts ≥ 0: NaN, infinities and negative values are no reading. */
+    static boolean plausible(double watts) {
+        return Double.isFinite(watts) && watts >= 0;
+    }
+
+    /**
+     * The value of the first sample of a Prometheus {@code /api/v1/query} answer ({@code data.result[0].value[1]});
+     * empty unless it is a finite number ≥ 0 (Prometheus writes NaN as {@code "NaN"}).
+     */
+    public static OptionalDouble parsePrometheus(String body) {
+        try {
+            JsonNode value = JSON.readTree(body).path("data").path("result").path(0).path("value").path(1);
+            if (value.isTextual() || value.isNumber()) {
+                double d = Double.parseDouble(value.asText());
+                return plausible(d) ? OptionalDouble.of(d) : OptionalDouble.empty();
+            }
+        } catch (IOException | RuntimeException e) {
+            // malformed: no reading
+        }
+        return OptionalDouble.empty();
+    }
+
+    /** GETs {@code url}; a non-2xx answer is an IOException naming the status. */
+    public static String get(HttpClient http, String url, int timeoutSeconds) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeoutSeconds))
+                .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() / 100 != 2) {
+            throw new IOException("GET " + url + " answered HTTP " + r.statusCode());
+        }
+        return r.body();
+    }
+
+    /** The Prometheus instant-query URL for {@code query} ({@code {node}} replaced). */
+    public static String prometheusUrl(String base, String query, String node) {
+        String b = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
+        return b + "/api/v1/query?query=" + URLEncoder.encode(NodeEndpoint.forNode(query, node), StandardCharsets.UTF_8);
+    }
+}

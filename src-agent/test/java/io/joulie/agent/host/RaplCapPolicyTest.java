@@ -1,0 +1,174 @@
+package io.joulie.agent.host;
+
+import io.joulie.agent.host.CapResult.Outcome;
+import io.joulie.agent.host.HostFileException.Kind;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The RAPL cap policy (bounds, firmware lock, all-or-nothing writes, restore) over the in-memory file port: the
+ * same rules whatever moves the bytes. FfmSysfsPowercapTest runs them again through FFM on fake trees.
+ */
+class RaplCapPolicyTest {
+    static final Path SYS = Path.of("/sys");
+    static final Path POWERCAP = SYS.resolve("class/powercap");
+    static final Path LIMIT_0 = limit(0);
+    static final Path LIMIT_1 = limit(1);
+
+    MemorySysfs files;
+
+    @BeforeEach
+    void twoPackages() {
+        files = new MemorySysfs();
+        pkg(0);
+        pkg(1);
+    }
+
+    static Path limit(int pkg) {
+        return POWERCAP.resolve("intel-rapl:" + pkg + "/constraint_0_power_limit_uw");
+    }
+
+    /** intel-rapl:N, package-N: long_term 200 W, at most 250 W, as intel_rapl reports it (no minimum). */
+    void pkg(int n) {
+        Path zone = POWERCAP.resolve("intel-rapl:" + n);
+        files.put(zone.resolve("name"), "package-" + n).put(zone.resolve("energy_uj"), 1_000_000)
+                .put(zone.resolve("constraint_0_name"), "long_term").put(zone.resolve("constraint_0_power_limit_uw"), 200_000_000)
+                .put(zone.resolve("constraint_0_max_power_uw"), 250_000_000);
+    }
+
+    Powercap open(Msr msr) throws IOException {
+        return SysfsPowercap.open(SYS, files, msr);
+    }
+
+    /** An MSR with power unit 1/8 W and the given lock bit; {@code unreadable}: every read fails. */
+    static Msr msr(boolean locked, boolean unreadable) {
+        return new Msr() {
+            @Override
+            public List<Integer> packages() {
+                return List.of(0, 1);
+            }
+
+            @Override
+            public Optional<PackageMsr> read(int packageIndex) throws IOException {
+                if (unreadable) {
+                    throw new IOException("msr unreadable");
+                }
+                PackageMsr.Units units = new PackageMsr.Units(0.125, 1.0 / (1 << 14));
+                return Optional.of(new PackageMsr(units, 0, Optional.of(new PackageMsr.PowerLimit(125, true, 150, true, locked))));
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
+    @Test
+    void theCapIsSharedEvenlyClampedToTheHardwareAndWrittenOnEveryPackage() throws IOException {
+        CapResult result = open(Msr.absent()).applyNodeCap(5000);
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("250000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("250000000");
+        assertThat(result.message()).isEqualTo("applied node cap 5000 W as long_term limit on 2 packages"
+                + "; intel-rapl:0: 2500000000 uW clamped to hardware max 250000000 uW"
+                + "; intel-rapl:1: 2500000000 uW clamped to hardware max 250000000 uW");
+        assertThat(result.writtenUw()).isEqualTo(Map.of("intel-rapl:0", 250_000_000L, "intel-rapl:1", 250_000_000L));
+        assertThat(result.observedUw()).isEqualTo(result.writtenUw());
+    }
+
+    @Test
+    void aLimitTheHostRefusesToOpenBlocksBeforeAnyPackageIsWritten() throws IOException {
+        files.refuseOpeningForWrite(LIMIT_1);
+        Powercap powercap = open(Msr.absent());
+        assertThat(powercap.writable()).isFalse();
+        CapResult result = powercap.applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(result.message()).isEqualTo("intel-rapl:1: long_term limit not writable: open " + LIMIT_1 + ": refused");
+        assertThat(result.writtenUw()).isEmpty();
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+        assertThat(result.observedUw()).isEqualTo(Map.of("intel-rapl:0", 200_000_000L, "intel-rapl:1", 200_000_000L));
+    }
+
+    @Test
+    void aWriteThatFailsPutsBackThePackagesAlreadyWritten() throws IOException {
+        files.failWrite(LIMIT_1, null, Kind.FAULT);
+        CapResult result = open(Msr.absent()).applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.ERROR);
+        assertThat(result.message()).isEqualTo("intel-rapl:1: write " + LIMIT_1 + ": FAULT; intel-rapl:0 rolled back to 200000000 uW");
+        assertThat(result.writtenUw()).isEmpty();
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+    }
+
+    @Test
+    void aWriteTheHostRefusesIsBlockedAndRolledBackToo() throws IOException {
+        files.failWrite(LIMIT_1, null, Kind.REFUSED);
+        CapResult result = open(Msr.absent()).applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(result.message()).endsWith("; intel-rapl:0 rolled back to 200000000 uW");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+    }
+
+    @Test
+    void aRollbackThatFailsIsNamedInTheMessage() throws IOException {
+        files.failWrite(LIMIT_1, null, Kind.FAULT).failWrite(LIMIT_0, "200000000", Kind.FAULT);
+        CapResult result = open(Msr.absent()).applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.ERROR);
+        assertThat(result.message()).isEqualTo("intel-rapl:1: write " + LIMIT_1 + ": FAULT; rollback of intel-rapl:0 failed: write "
+                + LIMIT_0 + ": FAULT");
+        assertThat(files.get(LIMIT_0)).isEqualTo("120000000");
+        assertThat(result.observedUw()).isEqualTo(Map.of("intel-rapl:0", 120_000_000L, "intel-rapl:1", 200_000_000L));
+    }
+
+    @Test
+    void theFirmwareLockBlocksButAnUnreadableMsrProvesNothing() throws IOException {
+        Powercap locked = open(msr(true, false));
+        assertThat(locked.writable()).isFalse();
+        CapResult result = locked.applyNodeCap(100);
+        assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(result.message()).isEqualTo("intel-rapl:0: long_term limit locked by firmware (MSR 0x610 bit 63)");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+
+        Powercap unreadable = open(msr(false, true));
+        assertThat(unreadable.writable()).isTrue();
+        assertThat(unreadable.applyNodeCap(100).outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("50000000");
+    }
+
+    @Test
+    void withoutAReportedMaximumTheRaplFieldBoundsTheCapAndWithoutAnMsrBlocksIt() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_max_power_uw"), 0);
+        CapResult blocked = open(Msr.absent()).applyNodeCap(200);
+        assertThat(blocked.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(blocked.message()).startsWith("intel-rapl:0: no hardware maximum known");
+        assertThat(files.get(LIMIT_1)).isEqualTo("200000000");
+
+        CapResult bounded = open(msr(false, false)).applyNodeCap(10_000);
+        assertThat(bounded.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("4095875000"); // 0x7FFF x 1/8 W
+        assertThat(files.get(LIMIT_1)).isEqualTo("250000000");
+    }
+
+    @Test
+    void restorePutsBackWhatWasFoundAtStartAndNamesALimitItCannotWrite() throws IOException {
+        files.put(LIMIT_1, 180_000_000);
+        Powercap powercap = open(Msr.absent());
+        assertThat(powercap.snapshot()).containsExactly(new LimitSnapshot("intel-rapl:0", 0, 200_000_000),
+                new LimitSnapshot("intel-rapl:1", 0, 180_000_000));
+        powercap.applyNodeCap(240);
+        files.refuseOpeningForWrite(LIMIT_0);
+
+        CapResult restored = powercap.restore();
+        assertThat(restored.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(restored.message()).isEqualTo("restore failed: intel-rapl:0: open " + LIMIT_0 + ": refused");
+        assertThat(files.get(LIMIT_1)).isEqualTo("180000000");
+        assertThat(files.get(LIMIT_0)).isEqualTo("120000000");
+    }
+}

@@ -1,0 +1,55 @@
+package io.joulie.agent.metrics;
+
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AgentMetricsTest {
+
+    @Test
+    void aNodesErrorCountersExistAtZeroFromItsFirstReadingAndLeaveWithTheNode() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AgentMetrics metrics = new AgentMetrics(registry);
+        metrics.packagePower("n1", 60, 0);
+        for (String kind : new String[] {"control", "telemetry", "status", "labels", "reconcile"}) {
+            assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", kind).counter().count())
+                    .as("errors kind=%s", kind).isZero();
+        }
+        metrics.error("n1", ErrorKind.CONTROL);
+        assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", "control").counter().count()).isEqualTo(1);
+        metrics.forget("n1");
+        assertThat(registry.find("joulie.agent.errors").counters()).isEmpty();
+    }
+
+    @Test
+    void anOutcomeSetsTheBackendCapAndThrottleGaugesAndCountsOnlyAnActionWithAKind() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AgentMetrics metrics = new AgentMetrics(registry);
+        ControlOutcome applied = new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, "applied",
+                Map.of(Observed.CAP_WATTS_PER_PACKAGE, 60.0, Observed.CAP_WATTS, 120.0));
+        metrics.outcome("n1", Optional.empty(), applied);
+        assertThat(registry.find("joulie.agent.actions").counters()).isEmpty();
+        assertThat(registry.get("joulie.agent.cap.per.package.watts").tag("node", "n1").gauge().value()).isEqualTo(60.0);
+        assertThat(registry.get("joulie.agent.backend").tags("node", "n1", "backend", "powercap").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("joulie.agent.backend").tags("node", "n1", "backend", "dvfs").gauge().value()).isZero();
+
+        metrics.outcome("n1", Optional.of(Action.REAPPLY), applied);
+        assertThat(registry.get("joulie.agent.actions").tags("node", "n1", "kind", "reapply", "backend", "powercap", "result", "applied")
+                .counter().count()).isEqualTo(1);
+
+        metrics.outcome("n1", Optional.of(Action.APPLY), new ControlOutcome(CpuBackend.DVFS, Result.ERROR, "cpufreq write failed",
+                Map.of(Observed.THROTTLE_PCT, 30.0)));
+        assertThat(registry.get("joulie.agent.throttle.percent").tag("node", "n1").gauge().value()).isEqualTo(30.0);
+        assertThat(registry.get("joulie.agent.cap.per.package.watts").tag("node", "n1").gauge().value()).isEqualTo(60.0);
+        assertThat(registry.get("joulie.agent.backend").tags("node", "n1", "backend", "dvfs").gauge().value()).isEqualTo(1.0);
+        assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", "control").counter().count()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,338 @@
+package io.joulie.agent.runtime;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.joulie.agent.config.AgentMode;
+import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.agent.control.cpu.CpuControls;
+import io.joulie.agent.control.cpu.HostCpuControl;
+import io.joulie.agent.control.cpu.HttpCpuControl;
+import io.joulie.agent.host.Host;
+import io.joulie.agent.host.HostRoots;
+import io.joulie.agent.host.ffm.FfmHost;
+import io.joulie.agent.k8s.StatusPublisher;
+import io.joulie.agent.metrics.AgentMetrics;
+import io.joulie.agent.power.PackagePowerMeter;
+import io.joulie.agent.power.PowerReader;
+import io.joulie.agent.power.PowerTelemetry;
+import io.joulie.api.text.LabelSelector;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.testkit.FakeClock;
+import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.PrometheusText;
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.http.HttpClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The reconcile of one node, called directly with a clock the test moves: the agent's logic on a fake two-package
+ * sysfs tree (long_term 200 W each at start, at most 250 W) through the real FFM host layer, with the cluster as
+ * plain collections and the status written into them as StatusWriter writes it. No Kubernetes server, no waiting; what needs
+ * the API server (the status subresource, the Node labels) and the path from a watch event to the hardware on the
+ * wall clock stay in {@code it.AgentTest}.
+ */
+class NodeReconcilerTest {
+    static final String NODE = "Worker_A";
+    static final String ORIGINAL = Long.toString(FakeHost.ORIGINAL_LIMIT_UW);
+
+    @TempDir
+    Path root;
+
+    final FakeClock clock = new FakeClock();
+    final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    final AgentMetrics metrics = new AgentMetrics(registry);
+    final MemoryView view = new MemoryView();
+    final List<ControlOutcome> written = new CopyOnWriteArrayList<>();
+    final HttpClient http = HttpClient.newHttpClient();
+    final List<Host> hosts = new ArrayList<>();
+    FakeHost host;
+
+    @AfterEach
+    void close() {
+        hosts.forEach(Host::close);
+    }
+
+    /** The agent in node mode for {@link #NODE}, as NodeAgent assembles it, on a fresh fake host. */
+    NodeReconciler nodeAgent(boolean restoreOnExit) throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
+        host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
+        Host opened = FfmHost.open(HostRoots.under(root));
+        hosts.add(opened);
+        AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
+                restoreOnExit, LabelSelector.parse(""), 1, 0);
+        return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
+                new PackagePowerMeter(opened.powercap(), clock));
+    }
+
+    NodeReconciler assemble(AgentSettings settings, HostCpuControl hostControl, PackagePowerMeter meter) {
+        CpuControls controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock),
+                settings.restoreOnExit());
+        PowerReader power = new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
+        StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
+        return new NodeReconciler(new ServedNodes(settings, view), view, controls, power, status, metrics);
+    }
+
+    /** As StatusWriter does on the API server: the status into the node's own profile, created when it has none. */
+    void writeStatus(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
+        written.add(outcome);
+        TelemetryProfile tp = new TelemetryProfile();
+        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node)))
+                .build());
+        tp.setSpec(own.map(TelemetryProfile::getSpec)
+                .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
+        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
+                outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(), clock.instant().toString()), null)));
+        view.put(tp);
+    }
+
+    void profile(String node, Profile profile, Double cap) {
+        NodePowerProfile npp = new NodePowerProfile();
+        npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
+        npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        view.put(npp);
+    }
+
+    /** The node-mode agent, after an eco profile of 240 W reached the host: 120 W on each package. */
+    NodeReconciler capAt240(boolean restoreOnExit) throws IOException {
+        NodeReconciler agent = nodeAgent(restoreOnExit);
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+        return agent;
+    }
+
+    ControlOutcome cpuStatus() {
+        return written.getLast();
+    }
+
+    double metric(String name, String... labels) {
+        return PrometheusText.sum(registry.scrape(), name, labels);
+    }
+
+    @Test
+    void appliesTheProfileAndFollowsChanges() throws IOException {
+        NodeReconciler agent = capAt240(true);
+
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+        assertThat(host.limit(1)).isEqualTo("150000000");
+        assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.POWERCAP);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_PACKAGE, 150.0).containsEntry(Observed.CAP_WATTS, 300.0);
+        assertThat(metric("joulie_agent_actions_total", "kind=\"apply\"", "result=\"applied\"")).isEqualTo(2);
+    }
+
+    /**
+     * The energy counters advance between periodic reconciles, so every reconcile reads a new package power:
+     * the status must still not be rewritten, because packagePowerWatts is left out of the comparison.
+     */
+    @Test
+    void anUnchangedStatusIsNotRewrittenByPeriodicReconciles() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        for (int settle = 0; settle < 2; settle++) {
+            clock.advance(Duration.ofSeconds(1));
+            agent.reconcile(NODE, true);
+        }
+        assertThat(written).hasSize(1);
+
+        List<Double> readings = new ArrayList<>();
+        for (int i = 1; i <= 3; i++) {
+            host.addEnergy(i * 37_000_000L);
+            clock.advance(Duration.ofSeconds(1));
+            agent.reconcile(NODE, true);
+            readings.add(metric("joulie_agent_package_power_watts", "node=\"" + NODE + "\""));
+        }
+
+        assertThat(readings).doesNotHaveDuplicates().allMatch(w -> w > 0);
+        assertThat(readings).containsExactly(74.0, 148.0, 222.0); // i x 37 J on each of 2 packages, in 1 s
+        assertThat(metric("joulie_agent_package_energy_joules_total", "node=\"" + NODE + "\"")).isEqualTo(444.0);
+        assertThat(written).hasSize(1);
+    }
+
+    @Test
+    void movingCpuControlFromHostToNoneRestoresTheOriginalLimits() throws IOException {
+        NodeReconciler agent = capAt240(true);
+
+        TelemetryProfile none = new TelemetryProfile();
+        none.setMetadata(new ObjectMetaBuilder().withName("cluster-none").build());
+        none.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null), null,
+                new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.NONE,
+                        null), null)));
+        view.put(none);
+        agent.reconcile(NODE, false);
+
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.NONE);
+        assertThat(metric("joulie_agent_actions_total", "kind=\"restore\"", "node=\"" + NODE + "\"")).isGreaterThan(0);
+    }
+
+    @Test
+    void aBadCapIsBlockedAndTheLimitStays() throws IOException {
+        NodeReconciler agent = capAt240(true);
+
+        profile(NODE, Profile.ECO, null);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts is missing");
+        assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_PACKAGE, 120.0);
+
+        // the CRD schema would refuse 0 on a real API server; the agent must not rely on it
+        profile(NODE, Profile.ECO, 0.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().message()).contains("= 0.0 is not a finite number of watts > 0");
+        profile(NODE, Profile.ECO, -5.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().message()).contains("= -5.0");
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+    }
+
+    @Test
+    void aLimitChangedBehindItsBackIsPutBackByThePeriodicReconcile() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        double before = metric("joulie_agent_actions_total", "kind=\"reapply\"");
+
+        FakeHost.write(FakeHost.limitFile(host.intelZone(1)), "180000000");
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+
+        assertThat(host.limit(1)).isEqualTo("120000000");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(metric("joulie_agent_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isGreaterThan(before);
+    }
+
+    @Test
+    void deletingTheProfileRestoresTheOriginalLimits() throws IOException {
+        NodeReconciler agent = capAt240(true);
+
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(cpuStatus().message()).startsWith("NodePowerProfile deleted");
+    }
+
+    @Test
+    void withoutRestoreOnExitADeletedProfileLeavesTheLimitsInPlace() throws IOException {
+        NodeReconciler agent = capAt240(false);
+
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile deleted; limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
+        assertThat(cpuStatus().result()).isEqualTo(Result.NONE);
+    }
+
+    @Test
+    void aNodeScopedHttpRouteSendsTheCapToTheEndpointInsteadOfTheHost() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        List<String> bodies = new CopyOnWriteArrayList<>();
+        List<String> reads = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            if ("GET".equals(ex.getRequestMethod())) {
+                reads.add(ex.getRequestURI().getPath());
+                byte[] power = "{\"packagePowerWatts\": 180}".getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, power.length);
+                ex.getResponseBody().write(power);
+            } else {
+                bodies.add(ex.getRequestURI().getPath() + " " + new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                ex.sendResponseHeaders(200, -1);
+            }
+            ex.close();
+        });
+        server.start();
+        try {
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.setMetadata(new ObjectMetaBuilder().withName("http-route").build());
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE),
+                    new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                            new TelemetryProfileSpec.HttpEndpoint(base + "/power/{node}", 2), null), null, null, null),
+                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                            new TelemetryProfileSpec.CpuHttpControl(base + "/cap/{node}", 2, null)), null)));
+            view.put(tp);
+            agent.reconcile(NODE, true);
+            assertThat(reads).containsExactly("/power/" + NODE);
+            assertThat(bodies).isEmpty();
+
+            profile(NODE, Profile.ECO, 240.0);
+            agent.reconcile(NODE, false);
+
+            assertThat(reads).as("an event reuses the last reading of a remote source").hasSize(1);
+            assertThat(bodies).singleElement().asString()
+                    .startsWith("/cap/" + NODE + " ").contains("\"action\":\"rapl.set_power_cap_watts\"")
+                    .contains("\"capWatts\":240.0").contains("\"node\":\"" + NODE + "\"");
+            assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.HTTP);
+            assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+            assertThat(cpuStatus().observed()).containsEntry(Observed.PACKAGE_POWER_WATTS, 180.0);
+            assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    @Test
+    void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
+        AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
+                LabelSelector.parse("joulie.io/managed=true"), 1, 0);
+        NodeReconciler agent = assemble(pool, null, null);
+        view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
+        view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());
+        assertThat(agent.nodesToVisit()).containsExactly("sim-1");
+
+        profile("sim-1", Profile.ECO, 240.0);
+        profile("sim-2", Profile.ECO, 240.0);
+        agent.reconcile("sim-1", false);
+        agent.reconcile("sim-2", false);
+        assertThat(written).singleElement().satisfies(out -> {
+            assertThat(out.backend()).isEqualTo(CpuBackend.POWERCAP);
+            assertThat(out.result()).isEqualTo(Result.BLOCKED);
+            assertThat(out.message()).isEqualTo("host control is not available in pool mode; "
+                    + "set controls.cpu.type to http or none in a TelemetryProfile");
+        });
+        assertThat(metric("joulie_agent_backend", "node=\"sim-1\"", "backend=\"powercap\"")).isEqualTo(1);
+
+        view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
+        assertThat(agent.nodesToVisit()).containsExactly("sim-1"); // remembered, so that it is let go
+        agent.reconcile("sim-1", false);
+        assertThat(agent.nodesToVisit()).isEmpty();
+        assertThat(registry.scrape()).doesNotContain("node=\"sim-1\"");
+    }
+}

@@ -1,0 +1,238 @@
+package io.joulie.testkit;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * A fake host under a directory: {@code sys/}, {@code proc/} and {@code dev/} laid out like the real ones,
+ * with sysfs values ending in a newline as the kernel prints them. The agent's host layer reads and writes
+ * these files exactly as it would the real ones, in unit tests (FFM on a temp tree), in the agent's
+ * {@code @QuarkusTest} and in the black-box tests of the packaged agent ({@link #agentEnvironment()}).
+ * Register addresses and sysfs names are written from the kernel's and Intel's documentation, not taken
+ * from the agent's code, so a wrong constant there fails the tests instead of agreeing with itself.
+ */
+public final class FakeHost {
+    /** What intel_rapl reports for a common server part (about 262 kJ). */
+    public static final long MAX_ENERGY_RANGE_UJ = 262_143_328_850L;
+    /** Power unit 1/8 W (bits 3:0 = 3), energy unit 1/2^14 J (bits 12:8 = 14), time unit bits 19:16 = 10. */
+    public static final long INTEL_UNITS = 0xA0E03L;
+    /** MSR_RAPL_POWER_UNIT, MSR_PKG_POWER_LIMIT, MSR_PKG_ENERGY_STATUS (Intel SDM, volume 4). */
+    public static final long INTEL_RAPL_POWER_UNIT = 0x606;
+    public static final long INTEL_PKG_POWER_LIMIT = 0x610;
+    public static final long INTEL_PKG_ENERGY_STATUS = 0x611;
+    /** The long_term limit every {@link #intelPackage} starts with: what an agent must put back when it leaves. */
+    public static final long ORIGINAL_LIMIT_UW = 200_000_000;
+    /** The long_term {@code max_power_uw} of {@link #intelPackage(int)}. */
+    public static final long DEFAULT_MAX_UW = 250_000_000;
+
+    private final Path root;
+    /** The Intel packages made so far, by number, with their long_term maximum (µW). */
+    private final Map<Integer, Long> intelPackages = new TreeMap<>();
+
+    public FakeHost(Path root) {
+        this.root = root;
+    }
+
+    /**
+     * A node as the agent tests use it: {@code packages} Intel packages (long_term 200 W each, at most
+     * {@code maxWattsPerPackage}), a GenuineIntel {@code proc/cpuinfo} and an empty {@code dev/}.
+     */
+    public static FakeHost intelNode(Path root, int packages, long maxWattsPerPackage) {
+        FakeHost host = new FakeHost(root);
+        for (int pkg = 0; pkg < packages; pkg++) {
+            host.intelPackage(pkg, maxWattsPerPackage * 1_000_000);
+        }
+        host.cpuinfo("GenuineIntel", "Intel(R) Xeon(R) Test CPU");
+        createDirectories(host.dev());
+        return host;
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    public Path sys() {
+        return root.resolve("sys");
+    }
+
+    public Path proc() {
+        return root.resolve("proc");
+    }
+
+    public Path dev() {
+        return root.resolve("dev");
+    }
+
+    /** The agent's settings (environment variables, docs/agent.md) that read and write this tree instead of the machine's. */
+    public Map<String, String> agentEnvironment() {
+        return Map.of("JOULIE_SYSFS_ROOT", sys().toString(), "JOULIE_PROC_ROOT", proc().toString(), "JOULIE_DEV_ROOT", dev().toString());
+    }
+
+    public Path powercap() {
+        return sys().resolve("class/powercap");
+    }
+
+    /** A zone directory with name, energy_uj, max_energy_range_uj and enabled. */
+    public Path zone(String id, String name, long energyUj) {
+        Path dir = powercap().resolve(id);
+        write(dir.resolve("name"), name);
+        write(dir.resolve("energy_uj"), Long.toString(energyUj));
+        write(dir.resolve("max_energy_range_uj"), Long.toString(MAX_ENERGY_RANGE_UJ));
+        write(dir.resolve("enabled"), "1");
+        return dir;
+    }
+
+    /**
+     * An Intel package zone {@code intel-rapl:N} (package-N): long_term limit 200 W (max 250 W, no min, as
+     * intel_rapl reports it) and short_term limit 240 W (max 300 W).
+     */
+    public Path intelPackage(int n) {
+        return intelPackage(n, DEFAULT_MAX_UW);
+    }
+
+    /** {@link #intelPackage(int)} with another long_term maximum. */
+    public Path intelPackage(int n, long longTermMaxUw) {
+        Path zone = zone("intel-rapl:" + n, "package-" + n, 1_000_000);
+        constraint(zone, 0, "long_term", ORIGINAL_LIMIT_UW, longTermMaxUw, 999_424);
+        constraint(zone, 1, "short_term", 240_000_000, 300_000_000, 2_440);
+        intelPackages.put(n, longTermMaxUw);
+        return zone;
+    }
+
+    public void constraint(Path zone, int index, String name, long limitUw, long maxUw, long windowUs) {
+        String prefix = "constraint_" + index + "_";
+        write(zone.resolve(prefix + "name"), name);
+        write(zone.resolve(prefix + "power_limit_uw"), Long.toString(limitUw));
+        write(zone.resolve(prefix + "max_power_uw"), Long.toString(maxUw));
+        write(zone.resolve(prefix + "time_window_us"), Long.toString(windowUs));
+    }
+
+    /** The long_term limit file (constraint 0) of a zone directory. */
+    public static Path limitFile(Path zone) {
+        return zone.resolve("constraint_0_power_limit_uw");
+    }
+
+    /** The directory of Intel package {@code pkg}. */
+    public Path intelZone(int pkg) {
+        return powercap().resolve("intel-rapl:" + pkg);
+    }
+
+    /** How many Intel packages {@link #intelPackage} made. */
+    public int packages() {
+        return intelPackages.size();
+    }
+
+    /** The long_term limit of Intel package {@code pkg}, in µW as the kernel prints it (without the newline). */
+    public String limit(int pkg) {
+        return read(limitFile(intelZone(pkg))).strip();
+    }
+
+    /**
+     * The long_term limit (µW, as {@link #limit} reads it) an agent must write on package {@code pkg} for a node
+     * cap: the cap shared evenly over the Intel packages, never above the package's maximum.
+     */
+    public String expectedLimit(int pkg, double nodeCapWatts) {
+        return Long.toString(Math.round(Math.min(nodeCapWatts / packages() * 1e6, intelPackages.get(pkg))));
+    }
+
+    /** Sets a package's energy counter (µJ). */
+    public void energy(int pkg, long microjoules) {
+        write(intelZone(pkg).resolve("energy_uj"), Long.toString(microjoules));
+    }
+
+    /** Adds {@code microjoules} to every Intel package's energy counter. */
+    public void addEnergy(long microjoules) {
+        for (int pkg : intelPackages.keySet()) {
+            Path file = intelZone(pkg).resolve("energy_uj");
+            energy(pkg, Long.parseLong(read(file).strip()) + microjoules);
+        }
+    }
+
+    /**
+     * A sparse file standing in for {@code dev/cpu/N/msr}: each register's 8 bytes, little-endian, at its
+     * address. The real device maps each address to a whole register; a plain file cannot, so registers
+     * less than 8 apart share bytes (0x610 and 0x611, 0xC0010299 and 0xC001029B). They are written in
+     * ascending address order: a higher register overwrites the upper bytes of a lower one.
+     */
+    public Path msr(int cpu, Map<Long, Long> registers) {
+        Path file = dev().resolve("cpu/" + cpu + "/msr");
+        createDirectories(file.getParent());
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw"); FileChannel channel = raf.getChannel()) {
+            for (Map.Entry<Long, Long> register : new TreeMap<>(registers).entrySet()) {
+                ByteBuffer bytes = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(register.getValue()).flip();
+                channel.write(bytes, register.getKey());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+
+    /**
+     * An Intel MSR device: RAPL units {@link #INTEL_UNITS} and the given package power limit (0x610). The
+     * energy status (0x611) is written as the limit shifted by one byte, the one value consistent with the
+     * seven bytes the two share in a plain file.
+     */
+    public Path intelMsr(int cpu, long powerLimit) {
+        return msr(cpu, Map.of(INTEL_RAPL_POWER_UNIT, INTEL_UNITS, INTEL_PKG_POWER_LIMIT, powerLimit,
+                INTEL_PKG_ENERGY_STATUS, powerLimit >>> 8));
+    }
+
+    public void topology(int cpu, int physicalPackageId) {
+        write(sys().resolve("devices/system/cpu/cpu" + cpu + "/topology/physical_package_id"), Integer.toString(physicalPackageId));
+    }
+
+    /** A cpufreq policy; returns its {@code scaling_max_freq} file. */
+    public Path cpufreqPolicy(int id, long minKHz, long maxKHz, long scalingMaxKHz) {
+        Path dir = sys().resolve("devices/system/cpu/cpufreq/policy" + id);
+        write(dir.resolve("cpuinfo_min_freq"), Long.toString(minKHz));
+        write(dir.resolve("cpuinfo_max_freq"), Long.toString(maxKHz));
+        write(dir.resolve("scaling_max_freq"), Long.toString(scalingMaxKHz));
+        return dir.resolve("scaling_max_freq");
+    }
+
+    /** A {@code proc/cpuinfo} of two processors of this vendor and model. */
+    public void cpuinfo(String vendorId, String modelName) {
+        String processor = "processor\t: %d\nvendor_id\t: " + vendorId + "\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: "
+                + modelName + "\nflags\t\t: fpu msr\n\n";
+        write(proc().resolve("cpuinfo"), processor.formatted(0) + processor.formatted(1));
+    }
+
+    public void cgroupV2() {
+        write(sys().resolve("fs/cgroup/cgroup.controllers"), "cpuset cpu io memory pids");
+    }
+
+    /** Writes {@code value} and a newline, creating directories. */
+    public static void write(Path file, String value) {
+        createDirectories(file.getParent());
+        try {
+            Files.writeString(file, value + "\n");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void createDirectories(Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
