@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>{@code -De2e.scale.jvm} compares JVM option sets side by side on the same cluster, separated by {@code |}, each a
  * space-separated list ({@code image} stands for the entrypoint's options, {@code env:NAME=VALUE} sets an environment
  * variable); between two runs every NodePowerProfile and power-profile label is removed, so each starts from the same
- * state. Run: <pre>./mvnw -pl src-e2e verify -Dit.test=ScaleBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false</pre>
+ * state. {@code -De2e.scale.holdMinutes=N} keeps the populated cluster up that long first, for profiling by hand. Run: <pre>./mvnw -pl src-e2e verify -Dit.test=ScaleBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false</pre>
  * (after a build that packaged the operator). Results: printed and in {@code src-e2e/target/scale-results.md}.
  */
 class ScaleBenchmark {
@@ -60,6 +60,13 @@ class ScaleBenchmark {
             try (RealCluster cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/scale-" + nodes),
                     ControlPlane.Tuning.SCALE)) {
                 populate(cluster, nodes);
+                int hold = Integer.getInteger("e2e.scale.holdMinutes", 0);
+                if (hold > 0) {
+                    // for profiling by hand: the populated cluster stays up, with a kubeconfig of the operator's account
+                    System.out.printf("holding the cluster for %d min; operator kubeconfig: %s%n", hold,
+                            cluster.serviceAccountKubeconfig(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA));
+                    Thread.sleep(Duration.ofMinutes(hold).toMillis());
+                }
                 for (int v = 0; v < variants.size(); v++) {
                     if (v > 0) {
                         reset(cluster, nodes);

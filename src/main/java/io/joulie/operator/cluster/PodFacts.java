@@ -4,8 +4,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 
 import java.util.ArrayList;
 import java.util.List;
