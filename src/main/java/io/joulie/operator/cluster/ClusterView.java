@@ -1,7 +1,6 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
@@ -19,7 +18,7 @@ import java.util.List;
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
  * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
- * only its node and class are kept ({@link PodFacts}), indexed inside the cache update: the view tracks just the active
+ * only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks just the active
  * performance-only pods, by node. Nodes are kept without their status ({@link TrimmedStore}), and no object read by the
  * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
@@ -37,9 +36,9 @@ public class ClusterView {
 
     private final KubernetesClient client;
     private SharedIndexInformer<Node> nodes;
-    private SharedIndexInformer<Pod> pods;
     /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
     private final PodFacts podFacts = new PodFacts();
+    private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
@@ -57,8 +56,7 @@ public class ClusterView {
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
-        // The index of performance-only Pods is kept inside the cache update, so it is complete whenever the store is.
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0).itemStore(podFacts);
+        pods = new PodWatch(client, podFacts, LIST_PAGE);
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(Joulie obj) {
@@ -74,7 +72,8 @@ public class ClusterView {
             }
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
+        started.add(pods.start());
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -94,18 +93,18 @@ public class ClusterView {
         for (SharedIndexInformer<?> informer : informers()) {
             informer.stop();
         }
+        if (pods != null) {
+            pods.close();
+        }
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(3);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
-        }
-        if (pods != null) {
-            list.add(pods);
         }
         if (installation != null) {
             list.add(installation);
@@ -136,11 +135,15 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4) {
+        if (all.size() < 3 || pods == null) {
             return List.of("watches not started");
         }
-        return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
-                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
+        List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList());
+        if (!pods.synced() || !pods.watching()) {
+            unsynced.add(pods.synced() ? "Pod (reconnecting)" : "Pod (listing)");
+        }
+        return unsynced;
     }
 
     /**

@@ -5,25 +5,24 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.joulie.api.v1alpha1.JoulieApi;
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-/** The informer stores keep what planning reads, and the performance-only index follows every change of a Pod. */
+/** What the operator's watches keep: the performance-only index follows every change of a Pod, and Nodes lose their status. */
 @EnableKubernetesMockClient(crud = true)
 class InformerStoresTest {
     static KubernetesClient client;
 
-    static Pod pod(String name, String rv, String node, String profile, String phase) {
-        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).withResourceVersion(rv)
-                .addToLabels("app", "x").endMetadata()
+    static Pod pod(String name, String node, String profile, String phase) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).addToLabels("app", "x").endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("i").endContainer().endSpec()
                 .withNewStatus().withPhase(phase).endStatus();
         if (profile != null) {
@@ -34,91 +33,78 @@ class InformerStoresTest {
 
     @Test
     void indexesActivePerformanceOnlyPodsByNodeThroughBindingCompletionAndDeletion() {
-        PodFacts store = new PodFacts();
-        Pod pending = pod("p", "1", null, "performance", "Pending");
-        String key = store.getKey(pending);
-        assertThat(key).isEqualTo("ns/p");
+        PodFacts facts = new PodFacts();
+        facts.put(pod("p", null, "performance", "Pending"), 1);
+        assertThat(facts.onNode("")).containsExactly("ns/p");
+        assertThat(facts.performanceCount()).isEqualTo(1);
 
-        assertThat(store.put(key, pending)).as("no earlier version").isNull();
-        assertThat(store.onNode("")).containsExactly("ns/p");
-        assertThat(store.performanceCount()).isEqualTo(1);
-
-        // bound: it moves from the unscheduled bucket to its node; the informer gets the earlier version back
-        Pod before = store.put(key, pod("p", "2", "n1", "performance", "Running"));
-        assertThat(before.getMetadata().getResourceVersion()).isEqualTo("1");
-        assertThat(before.getMetadata().getNamespace()).isEqualTo("ns");
-        assertThat(before.getMetadata().getName()).isEqualTo("p");
-        assertThat(store.onNode("")).isEmpty();
-        assertThat(store.onNode("n1")).containsExactly("ns/p");
-        assertThat(store.performanceCount()).isEqualTo(1);
+        // bound: it moves from the unscheduled bucket to its node
+        facts.put(pod("p", "n1", "performance", "Running"), 1);
+        assertThat(facts.onNode("")).isEmpty();
+        assertThat(facts.onNode("n1")).containsExactly("ns/p");
+        assertThat(facts.performanceCount()).isEqualTo(1);
 
         // a second one on the same node, listed sorted; an unconstrained and an eco pod are not indexed
-        store.put("ns/a", pod("a", "3", "n1", "performance", "Running"));
-        store.put("ns/u", pod("u", "4", "n1", null, "Running"));
-        store.put("ns/e", pod("e", "5", "n1", "eco", "Running"));
-        assertThat(store.onNode("n1")).containsExactly("ns/a", "ns/p");
-        assertThat(store.performanceCount()).isEqualTo(2);
-        assertThat(store.size()).isEqualTo(4);
-        assertThat(store.keySet()).containsExactlyInAnyOrder("ns/p", "ns/a", "ns/u", "ns/e");
+        facts.put(pod("a", "n1", "performance", "Running"), 1);
+        facts.put(pod("u", "n1", null, "Running"), 1);
+        facts.put(pod("e", "n1", "eco", "Running"), 1);
+        assertThat(facts.onNode("n1")).containsExactly("ns/a", "ns/p");
+        assertThat(facts.performanceCount()).isEqualTo(2);
+        assertThat(facts.size()).isEqualTo(4);
 
         // completed, and terminating: no longer demand
-        store.put(key, pod("p", "6", "n1", "performance", "Succeeded"));
-        Pod terminating = pod("a", "7", "n1", "performance", "Running");
+        facts.put(pod("p", "n1", "performance", "Succeeded"), 1);
+        Pod terminating = pod("a", "n1", "performance", "Running");
         terminating.getMetadata().setDeletionTimestamp("2026-11-24T00:00:00Z");
-        store.put("ns/a", terminating);
-        assertThat(store.onNode("n1")).isEmpty();
-        assertThat(store.performanceCount()).isZero();
+        facts.put(terminating, 1);
+        assertThat(facts.onNode("n1")).isEmpty();
+        assertThat(facts.performanceCount()).isZero();
 
-        // back to Running (a new version after a relist) and removed
-        store.put("ns/a", pod("a", "8", "n1", "performance", "Running"));
-        assertThat(store.onNode("n1")).containsExactly("ns/a");
-        Pod removed = store.remove("ns/a");
-        assertThat(removed.getMetadata().getResourceVersion()).isEqualTo("8");
-        assertThat(removed.getSpec().getNodeName()).isEqualTo("n1");
-        assertThat(store.onNode("n1")).isEmpty();
-        assertThat(store.remove("ns/a")).isNull();
-        assertThat(store.get("ns/u").getMetadata().getResourceVersion()).isEqualTo("4");
-        assertThat(store.values()).hasSize(3);
+        // running again, then deleted
+        facts.put(pod("a", "n1", "performance", "Running"), 1);
+        assertThat(facts.onNode("n1")).containsExactly("ns/a");
+        facts.remove(pod("a", "n1", "performance", "Running"));
+        assertThat(facts.onNode("n1")).isEmpty();
+        assertThat(facts.size()).isEqualTo(3);
     }
 
-    /**
-     * While a paged initial list comes in, no event holds a Pod as delivered (containers, status and all): the events
-     * come once the list is complete, with the Pods as the store keeps them. (Per-Pod events queued during the list held
-     * 80,000 whole Pods at once in the scale benchmark.)
-     */
     @Test
-    void theInitialListIsDeliveredAsKeptNotAsListed() throws Exception {
+    void aRelistDropsWhatItDidNotSee() {
+        PodFacts facts = new PodFacts();
+        facts.put(pod("gone", "n1", "performance", "Running"), 1);
+        facts.put(pod("stays", "n1", "performance", "Running"), 1);
+        facts.put(pod("other", "n2", null, "Running"), 1);
+        // the second list sees only "stays"
+        facts.put(pod("stays", "n1", "performance", "Running"), 2);
+        facts.sweep(2);
+        assertThat(facts.onNode("n1")).containsExactly("ns/stays");
+        assertThat(facts.size()).isEqualTo(1);
+    }
+
+    /** Paged list, then the watch; after the watch ends the Pods are listed again and followed on. */
+    @Test
+    void listsInPagesThenFollowsTheWatchAndCarriesOnAfterItEnds() throws Exception {
         for (int i = 0; i < 30; i++) {
-            client.resource(pod("p" + i, null, "n1", i % 3 == 0 ? "performance" : null, "Running")).create();
+            client.resource(pod("w" + i, "n1", i % 3 == 0 ? "performance" : null, "Running")).create();
         }
-        PodFacts store = new PodFacts();
-        List<Pod> added = new java.util.concurrent.CopyOnWriteArrayList<>();
-        SharedIndexInformer<Pod> informer = client.pods().inAnyNamespace().withLimit(7L).runnableInformer(0).itemStore(store);
-        informer.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Pod pod) {
-                added.add(pod);
-            }
+        PodFacts facts = new PodFacts();
+        try (PodWatch watch = new PodWatch(client, facts, 7)) {
+            watch.start().get(30, TimeUnit.SECONDS);
+            assertThat(watch.synced()).isTrue();
+            assertThat(watch.watching()).isTrue();
+            assertThat(facts.size()).isEqualTo(30);
+            assertThat(facts.onNode("n1")).hasSize(10);
 
-            @Override
-            public void onUpdate(Pod oldPod, Pod newPod) {
-            }
+            client.resource(pod("new", "n2", "performance", "Running")).create();
+            await().atMost(Duration.ofSeconds(10)).until(() -> facts.onNode("n2").size() == 1);
+            client.pods().inNamespace("ns").withName("w0").delete();
+            await().atMost(Duration.ofSeconds(10)).until(() -> facts.onNode("n1").size() == 9);
 
-            @Override
-            public void onDelete(Pod pod, boolean unknown) {
-            }
-        });
-        try {
-            informer.start().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> added.size() == 30);
-            assertThat(added).allSatisfy(p -> {
-                assertThat(p.getSpec().getContainers()).as("containers of %s", p.getMetadata().getName()).isEmpty();
-                assertThat(p.getStatus()).isNull();
-                assertThat(p.getSpec().getNodeName()).isEqualTo("n1");
-            });
-            assertThat(store.onNode("n1")).hasSize(10);
-        } finally {
-            informer.stop();
+            watch.watchForTests().close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> watch.watching() && watch.watchForTests() != null);
+            client.resource(pod("later", "n3", "performance", "Running")).create();
+            await().atMost(Duration.ofSeconds(10)).until(() -> facts.onNode("n3").size() == 1);
+            assertThat(facts.onNode("n1")).hasSize(9);
         }
     }
 
