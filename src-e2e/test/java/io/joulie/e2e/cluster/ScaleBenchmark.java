@@ -155,7 +155,9 @@ class ScaleBenchmark {
         Map<String, String> env = new LinkedHashMap<>(Map.of("RECONCILE_INTERVAL", INTERVAL));
         for (String option : variant.split("\\s+")) {
             if (option.equals("image")) {
-                jvm.addAll(ImageEntrypoint.jvmOptions(RealCluster.REPO.resolve("src/main/docker/Dockerfile.jvm")));
+                Path dockerfile = RealCluster.REPO.resolve("src/main/docker/Dockerfile.jvm");
+                jvm.addAll(ImageEntrypoint.jvmOptions(dockerfile));
+                env.putAll(ImageEntrypoint.environment(dockerfile));
             } else if (option.startsWith("env:")) {
                 String[] kv = option.substring(4).split("=", 2);
                 env.put(kv[0], kv[1]);
