@@ -1,15 +1,13 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.planner.ClusterContext;
-import io.joulie.planner.PodClass;
-import io.joulie.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -19,13 +17,15 @@ import org.jboss.logging.Logger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
- * the fields classification needs) and indexed inside the cache update: the view tracks just the
- * active performance-only pods, by node.
+ * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
+ * only its node, class and the CPU it requests when that counts in a demand are kept ({@link PodFacts}, fed by
+ * {@link PodWatch}), indexed in the same update: the view tracks the active performance-only pods, by node, and the CPU
+ * demands demand_sized_v1 sizes pools for. Nodes are kept without their status but for the allocatable CPU
+ * ({@link TrimmedStore}), and no object read by the
+ * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
 public class ClusterView {
@@ -37,42 +37,32 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
+    private static final String CPU = "cpu";
 
-    /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
-    private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
-            "spec.affinity", "status.phase"};
 
     private final KubernetesClient client;
     private SharedIndexInformer<Node> nodes;
-    private SharedIndexInformer<Pod> pods;
-    private DemandTrackingStore podStore;
+    /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
+    private final PodFacts podFacts = new PodFacts();
+    private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
-    /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
-    static final String PERFORMANCE_BY_NODE = "performance-by-node";
-    /** Pod index with the single value "performance": every active performance-only pod. */
-    static final String PERFORMANCE = "performance";
 
     public ClusterView(KubernetesClient client) {
         this.client = client;
     }
 
     void start(@Observes StartupEvent ev) {
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
+        // Of a Node's status (conditions, images: often the bulk of a real Node) only the allocatable CPU is read here.
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(ClusterView::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
-        podStore = new DemandTrackingStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-                client.getKubernetesSerialization(), POD_FIELDS));
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0).itemStore(podStore);
-        // Indexes are maintained inside the cache update, so they are complete whenever the store is.
-        pods.addIndexers(Map.of(
-                PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
-                PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
+        pods = new PodWatch(client, podFacts, LIST_PAGE);
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(Joulie obj) {
@@ -88,7 +78,8 @@ public class ClusterView {
             }
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
+        started.add(pods.start());
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -108,23 +99,30 @@ public class ClusterView {
         for (SharedIndexInformer<?> informer : informers()) {
             informer.stop();
         }
+        if (pods != null) {
+            pods.close();
+        }
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(3);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
         }
-        if (pods != null) {
-            list.add(pods);
-        }
         if (installation != null) {
             list.add(installation);
         }
         return list;
+    }
+
+    /** Keeps of a Node's status only its allocatable CPU (demand_sized_v1 sizes pools by it), if it reports one. */
+    static void trimStatus(Node node) {
+        Quantity cpu = node.getStatus() == null || node.getStatus().getAllocatable() == null ? null
+                : node.getStatus().getAllocatable().get(CPU);
+        node.setStatus(cpu == null ? null : new NodeStatusBuilder().addToAllocatable(CPU, cpu).build());
     }
 
     /**
@@ -139,14 +137,6 @@ public class ClusterView {
                 && o.getUid() != null && !o.getUid().equals(node.getMetadata().getUid()));
     }
 
-    private static boolean isPerformance(Pod pod) {
-        return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
-    }
-
-    private static String nodeOf(Pod pod) {
-        return pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-    }
-
     /**
      * True once every watch has delivered its initial list and is watching: planning on an incomplete or
      * stale view could downgrade busy nodes.
@@ -158,11 +148,15 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4) {
+        if (all.size() < 3 || pods == null) {
             return List.of("watches not started");
         }
-        return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
-                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
+        List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList());
+        if (!pods.synced() || !pods.watching()) {
+            unsynced.add(pods.synced() ? "Pod (reconnecting)" : "Pod (listing)");
+        }
+        return unsynced;
     }
 
     /**
@@ -201,18 +195,16 @@ public class ClusterView {
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
-        List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
-        keys.sort(null);
-        return keys;
+        return podFacts.onNode(node);
     }
 
-    /** The CPU active performance-only pods and pods declaring eco request, cluster-wide, scheduled or pending. */
+    /** The CPU active performance-only, eco-only and eco-declaring pods request, cluster-wide, scheduled or pending. */
     public ClusterContext.CpuDemand cpuDemand() {
-        return podStore.demand();
+        return podFacts.demand();
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
-        return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
+        return podFacts.performanceCount();
     }
 }
