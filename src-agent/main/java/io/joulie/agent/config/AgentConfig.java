@@ -33,6 +33,10 @@ public interface AgentConfig {
     @WithName("restore-on-exit")
     String restoreOnExit();
 
+    /** JOULIE_NVML_LIBRARY: the NVML library, a path or a name the dynamic loader finds. */
+    @WithName("nvml-library")
+    String nvmlLibrary();
+
     @WithName("mode")
     String mode();
 

@@ -59,6 +59,13 @@ public final class AgentSettingsParser {
                 yield true;
             }
         };
+        String nvml = c.nvmlLibrary() == null ? "" : c.nvmlLibrary().trim();
+        if (nvml.isEmpty()) {
+            error("JOULIE_NVML_LIBRARY", "agent.nvml-library", c.nvmlLibrary(),
+                    "must name the NVML library (a path, or a file name such as " + AgentSettings.DEFAULT_NVML_LIBRARY + ")");
+        } else if (nvml.contains("/") && !nvml.startsWith("/")) {
+            error("JOULIE_NVML_LIBRARY", "agent.nvml-library", c.nvmlLibrary(), "a path must be absolute");
+        }
         LabelSelector selector = LabelSelector.parse("");
         String selectorText = c.poolLabelSelector().orElse("");
         try {
@@ -77,7 +84,7 @@ public final class AgentSettingsParser {
         if (!errors.isEmpty()) {
             throw new ConfigurationException("Invalid Joulie agent configuration:\n  - " + String.join("\n  - ", errors));
         }
-        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard);
+        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, nvml, selector, shards, shard);
     }
 
     private void error(String env, String property, String value, String problem) {

@@ -1,6 +1,7 @@
 package io.joulie.agent.runtime;
 
 import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.host.GpuOriginals;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.ffm.FfmHost;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,12 +19,15 @@ import java.time.Duration;
 @ApplicationScoped
 public class AgentProducers {
 
-    /** The host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT, on the FFM implementation; node mode only. */
+    /**
+     * The host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT and its GPUs through JOULIE_NVML_LIBRARY, on
+     * the FFM implementation; node mode only.
+     */
     @Produces
     @Singleton
     Host host(AgentSettings settings) {
         try {
-            return FfmHost.open(settings.roots());
+            return FfmHost.open(settings.roots(), new FfmHost.GpuAccess(settings.nvmlLibrary(), GpuOriginals.inMemory()));
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
                     + " (JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT, JOULIE_DEV_ROOT)", e);

@@ -17,7 +17,7 @@ class AgentSettingsParserTest {
     static final class Env implements AgentConfig {
         final Map<String, String> env = new HashMap<>(Map.of("AGENT_RECONCILE_INTERVAL", "20s", "JOULIE_SYSFS_ROOT", "/sys",
                 "JOULIE_PROC_ROOT", "/proc", "JOULIE_DEV_ROOT", "/dev", "JOULIE_RESTORE_ON_EXIT", "true", "AGENT_MODE", "node",
-                "POOL_SHARDS", "1", "POOL_SHARD_ID", "0", "NODE_NAME", "worker-1"));
+                "POOL_SHARDS", "1", "POOL_SHARD_ID", "0", "NODE_NAME", "worker-1", "JOULIE_NVML_LIBRARY", "libnvidia-ml.so.1"));
 
         Env with(String k, String v) {
             env.put(k, v);
@@ -30,6 +30,7 @@ class AgentSettingsParserTest {
         public String procRoot() { return env.get("JOULIE_PROC_ROOT"); }
         public String devRoot() { return env.get("JOULIE_DEV_ROOT"); }
         public String restoreOnExit() { return env.get("JOULIE_RESTORE_ON_EXIT"); }
+        public String nvmlLibrary() { return env.get("JOULIE_NVML_LIBRARY"); }
         public String mode() { return env.get("AGENT_MODE"); }
         public Optional<String> poolLabelSelector() { return Optional.ofNullable(env.get("POOL_NODE_SELECTOR")); }
         public String poolShards() { return env.get("POOL_SHARDS"); }
@@ -44,6 +45,18 @@ class AgentSettingsParserTest {
         assertThat(s.reconcileInterval()).isEqualTo(Duration.ofSeconds(20));
         assertThat(s.roots().sys()).isEqualTo(Path.of("/sys"));
         assertThat(s.restoreOnExit()).isTrue();
+        assertThat(s.nvmlLibrary()).isEqualTo("libnvidia-ml.so.1");
+    }
+
+    @Test
+    void theNvmlLibraryIsANameOrAnAbsolutePath() {
+        assertThat(AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", "/host/usr/lib64/libnvidia-ml.so.1")).nvmlLibrary())
+                .isEqualTo("/host/usr/lib64/libnvidia-ml.so.1");
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", "lib/libnvidia-ml.so.1")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("JOULIE_NVML_LIBRARY (agent.nvml-library) = 'lib/libnvidia-ml.so.1': a path must be absolute");
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", " ")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("JOULIE_NVML_LIBRARY (agent.nvml-library)");
     }
 
     @Test

@@ -80,7 +80,7 @@ class AgentTest {
     NodePowerProfile npp(Profile profile, Double cap) {
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(NPP_NAME).build());
-        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null));
         return npp;
     }
 

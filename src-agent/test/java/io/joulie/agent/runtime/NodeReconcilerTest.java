@@ -86,7 +86,7 @@ class NodeReconcilerTest {
         Host opened = FfmHost.open(HostRoots.under(root));
         hosts.add(opened);
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
-                restoreOnExit, LabelSelector.parse(""), 1, 0);
+                restoreOnExit, AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0);
         return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
                 new PackagePowerMeter(opened.powercap(), clock));
     }
@@ -115,7 +115,7 @@ class NodeReconcilerTest {
     void profile(String node, Profile profile, Double cap) {
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(node)).build());
-        npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null));
         view.put(npp);
     }
 
@@ -311,7 +311,7 @@ class NodeReconcilerTest {
     @Test
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                LabelSelector.parse("joulie.io/managed=true"), 1, 0);
+                AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse("joulie.io/managed=true"), 1, 0);
         NodeReconciler agent = assemble(pool, null, null);
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());

@@ -19,13 +19,13 @@ class ServedNodesTest {
 
     static AgentSettings pool(int shards, int shard) {
         return new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(20), HostRoots.host(), true,
-                LabelSelector.parse("joulie.io/managed=true"), shards, shard);
+                AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse("joulie.io/managed=true"), shards, shard);
     }
 
     @Test
     void aNodeAgentServesItsNodeOnly() {
         ServedNodes served = new ServedNodes(new AgentSettings(AgentMode.NODE, Optional.of("w1"), Duration.ofSeconds(20),
-                HostRoots.host(), true, LabelSelector.parse(""), 1, 0), view);
+                HostRoots.host(), true, AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0), view);
         assertThat(served.all()).containsExactly("w1");
         assertThat(served.serves("w1")).isTrue();
         assertThat(served.serves("w2")).isFalse();

@@ -75,7 +75,7 @@ class KubernetesActuatorTest {
         npp.getMetadata().setName("node-n1");
         npp.getMetadata().setResourceVersion(resourceVersion);
         npp.getMetadata().setGeneration(generation);
-        npp.setSpec(new NodePowerProfileSpec("n1", profile, new NodePowerProfileSpec.CpuPower(cap),
+        npp.setSpec(new NodePowerProfileSpec("n1", profile, NodePowerProfileSpec.CpuPower.watts(cap),
                 new NodePowerProfileSpec.PolicyRef("static-partition-v1")));
         npp.setStatus(new NodePowerProfileStatus(state, SINCE.toString(), "selected for " + profile.value()
                 + " by static-partition-v1", generation));
