@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
@@ -63,13 +64,16 @@ final class RaplCapPolicy {
         }
     }
 
-    CapResult apply(double watts) {
-        double perPackageUw = watts / packages.size() * 1e6;
-        if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
-            return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
-                    Map.of());
+    CapResult apply(CapRequest cap) {
+        if (cap instanceof CapRequest.Watts(double watts)) {
+            double perPackageUw = watts / packages.size() * 1e6;
+            if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
+                return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
+                        Map.of());
+            }
+        } else if (cap.problem() != null) {
+            return result(Outcome.BLOCKED, "invalid node cap: " + cap.problem(), Map.of());
         }
-        long requestedUw = Math.round(perPackageUw);
         List<Target> targets;
         try {
             targets = prepareAll();
@@ -80,6 +84,7 @@ final class RaplCapPolicy {
             List<String> notes = new ArrayList<>();
             Map<String, Long> values = new LinkedHashMap<>();
             for (Target target : targets) {
+                long requestedUw = requested(cap, target);
                 long value = bounded(target, requestedUw);
                 if (value != requestedUw) {
                     notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
@@ -88,14 +93,75 @@ final class RaplCapPolicy {
                 values.put(target.zone().id(), value);
             }
             writeAll(targets, values);
-            StringBuilder message = new StringBuilder("applied node cap ").append(format(watts)).append(" W as long_term limit on ")
-                    .append(targets.size()).append(targets.size() == 1 ? " package" : " packages");
+            StringBuilder message = new StringBuilder("applied ");
+            if (cap instanceof CapRequest.Percent) {
+                long sumUw = values.values().stream().mapToLong(Long::longValue).sum();
+                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(format(sumUw / 1e6)).append(" W)");
+            } else {
+                message.append("node cap ").append(cap.describe());
+            }
+            message.append(" as long_term limit on ").append(targets.size()).append(targets.size() == 1 ? " package" : " packages");
             notes.forEach(note -> message.append("; ").append(note));
             return result(Outcome.APPLIED, message.toString(), values);
         } catch (Stop stop) {
             return result(stop.outcome, stop.getMessage(), Map.of());
         } finally {
             targets.forEach(t -> t.file().close());
+        }
+    }
+
+    /** See {@link Powercap#nodeWatts}. */
+    OptionalDouble nodeWatts(CapRequest cap) {
+        if (cap instanceof CapRequest.Watts(double watts)) {
+            return OptionalDouble.of(watts);
+        }
+        long sumUw = 0;
+        for (PowercapZone pkg : packages) {
+            OptionalLong max;
+            try {
+                max = layout.longTerm(pkg).map(PowerConstraint::hardwareMaxUw).orElse(OptionalLong.empty());
+            } catch (IOException e) {
+                return OptionalDouble.empty();
+            }
+            OptionalLong base = max.isPresent() ? max : tdpUw(pkg);
+            if (base.isEmpty()) {
+                return OptionalDouble.empty();
+            }
+            sumUw += ((CapRequest.Percent) cap).of(base.getAsLong());
+        }
+        return OptionalDouble.of(sumUw / 1e6);
+    }
+
+    /** What the cap asks of one package, uW: watts split evenly, or the percent of the package's long-term maximum. */
+    private long requested(CapRequest cap, Target target) throws Stop {
+        return switch (cap) {
+            case CapRequest.Watts(double watts) -> Math.round(watts / packages.size() * 1e6);
+            case CapRequest.Percent p -> p.of(percentBase(target));
+        };
+    }
+
+    /**
+     * The long-term maximum a percent is taken of: {@code max_power_uw}, else the TDP the package's MSR reports
+     * (MSR_PKG_POWER_INFO); blocked when neither is known (the 15-bit field maximum bounds a limit, it is no maximum
+     * of the package's power).
+     */
+    private long percentBase(Target target) throws Stop {
+        OptionalLong reported = target.constraint().hardwareMaxUw();
+        if (reported.isPresent()) {
+            return reported.getAsLong();
+        }
+        return tdpUw(target.zone()).orElseThrow(() -> new Stop(Outcome.BLOCKED, target.zone().id()
+                + ": no long-term maximum to take a percent of (max_power_uw not reported, MSR_PKG_POWER_INFO not readable)"));
+    }
+
+    /** The package's TDP from its MSR, uW; empty when the MSR cannot be read or reports none. */
+    private OptionalLong tdpUw(PowercapZone pkg) {
+        try {
+            return msr.read(pkg.packageIndex()).flatMap(m -> m.tdpWatts().isPresent()
+                    ? Optional.of(Math.round(m.tdpWatts().getAsDouble() * 1e6)) : Optional.empty())
+                    .map(OptionalLong::of).orElse(OptionalLong.empty());
+        } catch (IOException e) {
+            return OptionalLong.empty();
         }
     }
 

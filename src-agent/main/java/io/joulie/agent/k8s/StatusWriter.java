@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -17,9 +18,9 @@ import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
- * Writes {@code status.control.cpu} of a node's node-scoped TelemetryProfile through the status
+ * Writes {@code status.control.<family>} of a node's node-scoped TelemetryProfile through the status
  * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing, owned by
- * the Node) when the node has none. The gpu part of an existing status is kept.
+ * the Node) when the node has none. The other family's part of an existing status is kept.
  */
 public final class StatusWriter implements StatusPublisher.Sink {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
@@ -38,7 +39,7 @@ public final class StatusWriter implements StatusPublisher.Sink {
      *            copy (the cached object stays untouched) and read again only after a conflict
      */
     @Override
-    public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
+    public void write(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
         String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
@@ -62,10 +63,12 @@ public final class StatusWriter implements StatusPublisher.Sink {
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
         }
-        ControlResult cpu = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
-                clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+        ControlResult result = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
+                outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         for (int attempt = 1; ; attempt++) {
-            ControlResult gpu = tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().gpu();
+            TelemetryProfileStatus.ControlStatus was = tp.getStatus() == null ? null : tp.getStatus().control();
+            ControlResult cpu = family == Family.CPU ? result : was == null ? null : was.cpu();
+            ControlResult gpu = family == Family.GPU ? result : was == null ? null : was.gpu();
             tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(cpu, gpu)));
             try {
                 client.resource(tp).updateStatus();

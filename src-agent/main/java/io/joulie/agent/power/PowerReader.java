@@ -4,6 +4,7 @@ import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
 import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.agent.routing.Route;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 import org.jboss.logging.Logger;
@@ -15,6 +16,7 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -33,10 +35,14 @@ public final class PowerReader {
         String get(String url, int timeoutSeconds) throws IOException, InterruptedException;
     }
 
-    /** The last reading of a node (empty: none) and when it was taken (null: no reading to count energy from). */
+    /**
+     * The last reading of a node (empty: none) and when it was taken (null: no reading to count energy from), and the
+     * hardware its HTTP telemetry last described.
+     */
     private static final class Last {
         OptionalDouble watts = OptionalDouble.empty();
         Instant at;
+        Optional<NodeHardwareStatus> hardware = Optional.empty();
     }
 
     private final PackagePowerMeter meter;
@@ -62,7 +68,7 @@ public final class PowerReader {
         Instant now = clock.instant();
         OptionalDouble watts = OptionalDouble.empty();
         try {
-            watts = sample(node, route);
+            watts = sample(node, route, l);
         } catch (IOException | RuntimeException e) {
             LOG.debugf("Node %s: no package power reading (%s)", node, e.toString());
             metrics.error(node, ErrorKind.TELEMETRY);
@@ -81,18 +87,30 @@ public final class PowerReader {
         return watts;
     }
 
-    private OptionalDouble sample(String node, Route route) throws IOException, InterruptedException {
+    private OptionalDouble sample(String node, Route route, Last l) throws IOException, InterruptedException {
         Source source = route.cpuSourceSpec();
         return switch (route.cpuSource()) {
             case HOST -> meter == null ? OptionalDouble.empty() : meter.sampleWatts();
-            case HTTP -> source == null || source.http() == null ? OptionalDouble.empty()
-                    : PowerTelemetry.parseHttp(fetch.get(NodeEndpoint.forNode(source.http().endpoint(), node),
-                    Objects.requireNonNullElse(source.http().timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS)));
+            case HTTP -> {
+                if (source == null || source.http() == null) {
+                    yield OptionalDouble.empty();
+                }
+                String body = fetch.get(NodeEndpoint.forNode(source.http().endpoint(), node),
+                        Objects.requireNonNullElse(source.http().timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS));
+                l.hardware = PowerTelemetry.parseHardware(body);
+                yield PowerTelemetry.parseHttp(body);
+            }
             case PROMETHEUS -> source == null || source.prometheus() == null ? OptionalDouble.empty()
                     : PowerTelemetry.parsePrometheus(fetch.get(PowerTelemetry.prometheusUrl(source.prometheus().endpoint(),
                     source.prometheus().query(), node), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS));
             case NONE -> OptionalDouble.empty();
         };
+    }
+
+    /** The hardware the node's HTTP CPU telemetry last described, if it did. */
+    public Optional<NodeHardwareStatus> hardware(String node) {
+        Last l = last.get(node);
+        return l == null ? Optional.empty() : l.hardware;
     }
 
     /** Forgets a node this agent no longer serves. */

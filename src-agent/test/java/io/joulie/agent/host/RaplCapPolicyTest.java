@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,7 +63,8 @@ class RaplCapPolicyTest {
                     throw new IOException("msr unreadable");
                 }
                 PackageMsr.Units units = new PackageMsr.Units(0.125, 1.0 / (1 << 14));
-                return Optional.of(new PackageMsr(units, 0, Optional.of(new PackageMsr.PowerLimit(125, true, 150, true, locked))));
+                return Optional.of(new PackageMsr(units, 0, Optional.of(new PackageMsr.PowerLimit(125, true, 150, true, locked)),
+                        OptionalDouble.of(165)));
             }
 
             @Override
@@ -154,6 +156,51 @@ class RaplCapPolicyTest {
         assertThat(bounded.outcome()).isEqualTo(Outcome.APPLIED);
         assertThat(files.get(LIMIT_0)).isEqualTo("4095875000"); // 0x7FFF x 1/8 W
         assertThat(files.get(LIMIT_1)).isEqualTo("250000000");
+    }
+
+    @Test
+    void aPercentIsTakenOfEachPackagesOwnLongTermMaximum() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:1/constraint_0_max_power_uw"), 200_000_000);
+        CapResult result = open(Msr.absent()).apply(new CapRequest.Percent(60));
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("150000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("120000000");
+        assertThat(result.message()).isEqualTo("applied 60 % of each package's maximum (node cap 270 W) as long_term limit on 2 packages");
+    }
+
+    @Test
+    void withoutAReportedMaximumAPercentIsTakenOfTheTdpTheMsrReportsAndWithoutEitherItIsBlocked() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_max_power_uw"), 0);
+        CapResult blocked = open(Msr.absent()).apply(new CapRequest.Percent(60));
+        assertThat(blocked.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(blocked.message()).isEqualTo("intel-rapl:0: no long-term maximum to take a percent of "
+                + "(max_power_uw not reported, MSR_PKG_POWER_INFO not readable)");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("200000000");
+
+        CapResult ofTdp = open(msr(false, false)).apply(new CapRequest.Percent(60));
+        assertThat(ofTdp.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).as("60 % of the 165 W TDP").isEqualTo("99000000");
+        assertThat(files.get(LIMIT_1)).as("60 % of max_power_uw").isEqualTo("150000000");
+    }
+
+    @Test
+    void aPercentIsClampedToTheReportedMinimumAndAPercentOutOfRangeReachesNoPackage() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_min_power_uw"), 100_000_000);
+        Powercap powercap = open(Msr.absent());
+        CapResult clamped = powercap.apply(new CapRequest.Percent(20));
+        assertThat(clamped.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(clamped.message()).endsWith("; intel-rapl:0: 50000000 uW clamped to hardware min 100000000 uW");
+        assertThat(files.get(LIMIT_0)).isEqualTo("100000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("50000000");
+
+        for (double bad : new double[]{0, -5, 100.5, Double.NaN}) {
+            CapResult refused = powercap.apply(new CapRequest.Percent(bad));
+            assertThat(refused.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(refused.message()).startsWith("invalid node cap: cap " + bad + " % is not a percent in (0, 100]");
+        }
+        assertThat(files.get(LIMIT_0)).isEqualTo("100000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("50000000");
     }
 
     @Test

@@ -6,6 +6,18 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.joulie.agent.config.AgentMode;
 import io.joulie.agent.config.AgentSettings;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
+import io.joulie.agent.control.gpu.GpuBackend;
+import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.control.gpu.HostGpuControl;
+import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.GpuOriginals;
+import io.joulie.agent.inventory.HostInventory;
+import io.joulie.agent.inventory.Inventory;
+import io.joulie.agent.k8s.HardwarePublisher;
+import io.joulie.agent.power.GpuReader;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
+import io.joulie.testkit.FakeNvml;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.cpu.CpuControls;
@@ -68,7 +80,11 @@ class NodeReconcilerTest {
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final AgentMetrics metrics = new AgentMetrics(registry);
     final MemoryView view = new MemoryView();
+    /** The CPU and the GPU statuses written, in order. */
     final List<ControlOutcome> written = new CopyOnWriteArrayList<>();
+    final List<ControlOutcome> gpuWritten = new CopyOnWriteArrayList<>();
+    /** The NodeHardware statuses written, in order. */
+    final List<NodeHardwareStatus> inventories = new CopyOnWriteArrayList<>();
     final HttpClient http = HttpClient.newHttpClient();
     final List<Host> hosts = new ArrayList<>();
     FakeHost host;
@@ -78,44 +94,71 @@ class NodeReconcilerTest {
         hosts.forEach(Host::close);
     }
 
-    /** The agent in node mode for {@link #NODE}, as NodeAgent assembles it, on a fresh fake host. */
+    /** The agent in node mode for {@link #NODE}, as NodeAgent assembles it, on a fresh fake host without GPUs. */
     NodeReconciler nodeAgent(boolean restoreOnExit) throws IOException {
+        return nodeAgent(restoreOnExit, null);
+    }
+
+    /** The same with GPUs reached through {@code gpus} (NVML, or a library that does not load); null: none looked for. */
+    NodeReconciler nodeAgent(boolean restoreOnExit, FfmHost.GpuAccess gpus) throws IOException {
         host = FakeHost.intelNode(root, 2, 250);
         host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
         host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
-        Host opened = FfmHost.open(HostRoots.under(root));
+        Host opened = FfmHost.open(HostRoots.under(root), gpus);
         hosts.add(opened);
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
                 restoreOnExit, AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0);
-        return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
-                new PackagePowerMeter(opened.powercap(), clock));
+        return assemble(settings, opened, new HostInventory(opened, opened.capabilities().raplWritable()));
     }
 
-    NodeReconciler assemble(AgentSettings settings, HostCpuControl hostControl, PackagePowerMeter meter) {
-        CpuControls controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock),
-                settings.restoreOnExit());
-        PowerReader power = new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
+    /** {@code opened}: the host in node mode; null in pool mode. */
+    NodeReconciler assemble(AgentSettings settings, Host opened, Inventory inventory) {
+        CpuControls controls = new CpuControls(opened == null ? null : new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
+                (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
+        GpuControls gpuControls = new GpuControls(opened == null ? null : new HostGpuControl(opened.gpus()),
+                (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
+        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        PowerReader power = new PowerReader(opened == null ? null : new PackagePowerMeter(opened.powercap(), clock), fetch, metrics, clock);
+        GpuReader gpus = new GpuReader(opened == null ? null : opened.gpus(), fetch, metrics);
         StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
-        return new NodeReconciler(new ServedNodes(settings, view), view, controls, power, status, metrics);
+        HardwarePublisher hardware = new HardwarePublisher(inventory, new HardwarePublisher.Sink() {
+            @Override
+            public Optional<NodeHardwareStatus> current(String node) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void write(String node, NodeHardwareStatus inventory) {
+                inventories.add(inventory);
+            }
+        }, metrics);
+        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power, gpus, status, hardware, metrics);
     }
 
-    /** As StatusWriter does on the API server: the status into the node's own profile, created when it has none. */
-    void writeStatus(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        written.add(outcome);
+    /** As StatusWriter does on the API server: the family's status into the node's own profile, created when it has none. */
+    void writeStatus(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
+        (family == Family.CPU ? written : gpuWritten).add(outcome);
         TelemetryProfile tp = new TelemetryProfile();
         tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node)))
                 .build());
         tp.setSpec(own.map(TelemetryProfile::getSpec)
                 .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
-        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
-                outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(), clock.instant().toString()), null)));
+        TelemetryProfileStatus.ControlResult result = new TelemetryProfileStatus.ControlResult(outcome.backend().label(), outcome.result(),
+                outcome.message(), outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString());
+        TelemetryProfileStatus.ControlStatus was = own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).orElse(null);
+        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(
+                family == Family.CPU ? result : was == null ? null : was.cpu(), family == Family.GPU ? result : was == null ? null : was.gpu())));
         view.put(tp);
     }
 
     void profile(String node, Profile profile, Double cap) {
+        profile(node, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null);
+    }
+
+    void profile(String node, Profile profile, NodePowerProfileSpec.CpuPower cpu, NodePowerProfileSpec.GpuPower gpu) {
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(node)).build());
-        npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(node, profile, cpu, gpu, null));
         view.put(npp);
     }
 
@@ -312,7 +355,7 @@ class NodeReconcilerTest {
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
                 AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse("joulie.io/managed=true"), 1, 0);
-        NodeReconciler agent = assemble(pool, null, null);
+        NodeReconciler agent = assemble(pool, null, Inventory.remote());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());
         assertThat(agent.nodesToVisit()).containsExactly("sim-1");

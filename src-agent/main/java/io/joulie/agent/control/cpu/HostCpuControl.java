@@ -1,7 +1,10 @@
 package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.HostControl;
+import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
+import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.Powercap;
@@ -24,15 +27,15 @@ import java.util.OptionalDouble;
  * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
  * or the limits are restored. Not thread-safe: the agent's single worker calls it.
  */
-public final class HostCpuControl implements CpuControl {
+public final class HostCpuControl implements CpuControl, HostControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
     private final InstantSource clock;
     private DvfsController dvfs;
-    private double appliedCap = Double.NaN;
+    private CapRequest appliedCap;
     private Map<String, Long> writtenUw = Map.of();
     private String appliedMessage = "";
-    private double blockedCap = Double.NaN;
+    private CapRequest blockedCap;
     private CapResult blocked;
     private int rewrites;
 
@@ -44,28 +47,30 @@ public final class HostCpuControl implements CpuControl {
     }
 
     /** How many times a limit found different from the last write was written again (drift repairs). */
+    @Override
     public int rewrites() {
         return rewrites;
     }
 
     @Override
-    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+    public ControlOutcome enforce(CapRequest cap, NodeFacts facts) {
+        OptionalDouble packageWatts = facts.packageWatts();
         if (!powercap.packages().isEmpty()) {
             Map<String, Long> current = currentLimitsUw();
-            if (capWatts == appliedCap && current.equals(writtenUw)) {
+            if (cap.equals(appliedCap) && current.equals(writtenUw)) {
                 return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, appliedMessage, observed(current));
             }
-            boolean drift = capWatts == appliedCap;
-            boolean knownBlocked = blocked != null && capWatts == blockedCap;
-            CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
+            boolean drift = cap.equals(appliedCap);
+            boolean knownBlocked = blocked != null && cap.equals(blockedCap);
+            CapResult r = knownBlocked ? blocked : powercap.apply(cap);
             switch (r.outcome()) {
                 case APPLIED -> {
                     if (drift) {
                         rewrites++;
                     }
                     blocked = null;
-                    blockedCap = Double.NaN;
-                    appliedCap = capWatts;
+                    blockedCap = null;
+                    appliedCap = cap;
                     // what the kernel reports back (it may round the value written) is the reference
                     writtenUw = currentLimitsUw();
                     appliedMessage = r.message();
@@ -78,23 +83,30 @@ public final class HostCpuControl implements CpuControl {
                 case BLOCKED -> {
                     forget();
                     blocked = r;
-                    blockedCap = capWatts;
+                    blockedCap = cap;
                     if (cpufreq.policies().isEmpty()) {
                         return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
                                 observed(knownBlocked ? current : r.observedUw()));
                     }
-                    return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
+                    return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
                 }
                 default -> throw new IllegalStateException(r.outcome().toString());
             }
         }
         if (!cpufreq.policies().isEmpty()) {
-            return dvfs(capWatts, packageWatts, "no RAPL zones; ");
+            return dvfs(cap, packageWatts, "no RAPL zones; ");
         }
         return ControlOutcome.blocked(CpuBackend.POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
     }
 
-    private ControlOutcome dvfs(double capWatts, OptionalDouble packageWatts, String why) {
+    /** The DVFS loop on the node cap in watts the request means (a percent needs the packages' maxima). */
+    private ControlOutcome dvfs(CapRequest cap, OptionalDouble packageWatts, String why) {
+        OptionalDouble nodeWatts = powercap.nodeWatts(cap);
+        if (nodeWatts.isEmpty()) {
+            return ControlOutcome.blocked(CpuBackend.DVFS, why + "a percent cap needs the packages' long-term maxima for the DVFS "
+                    + "loop's target, and none is known", Map.of());
+        }
+        double capWatts = nodeWatts.getAsDouble();
         Map<Observed, Double> observed = new EnumMap<>(Observed.class);
         observed.put(Observed.CAP_WATTS, capWatts);
         String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
@@ -156,14 +168,15 @@ public final class HostCpuControl implements CpuControl {
     }
 
     /** What is in force now, for a status that reports without acting (blocked requests). */
+    @Override
     public Map<Observed, Double> observedNow() {
         return observed(currentLimitsUw());
     }
 
     private void forget() {
         blocked = null;
-        blockedCap = Double.NaN;
-        appliedCap = Double.NaN;
+        blockedCap = null;
+        appliedCap = null;
         writtenUw = Map.of();
         appliedMessage = "";
     }

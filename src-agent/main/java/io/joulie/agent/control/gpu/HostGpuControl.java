@@ -1,0 +1,115 @@
+package io.joulie.agent.control.gpu;
+
+import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.HostControl;
+import io.joulie.agent.control.NodeFacts;
+import io.joulie.agent.control.Observed;
+import io.joulie.agent.host.CapRequest;
+import io.joulie.agent.host.GpuCapResult;
+import io.joulie.agent.host.Gpus;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Host GPU control: NVML power limits through {@link Gpus#apply}. As for the CPU's RAPL limits, the limits read back
+ * after a successful apply are the reference: each later call rewrites only when the cap changed or a board's limit
+ * differs from it (changed behind the agent's back, counted in {@link #rewrites()}), so a converged node sees no
+ * writes; a cap the driver blocked is not tried again until the cap changes or the limits are restored. Not
+ * thread-safe: the agent's single worker calls it.
+ */
+public final class HostGpuControl implements GpuControl, HostControl {
+    private final Gpus gpus;
+    private CapRequest appliedCap;
+    private Map<Integer, Long> writtenMw = Map.of();
+    private String appliedMessage = "";
+    private CapRequest blockedCap;
+    private GpuCapResult blocked;
+    private int rewrites;
+
+    public HostGpuControl(Gpus gpus) {
+        this.gpus = gpus;
+    }
+
+    /** How many times a board's limit found different from the last write was written again. */
+    @Override
+    public int rewrites() {
+        return rewrites;
+    }
+
+    @Override
+    public ControlOutcome enforce(CapRequest cap, NodeFacts facts) {
+        if (gpus.unavailable().isPresent()) {
+            return ControlOutcome.blocked(GpuBackend.NVML, gpus.unavailable().get(), Map.of());
+        }
+        Map<Integer, Long> current = gpus.limitsMw();
+        if (cap.equals(appliedCap) && current.equals(writtenMw)) {
+            return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, appliedMessage, observed(current));
+        }
+        boolean drift = cap.equals(appliedCap);
+        boolean knownBlocked = blocked != null && cap.equals(blockedCap);
+        GpuCapResult r = knownBlocked ? blocked : gpus.apply(cap);
+        return switch (r.outcome()) {
+            case APPLIED -> {
+                if (drift) {
+                    rewrites++;
+                }
+                blocked = null;
+                blockedCap = null;
+                appliedCap = cap;
+                writtenMw = gpus.limitsMw();
+                appliedMessage = r.message();
+                yield new ControlOutcome(GpuBackend.NVML, Result.APPLIED, r.message(), observed(writtenMw));
+            }
+            case BLOCKED -> {
+                forget();
+                blocked = r;
+                blockedCap = cap;
+                yield new ControlOutcome(GpuBackend.NVML, Result.BLOCKED, r.message(), observed(knownBlocked ? current : r.observedMw()));
+            }
+            case ERROR -> {
+                forget();
+                yield new ControlOutcome(GpuBackend.NVML, Result.ERROR, r.message(), observed(r.observedMw()));
+            }
+        };
+    }
+
+    @Override
+    public ControlOutcome restore() {
+        forget();
+        GpuCapResult r = gpus.restore();
+        Result result = switch (r.outcome()) {
+            case APPLIED -> Result.APPLIED;
+            case BLOCKED -> Result.BLOCKED;
+            case ERROR -> Result.ERROR;
+        };
+        return new ControlOutcome(GpuBackend.NVML, result, r.message(), observed(r.observedMw()));
+    }
+
+    /** What is in force now, for a status that reports without acting. */
+    @Override
+    public Map<Observed, Double> observedNow() {
+        return gpus.unavailable().isPresent() ? Map.of() : observed(gpus.limitsMw());
+    }
+
+    /** capWatts (sum), capWattsPerGpu (mean) and gpus from the per-board limits read back. */
+    static Map<Observed, Double> observed(Map<Integer, Long> limitsMw) {
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        if (!limitsMw.isEmpty()) {
+            double sum = limitsMw.values().stream().mapToLong(Long::longValue).sum() / 1e3;
+            observed.put(Observed.CAP_WATTS, sum);
+            observed.put(Observed.CAP_WATTS_PER_GPU, sum / limitsMw.size());
+            observed.put(Observed.GPUS, (double) limitsMw.size());
+        }
+        return observed;
+    }
+
+    private void forget() {
+        blocked = null;
+        blockedCap = null;
+        appliedCap = null;
+        writtenMw = Map.of();
+        appliedMessage = "";
+    }
+}
