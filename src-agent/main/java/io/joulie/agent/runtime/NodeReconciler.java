@@ -20,6 +20,7 @@ import io.joulie.agent.routing.Routing;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Timer;
@@ -116,28 +117,44 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);
         OptionalDouble watts = power.read(node, route, periodic);
-        List<GpuSample> boards = gpus.read(node, route, periodic);
+        // a remote GPU source is read first (it describes the hardware percents resolve against); the host's boards
+        // after the caps, so that status and inventory show the limits now in force
+        boolean hostBoards = route.gpu().source() == SourceType.HOST;
+        List<GpuSample> boards = hostBoards ? List.of() : gpus.read(node, route, periodic);
         Optional<NodeHardwareStatus> described = remoteHardware(node);
         NodeFacts facts = new NodeFacts(watts, described);
         Optional<NodePowerProfile> npp = view.profileFor(node);
 
-        reconcile(node, st.get(Family.CPU), cpu, route, npp.map(NodePowerProfileValidator::cpu), facts, periodic,
-                out -> watts.isPresent() ? out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : out);
-        reconcile(node, st.get(Family.GPU), gpu, route, npp.map(NodePowerProfileValidator::gpu), facts, periodic,
-                out -> withBoards(out, boards));
+        Optional<Done> cpuDone = enforce(node, st.get(Family.CPU), cpu, route, npp.map(NodePowerProfileValidator::cpu), facts, periodic);
+        Optional<Done> gpuDone = enforce(node, st.get(Family.GPU), gpu, route, npp.map(NodePowerProfileValidator::gpu), facts, periodic);
+        if (hostBoards) {
+            boards = gpus.read(node, route, periodic);
+        }
+        cpuDone.ifPresent(d -> publish(node, Family.CPU, d.kind(),
+                watts.isPresent() ? d.out().withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : d.out()));
+        List<GpuSample> read = boards;
+        gpuDone.ifPresent(d -> publish(node, Family.GPU, d.kind(), withBoards(d.out(), read)));
         hardware.publish(node, route, boards, described);
+    }
+
+    /** What a family's reconcile did, to be counted and reported with the readings taken after it. */
+    private record Done(Optional<Action> kind, ControlOutcome out) {
+    }
+
+    private void publish(String node, Family family, Optional<Action> kind, ControlOutcome out) {
+        record(node, family, kind, out);
+        status.publish(node, view.telemetryProfiles(), family, out);
     }
 
     /**
      * One family of one node: undo what the host control did when the route moved away from host; then enforce what
      * the profile asks, report a problem, or release what was asked before.
      *
-     * @param ask      what the profile asks of the family; empty: there is no profile
-     * @param decorate adds the family's live readings to the outcome
+     * @param ask what the profile asks of the family; empty: there is no profile
+     * @return what was done, to report; empty when nothing was asked and nothing is to undo
      */
-    private void reconcile(String node, Memory st, Controls<?, ?, ?> controls, Route route,
-                           Optional<NodePowerProfileValidator.Ask> ask, NodeFacts facts, boolean periodic,
-                           java.util.function.UnaryOperator<ControlOutcome> decorate) {
+    private Optional<Done> enforce(String node, Memory st, Controls<?, ?, ?> controls, Route route,
+                                   Optional<NodePowerProfileValidator.Ask> ask, NodeFacts facts, boolean periodic) {
         Family family = controls.family();
         if (controls.type(route) != ControlType.HOST && st.hostTouched) {
             ControlOutcome restored = restoreHost(st, controls);
@@ -149,7 +166,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         Optional<Action> kind;
         if (ask.isEmpty() || ask.get() instanceof NodePowerProfileValidator.Nothing) {
             if (!st.desired) {
-                return; // nothing asked of this family, nothing to undo
+                return Optional.empty(); // nothing asked of this family, nothing to undo
             }
             st.desired = false;
             out = release(node, st, controls, route, ask.isEmpty() ? "NodePowerProfile deleted" : "spec." + family.key() + " removed");
@@ -182,9 +199,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
             }
         }
         sample.stop(metrics.applyTimer(node));
-        out = decorate.apply(out);
-        record(node, family, kind, out);
-        status.publish(node, view.telemetryProfiles(), family, out);
+        return Optional.of(new Done(kind, out));
     }
 
     private void record(String node, Family family, Optional<Action> kind, ControlOutcome out) {

@@ -378,4 +378,245 @@ class NodeReconcilerTest {
         assertThat(agent.nodesToVisit()).isEmpty();
         assertThat(registry.scrape()).doesNotContain("node=\"sim-1\"");
     }
+
+    // ---- percent caps and GPUs ------------------------------------------------------------------------------------
+
+    /** The node-mode agent with an H100 (200..700 W) and an L40S (100..350 W) behind the fake NVML. */
+    NodeReconciler gpuNode(boolean restoreOnExit) throws IOException {
+        nvml = FakeNvml.install(root.resolve("nvml"), List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        return nodeAgent(restoreOnExit, new FfmHost.GpuAccess(nvml.library().toString(), GpuOriginals.inMemory()));
+    }
+
+    FakeNvml nvml;
+
+    ControlOutcome gpuStatus() {
+        return gpuWritten.getLast();
+    }
+
+    @Test
+    void aPercentCpuCapIsResolvedOnTheHostAndTheAppliedWattsAreReported() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), null);
+        agent.reconcile(NODE, false);
+
+        assertThat(host.limit(0)).isEqualTo("150000000");
+        assertThat(host.limit(1)).isEqualTo("150000000");
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().message()).isEqualTo("applied 60 % of each package's maximum (node cap 300 W) as long_term limit on 2 packages");
+        assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS, 300.0);
+    }
+
+    @Test
+    void bothWattsAndPercentOrAPercentOutOfRangeReachNoPackage() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        profile(NODE, Profile.ECO, new NodePowerProfileSpec.CpuPower(200.0, 50.0), null);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts and spec.cpu.packagePowerCapPercent are both set");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(140), null);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapPercent = 140.0 is not a percent in (0, 100]");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+    }
+
+    @Test
+    void gpuCapsReachEveryBoardThroughNvmlBesideTheCpuCap() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(nvml.limitsSet()).containsExactly("0 420000", "1 210000");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.NVML);
+        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(gpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_GPU, 315.0).containsEntry(Observed.GPUS, 2.0)
+                .containsEntry(Observed.GPU_POWER_WATTS, 470.0);
+        assertThat(gpuStatus().devices()).containsExactly(
+                new TelemetryProfileStatus.Device(0, "NVIDIA H100 80GB HBM3", 420.0, 350.0, 1000.0),
+                new TelemetryProfileStatus.Device(1, "NVIDIA L40S", 210.0, 120.0, 500.0));
+        assertThat(metric("joulie_agent_gpu_cap_watts", "node=\"" + NODE + "\"", "gpu=\"1\"")).isEqualTo(210);
+        assertThat(metric("joulie_agent_gpu_power_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(350);
+        assertThat(metric("joulie_agent_gpu_actions_total", "kind=\"apply\"", "backend=\"nvml\"", "result=\"applied\"")).isEqualTo(1);
+
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), NodePowerProfileSpec.GpuPower.watts(300));
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitsSet()).containsExactly("0 420000", "1 210000", "0 300000", "1 300000");
+    }
+
+    @Test
+    void gpuEnergyIsCountedAndAStatusThatDiffersOnlyInReadingsIsNotRewritten() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+        nvml.board(0, nvml.board(0).withEnergyMj(1_250_000).withPowerMw(400_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+        nvml.board(0, nvml.board(0).withEnergyMj(1_600_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+
+        assertThat(metric("joulie_agent_gpu_energy_joules_total", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(600.0);
+        assertThat(metric("joulie_agent_gpu_power_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(400.0);
+        assertThat(gpuWritten).hasSize(1);
+        assertThat(nvml.limitsSet()).hasSize(2);
+    }
+
+    @Test
+    void aBoardLimitChangedBehindItsBackIsPutBackByThePeriodicReconcile() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.watts(250));
+        agent.reconcile(NODE, false);
+        nvml.board(1, nvml.board(1).withLimitMw(350_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+
+        assertThat(nvml.limitMw(1)).isEqualTo(250_000);
+        assertThat(metric("joulie_agent_gpu_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isEqualTo(1);
+    }
+
+    @Test
+    void badGpuInputReachesNoBoardAndLeavesTheCpuCapAlone() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), new NodePowerProfileSpec.GpuPower(300.0, 50.0));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).contains("spec.gpu.powerCapWattsPerGpu and spec.gpu.powerCapPercent are both set");
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(0));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().message()).contains("spec.gpu.powerCapPercent = 0.0 is not a percent in (0, 100]");
+        assertThat(gpuStatus().observed()).as("what is in force is still reported").containsEntry(Observed.CAP_WATTS_PER_GPU, 525.0);
+        assertThat(nvml.limitsSet()).isEmpty();
+    }
+
+    @Test
+    void aPermissionErrorBlocksTheGpuCapWithNvmlsReason() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        nvml.fail(FakeNvml.SET_LIMIT, -1, FakeNvml.NVML_ERROR_NO_PERMISSION);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("GPU 0: nvmlDeviceSetPowerManagementLimit: NVML_ERROR_NO_PERMISSION (4)");
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+    }
+
+    @Test
+    void anNvmlThatFailsToLoadLeavesTheAgentAndTheCpuRunningAndSaysWhy() throws IOException {
+        String missing = root.resolve("nowhere/libnvidia-ml.so.1").toString();
+        NodeReconciler agent = nodeAgent(true, new FfmHost.GpuAccess(missing, GpuOriginals.inMemory()));
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("NVML not available (cannot load " + missing);
+        assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NONE);
+        assertThat(inventories.getLast().gpu().message()).startsWith("NVML not available");
+    }
+
+    @Test
+    void removingTheGpuPartOrTheProfileRestoresTheBoards() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null);
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found at start on 2 boards");
+        assertThat(host.limit(0)).as("the CPU cap stays").isEqualTo("120000000");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(gpuStatus().message()).startsWith("NodePowerProfile deleted; restored the GPU limits");
+    }
+
+    @Test
+    void theInventoryDescribesTheHostAndIsWrittenAgainOnlyWhenItChanges() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        NodeHardwareStatus inventory = inventories.getLast();
+        assertThat(inventory.cpu().vendor()).isEqualTo("intel");
+        assertThat(inventory.cpu().model()).isEqualTo("Intel(R) Xeon(R) Test CPU");
+        assertThat(inventory.cpu().sockets()).as("cpuinfo gives no physical id: the RAPL packages").isEqualTo(2);
+        assertThat(inventory.cpu().threads()).isEqualTo(2);
+        assertThat(inventory.cpu().packages()).containsExactly(new NodeHardwareStatus.CpuPackage("intel-rapl:0", null, 250.0, null),
+                new NodeHardwareStatus.CpuPackage("intel-rapl:1", null, 250.0, null));
+        assertThat(inventory.cpu().cpufreq()).isEqualTo(new NodeHardwareStatus.FrequencyRange(800_000L, 3_500_000L));
+        assertThat(inventory.cpu().control()).isEqualTo(NodeHardwareStatus.Control.POWERCAP);
+        assertThat(inventory.gpu()).isEqualTo(new NodeHardwareStatus.Gpu("nvidia", "NVIDIA H100 80GB HBM3", 2, List.of(
+                new NodeHardwareStatus.GpuBoard(0, "NVIDIA H100 80GB HBM3", 200.0, 700.0, 700.0, 420.0),
+                new NodeHardwareStatus.GpuBoard(1, "NVIDIA L40S", 100.0, 350.0, 350.0, 210.0)), NodeHardwareStatus.Control.NVML, null));
+
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+        assertThat(inventories).hasSize(1);
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), NodePowerProfileSpec.GpuPower.percent(100));
+        agent.reconcile(NODE, false);
+        assertThat(inventories).hasSize(2);
+        assertThat(inventories.getLast().gpu().devices()).extracting(NodeHardwareStatus.GpuBoard::limitWatts).containsExactly(700.0, 350.0);
+    }
+
+    @Test
+    void aPoolAgentCapsSimulatedGpusOverHttpResolvingAPercentAgainstTheHardwareTheTelemetryDescribes() throws IOException {
+        List<String> bodies = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            if ("GET".equals(ex.getRequestMethod())) {
+                byte[] body = ("{\"gpu\":{\"devices\":[{\"index\":0,\"name\":\"sim-H100\",\"capWatts\":700,\"powerWatts\":300,"
+                        + "\"energyJoules\":5}]},\"hardware\":{\"gpu\":{\"vendor\":\"nvidia\",\"model\":\"sim-H100\",\"devices\":"
+                        + "[{\"index\":0,\"minWatts\":200,\"maxWatts\":700}]}}}").getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, body.length);
+                ex.getResponseBody().write(body);
+            } else {
+                bodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                ex.sendResponseHeaders(200, -1);
+            }
+            ex.close();
+        });
+        server.start();
+        try {
+            AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
+                    AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0);
+            NodeReconciler agent = assemble(pool, null, Inventory.remote());
+            view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.setMetadata(new ObjectMetaBuilder().withName("simulated").build());
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
+                    new TelemetryProfileSpec.Sources(null, new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                            new TelemetryProfileSpec.HttpEndpoint(base + "/telemetry/{node}", 2), null), null, null),
+                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.NONE, null),
+                            new TelemetryProfileSpec.GpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                                    new TelemetryProfileSpec.GpuHttpControl(base + "/control/{node}", 2, null)))));
+            view.put(tp);
+            profile("sim-1", Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+            agent.reconcile("sim-1", false);
+
+            assertThat(bodies).singleElement().asString().contains("\"action\":\"gpu.set_power_cap_watts\"")
+                    .contains("\"capWattsPerGpu\":420.0").contains("\"node\":\"sim-1\"");
+            assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.HTTP);
+            assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+            assertThat(gpuStatus().devices()).containsExactly(new TelemetryProfileStatus.Device(0, "sim-H100", 700.0, 300.0, 5.0));
+            assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.HTTP);
+            assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+        } finally {
+            server.stop(0);
+        }
+    }
 }
