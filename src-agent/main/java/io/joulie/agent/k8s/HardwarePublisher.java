@@ -26,8 +26,11 @@ public final class HardwarePublisher {
         /** The status the node's NodeHardware holds now, {@code updatedAt} cleared; empty when there is none. */
         Optional<NodeHardwareStatus> current(String node);
 
-        /** Creates the node's NodeHardware if needed and writes its status. */
-        void write(String node, NodeHardwareStatus status);
+        /**
+         * Creates the node's NodeHardware if needed and writes its status; false when the Node is not registered yet
+         * (the object is owned by it), so the write waits for a later reconcile.
+         */
+        boolean write(String node, NodeHardwareStatus status);
     }
 
     private final Inventory inventory;
@@ -52,9 +55,10 @@ public final class HardwarePublisher {
             if (now.equals(held)) {
                 return;
             }
-            sink.write(node, now.get());
-            written.put(node, now);
-            LOG.debugf("Node %s: NodeHardware written", node);
+            if (sink.write(node, now.get())) {
+                written.put(node, now);
+                LOG.debugf("Node %s: NodeHardware written", node);
+            }
         } catch (RuntimeException e) {
             written.remove(node);
             LOG.warnf("Node %s: writing the NodeHardware failed (%s); retried next reconcile", node, e.toString());

@@ -37,19 +37,20 @@ public final class HardwareWriter implements HardwarePublisher.Sink {
     }
 
     @Override
-    public void write(String node, NodeHardwareStatus status) {
+    public boolean write(String node, NodeHardwareStatus status) {
         String name = Joulie.nodePowerProfileName(node);
         NodeHardwareStatus stamped = new NodeHardwareStatus(status.cpu(), status.gpu(),
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         NodeHardware nhw = client.resources(NodeHardware.class).withName(name).get();
         if (nhw == null) {
+            Node owner = client.nodes().withName(node).get();
+            if (owner == null) {
+                return false;
+            }
             NodeHardware fresh = new NodeHardware();
             ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
-            Node owner = client.nodes().withName(node).get();
-            if (owner != null) {
-                meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
-                        .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference();
-            }
+            meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
+                    .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference();
             fresh.setMetadata(meta.build());
             fresh.setSpec(new NodeHardwareSpec(node));
             try {
@@ -66,7 +67,7 @@ public final class HardwareWriter implements HardwarePublisher.Sink {
             nhw.setStatus(stamped);
             try {
                 client.resource(nhw).updateStatus();
-                return;
+                return true;
             } catch (KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt >= ATTEMPTS) {
                     throw e;

@@ -37,11 +37,11 @@ public final class StatusPublisher {
     /** Where a status goes: {@link StatusWriter} (the status subresource), or a recorder in tests. */
     public interface Sink {
         /**
-         * Writes {@code status.control.<family>}, keeping the other families' status.
+         * Writes {@code status.control.<family>} of every family given, in one write, keeping the other families' status.
          *
          * @param own the node's node-scoped TelemetryProfile as the cache has it, if any
          */
-        void write(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome);
+        void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes);
     }
 
     /** The part of a status that decides whether it is written again (updatedAt and live readings left out). */
@@ -78,26 +78,39 @@ public final class StatusPublisher {
 
     /** Writes {@code out} as the CPU family's status. */
     public void publish(String node, Collection<TelemetryProfile> profiles, ControlOutcome out) {
-        publish(node, profiles, Family.CPU, out);
+        publish(node, profiles, Map.of(Family.CPU, out));
     }
 
-    /** Writes {@code out} for {@code node}'s {@code family} unless the node's profile already says the same. */
-    public void publish(String node, Collection<TelemetryProfile> profiles, Family family, ControlOutcome out) {
-        Optional<TelemetryProfile> own = Routing.nodeScoped(profiles, node);
-        Map<String, StatusKey> known = written.get(family);
-        if (!known.containsKey(node)) {
-            own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).map(c -> switch (family) {
-                case CPU -> c.cpu();
-                case GPU -> c.gpu();
-            }).ifPresent(c -> known.put(node, StatusKey.of(c)));
+    /**
+     * Writes one reconcile's outcomes of {@code node}, all in one write, unless the node's profile already says the same
+     * for each of them (one write: a second write from the cached profile could put back what the first replaced).
+     */
+    public void publish(String node, Collection<TelemetryProfile> profiles, Map<Family, ControlOutcome> outcomes) {
+        if (outcomes.isEmpty()) {
+            return;
         }
-        StatusKey key = StatusKey.of(out);
-        if (key.equals(known.get(node)) && own.isPresent()) {
+        Optional<TelemetryProfile> own = Routing.nodeScoped(profiles, node);
+        Map<Family, StatusKey> keys = new EnumMap<>(Family.class);
+        boolean changed = own.isEmpty();
+        for (Map.Entry<Family, ControlOutcome> e : outcomes.entrySet()) {
+            Family family = e.getKey();
+            Map<String, StatusKey> known = written.get(family);
+            if (!known.containsKey(node)) {
+                own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).map(c -> switch (family) {
+                    case CPU -> c.cpu();
+                    case GPU -> c.gpu();
+                }).ifPresent(c -> known.put(node, StatusKey.of(c)));
+            }
+            StatusKey key = StatusKey.of(e.getValue());
+            keys.put(family, key);
+            changed |= !key.equals(known.get(node));
+        }
+        if (!changed) {
             return;
         }
         try {
-            sink.write(node, own, family, out);
-            known.put(node, key);
+            sink.write(node, own, outcomes);
+            keys.forEach((family, key) -> written.get(family).put(node, key));
         } catch (RuntimeException e) {
             LOG.warnf("Node %s: writing the TelemetryProfile status failed (%s); retried next reconcile", node, e.toString());
             metrics.error(node, ErrorKind.STATUS);

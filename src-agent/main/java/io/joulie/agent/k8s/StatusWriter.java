@@ -15,6 +15,8 @@ import org.jboss.logging.Logger;
 
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,7 +41,7 @@ public final class StatusWriter implements StatusPublisher.Sink {
      *            copy (the cached object stays untouched) and read again only after a conflict
      */
     @Override
-    public void write(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
+    public void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
         String name = own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node));
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
@@ -63,12 +65,14 @@ public final class StatusWriter implements StatusPublisher.Sink {
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
         }
-        ControlResult result = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
-                outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
+        String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+        Map<Family, ControlResult> results = new EnumMap<>(Family.class);
+        outcomes.forEach((family, outcome) -> results.put(family, new ControlResult(outcome.backend().label(), outcome.result(),
+                outcome.message(), outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), now)));
         for (int attempt = 1; ; attempt++) {
             TelemetryProfileStatus.ControlStatus was = tp.getStatus() == null ? null : tp.getStatus().control();
-            ControlResult cpu = family == Family.CPU ? result : was == null ? null : was.cpu();
-            ControlResult gpu = family == Family.GPU ? result : was == null ? null : was.gpu();
+            ControlResult cpu = results.getOrDefault(Family.CPU, was == null ? null : was.cpu());
+            ControlResult gpu = results.getOrDefault(Family.GPU, was == null ? null : was.gpu());
             tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(cpu, gpu)));
             try {
                 client.resource(tp).updateStatus();

@@ -130,10 +130,14 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         if (hostBoards) {
             boards = gpus.read(node, route, periodic);
         }
-        cpuDone.ifPresent(d -> publish(node, Family.CPU, d.kind(),
+        Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
+        cpuDone.ifPresent(d -> outcomes.put(Family.CPU,
                 watts.isPresent() ? d.out().withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : d.out()));
         List<GpuSample> read = boards;
-        gpuDone.ifPresent(d -> publish(node, Family.GPU, d.kind(), withBoards(d.out(), read)));
+        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(d.out(), read)));
+        cpuDone.ifPresent(d -> record(node, Family.CPU, d.kind(), outcomes.get(Family.CPU)));
+        gpuDone.ifPresent(d -> record(node, Family.GPU, d.kind(), outcomes.get(Family.GPU)));
+        status.publish(node, view.telemetryProfiles(), outcomes);
         hardware.publish(node, route, boards, described);
     }
 
@@ -141,10 +145,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
     private record Done(Optional<Action> kind, ControlOutcome out) {
     }
 
-    private void publish(String node, Family family, Optional<Action> kind, ControlOutcome out) {
-        record(node, family, kind, out);
-        status.publish(node, view.telemetryProfiles(), family, out);
-    }
+
 
     /**
      * One family of one node: undo what the host control did when the route moved away from host; then enforce what

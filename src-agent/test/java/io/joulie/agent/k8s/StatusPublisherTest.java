@@ -30,11 +30,11 @@ class StatusPublisherTest {
     final List<Write> writes = new ArrayList<>();
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     boolean failing;
-    final StatusPublisher publisher = new StatusPublisher((node, own, family, outcome) -> {
+    final StatusPublisher publisher = new StatusPublisher((node, own, outcomes) -> {
         if (failing) {
             throw new IllegalStateException("409 three times");
         }
-        writes.add(new Write(node, own, family, outcome));
+        outcomes.forEach((family, outcome) -> writes.add(new Write(node, own, family, outcome)));
     }, new AgentMetrics(registry));
 
     static ControlOutcome applied(double watts) {
@@ -116,10 +116,10 @@ class StatusPublisherTest {
     @Test
     void aGpuStatusThatDiffersOnlyInPowerAndEnergyIsNotWrittenAgainButANewLimitIs() {
         TelemetryProfile own = own(null);
-        publisher.publish("a", List.of(own), Family.GPU, gpus(420, 300, 1000));
-        publisher.publish("a", List.of(own), Family.GPU, gpus(420, 350, 1500.5));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 300, 1000)));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 350, 1500.5)));
         assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.GPU));
-        publisher.publish("a", List.of(own), Family.GPU, gpus(700, 350, 1600));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(700, 350, 1600)));
         assertThat(writes).hasSize(2);
     }
 
@@ -130,9 +130,22 @@ class StatusPublisherTest {
         own.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(null, new ControlResult("nvml", Result.APPLIED,
                 gpu.message(), gpu.observedByKey(), List.of(new Device(0, "NVIDIA H100 80GB HBM3", 420.0, 10.0, 1.0)),
                 "2026-11-21T11:00:00Z"))));
-        publisher.publish("a", List.of(own), Family.GPU, gpu);
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpu));
         assertThat(writes).isEmpty();
         publisher.publish("a", List.of(own), applied(80));
         assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.CPU));
+    }
+
+    /** One reconcile's outcomes go in one write: a second write from the cached profile could undo the first. */
+    @Test
+    void bothFamiliesOfOneReconcileAreWrittenTogetherWhenEitherChanged() {
+        TelemetryProfile own = own(null);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(80), Family.GPU, gpus(420, 300, 1000)));
+        assertThat(writes).extracting(Write::family).containsExactlyInAnyOrder(Family.CPU, Family.GPU);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(81), Family.GPU, gpus(700, 300, 1000)));
+        assertThat(writes).as("the GPU limit changed: both again").extracting(Write::family)
+                .containsExactlyInAnyOrder(Family.CPU, Family.GPU, Family.CPU, Family.GPU);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(82), Family.GPU, gpus(700, 310, 1100)));
+        assertThat(writes).hasSize(4);
     }
 }

@@ -56,7 +56,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -128,26 +130,30 @@ class NodeReconcilerTest {
             }
 
             @Override
-            public void write(String node, NodeHardwareStatus inventory) {
+            public boolean write(String node, NodeHardwareStatus inventory) {
                 inventories.add(inventory);
+                return true;
             }
         }, metrics);
         return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power, gpus, status, hardware, metrics);
     }
 
-    /** As StatusWriter does on the API server: the family's status into the node's own profile, created when it has none. */
-    void writeStatus(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
-        (family == Family.CPU ? written : gpuWritten).add(outcome);
+    /** As StatusWriter does on the API server: the families' status into the node's own profile, created when it has none. */
+    void writeStatus(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
+        Map<Family, TelemetryProfileStatus.ControlResult> results = new EnumMap<>(Family.class);
+        outcomes.forEach((family, outcome) -> {
+            (family == Family.CPU ? written : gpuWritten).add(outcome);
+            results.put(family, new TelemetryProfileStatus.ControlResult(outcome.backend().label(), outcome.result(), outcome.message(),
+                    outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString()));
+        });
         TelemetryProfile tp = new TelemetryProfile();
         tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node)))
                 .build());
         tp.setSpec(own.map(TelemetryProfile::getSpec)
                 .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
-        TelemetryProfileStatus.ControlResult result = new TelemetryProfileStatus.ControlResult(outcome.backend().label(), outcome.result(),
-                outcome.message(), outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString());
         TelemetryProfileStatus.ControlStatus was = own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).orElse(null);
         tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(
-                family == Family.CPU ? result : was == null ? null : was.cpu(), family == Family.GPU ? result : was == null ? null : was.gpu())));
+                results.getOrDefault(Family.CPU, was == null ? null : was.cpu()), results.getOrDefault(Family.GPU, was == null ? null : was.gpu()))));
         view.put(tp);
     }
 
