@@ -1,5 +1,9 @@
 package io.joulie.agent.control;
 
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.Map;
+
 /** The numbers a control action reports in {@code status.control.<family>.observed}, by their key there. */
 public enum Observed {
     /** The node cap in force: the sum of the per-package limits read back, or the cap sent (http, dvfs). */
@@ -27,6 +31,21 @@ public enum Observed {
 
     public String key() {
         return key;
+    }
+
+    /**
+     * From per-device limits as read back (in {@code 1 / unitsPerWatt} W: µW for RAPL, mW for NVML): {@link #CAP_WATTS}
+     * (their sum), {@code mean} (the mean per device) and {@code count} (how many); nothing without limits.
+     */
+    public static Map<Observed, Double> ofLimits(Collection<Long> limits, double unitsPerWatt, Observed mean, Observed count) {
+        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
+        if (!limits.isEmpty()) {
+            double sum = limits.stream().mapToLong(Long::longValue).sum() / unitsPerWatt;
+            observed.put(CAP_WATTS, sum);
+            observed.put(mean, sum / limits.size());
+            observed.put(count, (double) limits.size());
+        }
+        return observed;
     }
 
     /** A reading that changes all the time: written with the status, never a reason to write it (decision 13). */

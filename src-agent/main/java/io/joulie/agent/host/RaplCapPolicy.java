@@ -3,7 +3,6 @@ package io.joulie.agent.host;
 import io.joulie.agent.host.CapResult.Outcome;
 
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -96,7 +95,7 @@ final class RaplCapPolicy {
             StringBuilder message = new StringBuilder("applied ");
             if (cap instanceof CapRequest.Percent) {
                 long sumUw = values.values().stream().mapToLong(Long::longValue).sum();
-                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(format(sumUw / 1e6)).append(" W)");
+                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(CapRequest.format(sumUw / 1e6)).append(" W)");
             } else {
                 message.append("node cap ").append(cap.describe());
             }
@@ -324,9 +323,5 @@ final class RaplCapPolicy {
     /** A refusal by the host blocks the cap (trying again will not help); any other failure is an error. */
     private static Outcome outcomeOf(IOException e) {
         return e instanceof HostFileException f && f.kind() == HostFileException.Kind.REFUSED ? Outcome.BLOCKED : Outcome.ERROR;
-    }
-
-    private static String format(double watts) {
-        return BigDecimal.valueOf(watts).stripTrailingZeros().toPlainString();
     }
 }

@@ -1,14 +1,11 @@
 package io.joulie.agent.k8s;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareSpec;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
-import org.jboss.logging.Logger;
 
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
@@ -19,8 +16,6 @@ import java.util.Optional;
  * collector removes it with the node) through the status subresource, creating the object when the node has none.
  */
 public final class HardwareWriter implements HardwarePublisher.Sink {
-    private static final Logger LOG = Logger.getLogger(HardwareWriter.class);
-    private static final int ATTEMPTS = 3;
 
     private final KubernetesClient client;
     private final InstantSource clock;
@@ -43,37 +38,19 @@ public final class HardwareWriter implements HardwarePublisher.Sink {
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         NodeHardware nhw = client.resources(NodeHardware.class).withName(name).get();
         if (nhw == null) {
-            Node owner = client.nodes().withName(node).get();
-            if (owner == null) {
+            Optional<Node> owner = NodeObjects.node(client, node);
+            if (owner.isEmpty()) {
                 return false;
             }
             NodeHardware fresh = new NodeHardware();
-            ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
-            meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
-                    .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference();
-            fresh.setMetadata(meta.build());
+            fresh.setMetadata(NodeObjects.meta(name, owner));
             fresh.setSpec(new NodeHardwareSpec(node));
-            try {
-                nhw = client.resource(fresh).create();
-                LOG.infof("Created NodeHardware %s for node %s", name, node);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409) {
-                    throw e;
-                }
-                nhw = client.resources(NodeHardware.class).withName(name).require();
-            }
+            nhw = NodeObjects.create(client, fresh, node);
         }
-        for (int attempt = 1; ; attempt++) {
-            nhw.setStatus(stamped);
-            try {
-                client.resource(nhw).updateStatus();
-                return true;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409 || attempt >= ATTEMPTS) {
-                    throw e;
-                }
-                nhw = client.resources(NodeHardware.class).withName(name).require();
-            }
-        }
+        NodeObjects.updateStatus(client, nhw, current -> {
+            current.setStatus(stamped);
+            return current;
+        });
+        return true;
     }
 }

@@ -2,6 +2,7 @@ package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.HostControl;
+import io.joulie.agent.control.LimitReference;
 import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
@@ -17,6 +18,7 @@ import java.time.InstantSource;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -32,12 +34,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
     private final Cpufreq cpufreq;
     private final InstantSource clock;
     private DvfsController dvfs;
-    private CapRequest appliedCap;
-    private Map<String, Long> writtenUw = Map.of();
-    private String appliedMessage = "";
-    private CapRequest blockedCap;
-    private CapResult blocked;
-    private int rewrites;
+    private final LimitReference<String, CapResult> reference = new LimitReference<>();
 
     public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
         this.powercap = powercap;
@@ -49,7 +46,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
     /** How many times a limit found different from the last write was written again (drift repairs). */
     @Override
     public int rewrites() {
-        return rewrites;
+        return reference.rewrites();
     }
 
     @Override
@@ -57,36 +54,28 @@ public final class HostCpuControl implements CpuControl, HostControl {
         OptionalDouble packageWatts = facts.packageWatts();
         if (!powercap.packages().isEmpty()) {
             Map<String, Long> current = currentLimitsUw();
-            if (cap.equals(appliedCap) && current.equals(writtenUw)) {
-                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, appliedMessage, observed(current));
+            Optional<String> converged = reference.converged(cap, current);
+            if (converged.isPresent()) {
+                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, converged.get(), observed(current));
             }
-            boolean drift = cap.equals(appliedCap);
-            boolean knownBlocked = blocked != null && cap.equals(blockedCap);
-            CapResult r = knownBlocked ? blocked : powercap.apply(cap);
+            Optional<CapResult> known = reference.knownBlocked(cap);
+            CapResult r = known.orElseGet(() -> powercap.apply(cap));
             switch (r.outcome()) {
                 case APPLIED -> {
-                    if (drift) {
-                        rewrites++;
-                    }
-                    blocked = null;
-                    blockedCap = null;
-                    appliedCap = cap;
                     // what the kernel reports back (it may round the value written) is the reference
-                    writtenUw = currentLimitsUw();
-                    appliedMessage = r.message();
-                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
+                    Map<String, Long> readBack = currentLimitsUw();
+                    reference.applied(cap, readBack, r.message());
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(readBack));
                 }
                 case ERROR -> {
-                    forget();
+                    reference.forget();
                     return new ControlOutcome(CpuBackend.POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
                 }
                 case BLOCKED -> {
-                    forget();
-                    blocked = r;
-                    blockedCap = cap;
+                    reference.blocked(cap, r);
                     if (cpufreq.policies().isEmpty()) {
                         return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
-                                observed(knownBlocked ? current : r.observedUw()));
+                                observed(known.isPresent() ? current : r.observedUw()));
                     }
                     return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
                 }
@@ -128,7 +117,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
 
     @Override
     public ControlOutcome restore() {
-        forget();
+        reference.forget();
         CapResult r = powercap.restore();
         String cpufreqMessage = "";
         try {
@@ -157,28 +146,13 @@ public final class HostCpuControl implements CpuControl, HostControl {
 
     /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
     public static Map<Observed, Double> observed(Map<String, Long> limitsUw) {
-        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
-        if (!limitsUw.isEmpty()) {
-            double sum = limitsUw.values().stream().mapToLong(Long::longValue).sum() / 1e6;
-            observed.put(Observed.CAP_WATTS, sum);
-            observed.put(Observed.CAP_WATTS_PER_PACKAGE, sum / limitsUw.size());
-            observed.put(Observed.PACKAGES, (double) limitsUw.size());
-        }
-        return observed;
+        return Observed.ofLimits(limitsUw.values(), 1e6, Observed.CAP_WATTS_PER_PACKAGE, Observed.PACKAGES);
     }
 
     /** What is in force now, for a status that reports without acting (blocked requests). */
     @Override
     public Map<Observed, Double> observedNow() {
         return observed(currentLimitsUw());
-    }
-
-    private void forget() {
-        blocked = null;
-        blockedCap = null;
-        appliedCap = null;
-        writtenUw = Map.of();
-        appliedMessage = "";
     }
 
     private static String fmt(double w) {

@@ -2,6 +2,7 @@ package io.joulie.agent.control.gpu;
 
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.HostControl;
+import io.joulie.agent.control.LimitReference;
 import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
@@ -9,8 +10,8 @@ import io.joulie.agent.host.GpuCapResult;
 import io.joulie.agent.host.Gpus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
-import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Host GPU control: NVML power limits through {@link Gpus#apply}. As for the CPU's RAPL limits, the limits read back
@@ -21,12 +22,7 @@ import java.util.Map;
  */
 public final class HostGpuControl implements GpuControl, HostControl {
     private final Gpus gpus;
-    private CapRequest appliedCap;
-    private Map<Integer, Long> writtenMw = Map.of();
-    private String appliedMessage = "";
-    private CapRequest blockedCap;
-    private GpuCapResult blocked;
-    private int rewrites;
+    private final LimitReference<Integer, GpuCapResult> reference = new LimitReference<>();
 
     public HostGpuControl(Gpus gpus) {
         this.gpus = gpus;
@@ -35,7 +31,7 @@ public final class HostGpuControl implements GpuControl, HostControl {
     /** How many times a board's limit found different from the last write was written again. */
     @Override
     public int rewrites() {
-        return rewrites;
+        return reference.rewrites();
     }
 
     @Override
@@ -44,32 +40,24 @@ public final class HostGpuControl implements GpuControl, HostControl {
             return ControlOutcome.blocked(GpuBackend.NVML, gpus.unavailable().get(), Map.of());
         }
         Map<Integer, Long> current = gpus.limitsMw();
-        if (cap.equals(appliedCap) && current.equals(writtenMw)) {
-            return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, appliedMessage, observed(current));
+        Optional<String> converged = reference.converged(cap, current);
+        if (converged.isPresent()) {
+            return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, converged.get(), observed(current));
         }
-        boolean drift = cap.equals(appliedCap);
-        boolean knownBlocked = blocked != null && cap.equals(blockedCap);
-        GpuCapResult r = knownBlocked ? blocked : gpus.apply(cap);
+        Optional<GpuCapResult> known = reference.knownBlocked(cap);
+        GpuCapResult r = known.orElseGet(() -> gpus.apply(cap));
         return switch (r.outcome()) {
             case APPLIED -> {
-                if (drift) {
-                    rewrites++;
-                }
-                blocked = null;
-                blockedCap = null;
-                appliedCap = cap;
-                writtenMw = gpus.limitsMw();
-                appliedMessage = r.message();
-                yield new ControlOutcome(GpuBackend.NVML, Result.APPLIED, r.message(), observed(writtenMw));
+                Map<Integer, Long> readBack = gpus.limitsMw();
+                reference.applied(cap, readBack, r.message());
+                yield new ControlOutcome(GpuBackend.NVML, Result.APPLIED, r.message(), observed(readBack));
             }
             case BLOCKED -> {
-                forget();
-                blocked = r;
-                blockedCap = cap;
-                yield new ControlOutcome(GpuBackend.NVML, Result.BLOCKED, r.message(), observed(knownBlocked ? current : r.observedMw()));
+                reference.blocked(cap, r);
+                yield new ControlOutcome(GpuBackend.NVML, Result.BLOCKED, r.message(), observed(known.isPresent() ? current : r.observedMw()));
             }
             case ERROR -> {
-                forget();
+                reference.forget();
                 yield new ControlOutcome(GpuBackend.NVML, Result.ERROR, r.message(), observed(r.observedMw()));
             }
         };
@@ -77,7 +65,7 @@ public final class HostGpuControl implements GpuControl, HostControl {
 
     @Override
     public ControlOutcome restore() {
-        forget();
+        reference.forget();
         GpuCapResult r = gpus.restore();
         Result result = switch (r.outcome()) {
             case APPLIED -> Result.APPLIED;
@@ -95,21 +83,6 @@ public final class HostGpuControl implements GpuControl, HostControl {
 
     /** capWatts (sum), capWattsPerGpu (mean) and gpus from the per-board limits read back. */
     static Map<Observed, Double> observed(Map<Integer, Long> limitsMw) {
-        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
-        if (!limitsMw.isEmpty()) {
-            double sum = limitsMw.values().stream().mapToLong(Long::longValue).sum() / 1e3;
-            observed.put(Observed.CAP_WATTS, sum);
-            observed.put(Observed.CAP_WATTS_PER_GPU, sum / limitsMw.size());
-            observed.put(Observed.GPUS, (double) limitsMw.size());
-        }
-        return observed;
-    }
-
-    private void forget() {
-        blocked = null;
-        blockedCap = null;
-        appliedCap = null;
-        writtenMw = Map.of();
-        appliedMessage = "";
+        return Observed.ofLimits(limitsMw.values(), 1e3, Observed.CAP_WATTS_PER_GPU, Observed.GPUS);
     }
 }

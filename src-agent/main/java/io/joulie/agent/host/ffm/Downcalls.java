@@ -82,6 +82,20 @@ public final class Downcalls {
 
     public static final List<Downcall> ALL = Stream.concat(LIBC.stream(), NVML.stream()).toList();
 
+    /**
+     * What a downcall's {@code invokeExact} threw, as an unchecked exception: it declares Throwable, but a downcall
+     * itself throws only on misuse (wrong types, closed segments).
+     */
+    static RuntimeException unexpected(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            return r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
     /** NVML reports failures as its return value; there is no errno to capture. */
     private static Downcall nvml(String name, FunctionDescriptor descriptor) {
         return new Downcall(name, descriptor, List.of());

@@ -130,7 +130,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -144,7 +144,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -159,7 +159,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -184,7 +184,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -203,7 +203,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -217,7 +217,7 @@ public final class FfmNvml implements Nvml {
         try {
             int ignored = (int) shutdown.invokeExact();
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         } finally {
             handles.clear();
             library.close();
@@ -234,7 +234,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
@@ -253,7 +253,7 @@ public final class FfmNvml implements Nvml {
         } catch (NvmlException e) {
             throw e;
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
         handles.put(board, device);
         return device;
@@ -267,16 +267,5 @@ public final class FfmNvml implements Nvml {
 
     private static long unsigned(MemorySegment out) {
         return Integer.toUnsignedLong(out.get(JAVA_INT, 0));
-    }
-
-    /** invokeExact declares Throwable; a downcall itself throws only on misuse (wrong types, closed segments). */
-    private static RuntimeException unexpected(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 }
