@@ -28,7 +28,7 @@ class PoolAgentIT extends ClusterScenario {
 
     @BeforeAll
     static void start() throws Exception {
-        hardware = new SimulatedHardware();
+        hardware = new SimulatedHardware(java.util.Set.of());
         cluster.kubectl("""
                 apiVersion: joulie.io/v1alpha1
                 kind: TelemetryProfile
