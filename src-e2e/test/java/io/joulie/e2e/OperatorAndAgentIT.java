@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.PrometheusText;
@@ -116,7 +116,7 @@ class OperatorAndAgentIT {
     }
 
     static Double cap() {
-        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
+        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
         return npp == null || npp.getSpec().cpu() == null ? null : npp.getSpec().cpu().packagePowerCapWatts();
     }
 

@@ -1,6 +1,6 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.PolicyType;
 
 /** The three runs compared on the same workload. */
 public enum Baseline {

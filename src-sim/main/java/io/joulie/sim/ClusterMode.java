@@ -16,11 +16,12 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.api.text.Durations;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.planner.PlannerSetting;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 
 import java.io.IOException;
@@ -112,7 +113,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
     public ClusterMode(SimConfig config, List<String> nodeNames, Options options) {
         // The operator's evictions are not mirrored into the twin (it watches no Pods): refuse rather than
         // report them as violations.
-        SimConfig.require(config.planner().escalation() != io.joulie.operator.planner.Escalation.EVICT,
+        SimConfig.require(config.planner().escalation() != io.joulie.planner.Escalation.EVICT,
                 "cluster mode does not mirror the operator's evictions: use planner.escalation hold or force");
         this.config = config;
         this.options = options;
@@ -211,7 +212,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
 
     private void label(Node node) {
         String name = node.getMetadata().getName();
-        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
+        String value = node.getMetadata().getLabels() == null ? null : node.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
         if (value != null) {
             labels.put(name, value);
         }
@@ -241,35 +242,28 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                 "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default")
                 : Map.of("KUBECONFIG", options.kubeconfig().toAbsolutePath().toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
-        var p = config.planner().withPolicy(options.baseline().policy());
+        // the planner settings as the operator's environment (the settings table), its durations on wall time
+        var p = config.planner().toBuilder().policyType(options.baseline().policy())
+                .reconcileInterval(wall(config.tickSeconds()))
+                .downgradeTimeout(wall(config.planner().downgradeTimeout().toMillis() / 1000.0)).build();
         Map<String, String> operator = new HashMap<>(common);
         operator.put("LEADER_ELECTION", "false");
-        operator.put("RECONCILE_INTERVAL", wall(config.tickSeconds()));
-        operator.put("POLICY_TYPE", p.policyType().configValue());
-        operator.put("STATIC_HP_FRAC", Double.toString(p.staticHpFrac()));
-        operator.put("QUEUE_HP_BASE_FRAC", Double.toString(p.queueHpBaseFrac()));
-        operator.put("QUEUE_HP_MIN", Integer.toString(p.queueHpMin()));
-        operator.put("QUEUE_HP_MAX", Integer.toString(p.queueHpMax()));
-        operator.put("QUEUE_PERF_PER_HP_NODE", Integer.toString(p.queuePerfPerHpNode()));
-        operator.put("PERFORMANCE_CAP_WATTS", Double.toString(p.performanceCapWatts()));
-        operator.put("ECO_CAP_WATTS", Double.toString(p.ecoCapWatts()));
-        operator.put("DOWNGRADE_ESCALATION", p.escalation().configValue());
-        operator.put("DOWNGRADE_TIMEOUT", wall(p.downgradeTimeout().toMillis() / 1000.0));
+        operator.putAll(PlannerSetting.environment(p));
         operator.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         operator.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort()));
         launch("operator", operatorJar, operator);
         Map<String, String> agent = new HashMap<>(common);
         agent.put("AGENT_MODE", "pool");
         agent.put("POOL_NODE_SELECTOR", SIM_LABEL + "=true");
-        agent.put("AGENT_RECONCILE_INTERVAL", wall(config.tickSeconds()));
+        agent.put("AGENT_RECONCILE_INTERVAL", Durations.format(wall(config.tickSeconds())));
         agent.put("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         agent.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort()));
         launch("agent", agentJar, agent);
     }
 
     /** A simulated duration as the wall-clock duration the processes are configured with (at least 1 ms). */
-    private String wall(double simSeconds) {
-        return Durations.format(Duration.ofMillis(Math.max(1, Math.round(simSeconds * 1000 / options.speed()))));
+    private Duration wall(double simSeconds) {
+        return Duration.ofMillis(Math.max(1, Math.round(simSeconds * 1000 / options.speed())));
     }
 
     private void launch(String name, Path jar, Map<String, String> env) throws IOException {
@@ -334,7 +328,7 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
                 .endMetadata().withNewSpec()
                 // not the cluster's scheduler: the twin's places the job (and binds it, see bind)
                 .withSchedulerName("joulie-sim")
-                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(Joulie.POWER_PROFILE_LABEL, job.profile()))
+                .withNodeSelector(job.profile() == null ? Map.of() : Map.of(JoulieApi.POWER_PROFILE_LABEL, job.profile()))
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
                 .endSpec().build();
@@ -421,8 +415,8 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
             for (String name : nodeNames) {
                 client.nodes().withName(name).delete();
                 // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
-                client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
-                client.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(name)).delete();
+                client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
+                client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName("joulie-sim").delete();
         } catch (RuntimeException e) {

@@ -2,9 +2,9 @@ package io.joulie.sim;
 
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
-import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 
 import java.util.Map;
 
@@ -30,7 +30,7 @@ public record JobSpec(int id, double arrival, int cores, double work, double sen
     public static PodSpec podSpec(String profile) {
         PodSpecBuilder b = new PodSpecBuilder();
         if (profile != null) {
-            b.withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile));
+            b.withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile));
         }
         return b.build();
     }

@@ -1,6 +1,6 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Transition;
+import io.joulie.planner.Transition;
 
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.joulie.sim;
 
+import io.joulie.planner.PlannerSetting;
+
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -48,15 +50,10 @@ public final class Params {
         def("sim.stepSeconds", "1", "physics time step");
         def("sim.tickSeconds", "60", "planner tick: the operator's RECONCILE_INTERVAL");
         def("sim.maxSeconds", "1209600", "stop even if jobs remain (14 days)");
-        def("planner.performanceCapWatts", "500", "cap of the performance profile (PERFORMANCE_CAP_WATTS)");
-        def("planner.ecoCapWatts", "260", "cap of the eco profile (ECO_CAP_WATTS)");
-        def("planner.staticHpFrac", "0.75", "static_partition share of performance nodes (STATIC_HP_FRAC)");
-        def("planner.queueHpBaseFrac", "0.70", "queue_aware_v1 base share (QUEUE_HP_BASE_FRAC)");
-        def("planner.queueHpMin", "2", "queue_aware_v1 lower bound (QUEUE_HP_MIN)");
-        def("planner.queueHpMax", "5", "queue_aware_v1 upper bound (QUEUE_HP_MAX)");
-        def("planner.queuePerfPerHpNode", "15", "performance-only pods per performance node (QUEUE_PERF_PER_HP_NODE)");
-        def("planner.escalation", "hold", "hold, force or evict (DOWNGRADE_ESCALATION)");
-        def("planner.downgradeTimeoutSeconds", "1800", "drain time before escalation (DOWNGRADE_TIMEOUT)");
+        // the operator's planner settings that the twin exposes: their rows in the settings table
+        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            s.simulatorKey().ifPresent(key -> def(key, s.simulatorDefault().orElseThrow(), s.meaning()));
+        }
     }
 
     private Params() {

@@ -1,6 +1,6 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;

@@ -1,8 +1,8 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.api.text.Problems;
+import io.joulie.planner.PlannerSetting;
+import io.joulie.planner.PlannerSettings;
 
 import java.time.Duration;
 import java.util.Map;
@@ -44,15 +44,16 @@ public record SimConfig(NodeModel node, WorkloadSpec workload, int nodes, double
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),
                 r.d("workload.sensitivityMin"), r.d("workload.sensitivityMax"), r.d("workload.performanceShare"),
                 r.d("workload.ecoShare"), r.l("workload.seed"), r.s("workload.trace"));
-        String esc = r.s("planner.escalation");
-        Escalation escalation = Escalation.fromConfig(esc).orElseThrow(() ->
-                new IllegalArgumentException("planner.escalation must be hold, force or evict, got '" + esc + "'"));
         double tick = r.d("sim.tickSeconds");
-        PlannerSettings planner = new PlannerSettings(PolicyType.STATIC_PARTITION, r.d("planner.staticHpFrac"),
-                r.d("planner.queueHpBaseFrac"), r.i("planner.queueHpMin"), r.i("planner.queueHpMax"),
-                r.i("planner.queuePerfPerHpNode"), r.d("planner.performanceCapWatts"), r.d("planner.ecoCapWatts"),
-                escalation, Duration.ofMillis(Math.round(r.d("planner.downgradeTimeoutSeconds") * 1000)),
-                Duration.ofMillis(Math.round(tick * 1000)));
+        // the planner.* parameters: the operator's settings table, read and checked as the operator reads its own
+        Problems problems = new Problems();
+        PlannerSettings planner = PlannerSetting.read(PlannerSetting.Source.SIMULATOR,
+                        s -> r.values().get(s.simulatorKey().orElseThrow()), s -> s.simulatorKey().orElseThrow(), problems)
+                .settings().map(s -> s.toBuilder().reconcileInterval(Duration.ofMillis(Math.round(tick * 1000))).build())
+                .orElse(null);
+        if (planner == null) {
+            throw new IllegalArgumentException(String.join("; ", problems.lines()));
+        }
         return new SimConfig(node, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner);
     }

@@ -1,12 +1,12 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.ManagedNode;
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.Transition;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.Transition;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,6 +1,6 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,7 +53,7 @@ class ClusterModeIT {
         // tick (performance cap), then commits it eco; the agent applies each
         assertThat(caps).hasSize(3);
         assertThat(decisions).contains("node-0001  new -> DrainingPerformance (cap 500 W): selected for eco by queue-aware-v1; "
-                + io.joulie.operator.planner.StateGuard.SETTLING);
+                + io.joulie.planner.StateGuard.SETTLING);
         assertThat(decisions).contains("node-0001  DrainingPerformance -> ActiveEco (cap 260 W): selected for eco by queue-aware-v1");
         assertThat(r.jobsCompleted()).isEqualTo(24);
         assertThat(r.violationSeconds()).isZero();

@@ -1,6 +1,6 @@
 package io.joulie.sim;
 
-import io.joulie.operator.planner.PodClass;
+import io.joulie.planner.PodClass;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -1,9 +1,9 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.Outcome;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.Transition;
+import io.joulie.planner.Outcome;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.Transition;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
@@ -56,7 +56,7 @@ class SimulationTest {
         assertThat(summaries).containsOnly("queue-aware-v1");
         // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
         Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
-                && !m.reason().contains(io.joulie.operator.planner.StateGuard.SETTLING)).findFirst().orElseThrow();
+                && !m.reason().contains(io.joulie.planner.StateGuard.SETTLING)).findFirst().orElseThrow();
         assertThat(drain.from()).isEqualTo(PowerState.ActivePerformance);
         assertThat(drain.reason()).startsWith("draining ").contains("performance-only pod");
         assertThat(moves).anySatisfy(m -> {

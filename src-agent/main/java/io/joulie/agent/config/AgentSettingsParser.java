@@ -1,14 +1,13 @@
 package io.joulie.agent.config;
 
-import io.joulie.api.text.Durations;
 import io.joulie.api.text.LabelSelector;
+import io.joulie.api.text.Problems;
+import io.joulie.api.text.Problems.DurationBound;
 import io.joulie.agent.host.HostRoots;
 
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -17,7 +16,7 @@ import java.util.Optional;
  * at once, each naming its environment variable and property.
  */
 public final class AgentSettingsParser {
-    private final List<String> errors = new ArrayList<>();
+    private final Problems problems = new Problems();
 
     private AgentSettingsParser() {
     }
@@ -39,15 +38,8 @@ public final class AgentSettingsParser {
         if (mode == AgentMode.NODE && node.isEmpty()) {
             error("NODE_NAME", "agent.node-name", "", "is required in node mode (set it from spec.nodeName with the downward API)");
         }
-        Duration interval = Duration.ZERO;
-        try {
-            interval = Durations.parse(c.reconcileInterval());
-            if (interval.isNegative() || interval.isZero()) {
-                error("AGENT_RECONCILE_INTERVAL", "agent.reconcile-interval", c.reconcileInterval(), "must be greater than 0");
-            }
-        } catch (IllegalArgumentException e) {
-            error("AGENT_RECONCILE_INTERVAL", "agent.reconcile-interval", c.reconcileInterval(), e.getMessage());
-        }
+        Duration interval = problems.duration(where("AGENT_RECONCILE_INTERVAL", "agent.reconcile-interval"),
+                c.reconcileInterval(), DurationBound.POSITIVE).orElse(Duration.ZERO);
         Path sys = path("JOULIE_SYSFS_ROOT", "agent.sysfs-root", c.sysfsRoot());
         Path proc = path("JOULIE_PROC_ROOT", "agent.proc-root", c.procRoot());
         Path dev = path("JOULIE_DEV_ROOT", "agent.dev-root", c.devRoot());
@@ -81,23 +73,20 @@ public final class AgentSettingsParser {
         if (shard < 0 || (shards >= 1 && shard >= shards)) {
             error("POOL_SHARD_ID", "agent.pool-shard-id", c.poolShardId(), "must be in 0..POOL_SHARDS-1 (POOL_SHARDS = " + c.poolShards() + ")");
         }
-        if (!errors.isEmpty()) {
-            throw new ConfigurationException("Invalid Joulie agent configuration:\n  - " + String.join("\n  - ", errors));
-        }
+        problems.throwIfAny("Invalid Joulie agent configuration");
         return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, nvml, selector, shards, shard);
     }
 
+    private static String where(String env, String property) {
+        return env + " (" + property + ")";
+    }
+
     private void error(String env, String property, String value, String problem) {
-        errors.add("%s (%s) = '%s': %s".formatted(env, property, value == null ? "" : value, problem));
+        problems.add(where(env, property), value, problem);
     }
 
     private int integer(String env, String property, String value) {
-        try {
-            return Integer.parseInt(value.trim());
-        } catch (RuntimeException e) {
-            error(env, property, value, "is not a whole number");
-            return 0;
-        }
+        return problems.integer(where(env, property), value).orElse(0);
     }
 
     private Path path(String env, String property, String value) {

@@ -15,7 +15,7 @@ import java.util.Map;
  */
 public record HostCapabilities(boolean rapl, boolean raplWritable, boolean msr, boolean cpufreq, CpuVendor vendor,
                                String cpuModel, String arch, CgroupVersion cgroup) {
-    public static final String LABEL_PREFIX = io.joulie.api.v1alpha1.Joulie.FEATURE_LABEL_PREFIX;
+    public static final String LABEL_PREFIX = io.joulie.api.v1alpha1.JoulieApi.FEATURE_LABEL_PREFIX;
 
     public enum CgroupVersion {
         V1, V2;
@@ -29,9 +29,9 @@ public record HostCapabilities(boolean rapl, boolean raplWritable, boolean msr, 
     public Map<String, String> labels() {
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put(LABEL_PREFIX + "rapl", Boolean.toString(rapl));
-        labels.put(io.joulie.api.v1alpha1.Joulie.FEATURE_RAPL_WRITABLE, Boolean.toString(raplWritable));
+        labels.put(io.joulie.api.v1alpha1.JoulieApi.FEATURE_RAPL_WRITABLE, Boolean.toString(raplWritable));
         labels.put(LABEL_PREFIX + "msr", Boolean.toString(msr));
-        labels.put(io.joulie.api.v1alpha1.Joulie.FEATURE_CPUFREQ, Boolean.toString(cpufreq));
+        labels.put(io.joulie.api.v1alpha1.JoulieApi.FEATURE_CPUFREQ, Boolean.toString(cpufreq));
         labels.put(LABEL_PREFIX + "cpu-vendor", vendor.label());
         labels.put(LABEL_PREFIX + "cgroup", cgroup.label());
         return labels;

@@ -1,7 +1,7 @@
 package io.joulie.agent.k8s;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 
@@ -26,7 +26,7 @@ public interface AgentView {
      * ({@link Joulie#nodePowerProfileName}), else the first by name.
      */
     static Optional<NodePowerProfile> preferred(String node, Collection<NodePowerProfile> forNode) {
-        String canonical = Joulie.nodePowerProfileName(node);
+        String canonical = JoulieApi.nodePowerProfileName(node);
         return forNode.stream().min(Comparator.comparing((NodePowerProfile p) -> !p.getMetadata().getName().equals(canonical))
                 .thenComparing(p -> p.getMetadata().getName()));
     }

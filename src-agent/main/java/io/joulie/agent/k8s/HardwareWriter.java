@@ -2,7 +2,7 @@ package io.joulie.agent.k8s;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareSpec;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
@@ -27,13 +27,13 @@ public final class HardwareWriter implements HardwarePublisher.Sink {
 
     @Override
     public Optional<NodeHardwareStatus> current(String node) {
-        NodeHardware nhw = client.resources(NodeHardware.class).withName(Joulie.nodePowerProfileName(node)).get();
+        NodeHardware nhw = client.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(node)).get();
         return Optional.ofNullable(nhw).map(NodeHardware::getStatus).map(s -> new NodeHardwareStatus(s.cpu(), s.gpu(), null));
     }
 
     @Override
     public boolean write(String node, NodeHardwareStatus status) {
-        String name = Joulie.nodePowerProfileName(node);
+        String name = JoulieApi.nodePowerProfileName(node);
         NodeHardwareStatus stamped = new NodeHardwareStatus(status.cpu(), status.gpu(),
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         NodeHardware nhw = client.resources(NodeHardware.class).withName(name).get();

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Family;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
@@ -39,7 +39,7 @@ public final class StatusWriter implements StatusPublisher.Sink {
     public void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
         TelemetryProfile tp = own.map(StatusWriter::copy).orElseGet(() -> {
             TelemetryProfile fresh = new TelemetryProfile();
-            fresh.setMetadata(NodeObjects.meta(Joulie.nodePowerProfileName(node), NodeObjects.node(client, node)));
+            fresh.setMetadata(NodeObjects.meta(JoulieApi.nodePowerProfileName(node), NodeObjects.node(client, node)));
             fresh.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
             return NodeObjects.create(client, fresh, node);
         });

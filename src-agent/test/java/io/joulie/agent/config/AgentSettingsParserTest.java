@@ -1,5 +1,6 @@
 package io.joulie.agent.config;
 
+import io.joulie.api.text.ConfigurationException;
 import io.joulie.api.text.LabelSelector;
 import org.junit.jupiter.api.Test;
 

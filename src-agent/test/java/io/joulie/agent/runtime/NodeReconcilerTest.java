@@ -32,7 +32,7 @@ import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.text.LabelSelector;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -147,7 +147,7 @@ class NodeReconcilerTest {
                     outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString()));
         });
         TelemetryProfile tp = new TelemetryProfile();
-        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(Joulie.nodePowerProfileName(node)))
+        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node)))
                 .build());
         tp.setSpec(own.map(TelemetryProfile::getSpec)
                 .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
@@ -163,7 +163,7 @@ class NodeReconcilerTest {
 
     void profile(String node, Profile profile, NodePowerProfileSpec.CpuPower cpu, NodePowerProfileSpec.GpuPower gpu) {
         NodePowerProfile npp = new NodePowerProfile();
-        npp.setMetadata(new ObjectMetaBuilder().withName(Joulie.nodePowerProfileName(node)).build());
+        npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
         npp.setSpec(new NodePowerProfileSpec(node, profile, cpu, gpu, null));
         view.put(npp);
     }

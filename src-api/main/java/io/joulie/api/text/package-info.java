@@ -1,5 +1,6 @@
 /**
- * The textual forms both applications accept in configuration and resources: Go-style durations
+ * The textual forms both applications accept in configuration and resources, and the one validator of such text
+ * ({@link io.joulie.api.text.Problems}, which names where each bad value was set): Go-style durations
  * ({@code 30s}, {@code 1h30m}) and Kubernetes label selectors ({@code key=value,key in (a,b)}).
  */
 package io.joulie.api.text;

@@ -1,46 +1,28 @@
 package io.joulie.api.v1alpha1;
 
-import java.util.Locale;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
 
-/** Constants of the joulie.io API that both the operator and the agent rely on. */
-public final class Joulie {
-    public static final String GROUP = "joulie.io";
-    public static final String VERSION = "v1alpha1";
-    public static final String API_VERSION = GROUP + "/" + VERSION;
-
-    /** Node label that advertises the node's power supply; pods select on it. */
-    public static final String POWER_PROFILE_LABEL = "joulie.io/power-profile";
-    /** Label value of a node that is draining its performance pods before it may go eco. */
-    public static final String DRAINING_PERFORMANCE = "draining-performance";
-    /** Prefix of the capability labels the agent's start-up probe puts on its Node. */
-    public static final String FEATURE_LABEL_PREFIX = "feature.joulie.io/";
-    /** Capability label: a RAPL power limit can be written (value {@code true}/{@code false}). */
-    public static final String FEATURE_RAPL_WRITABLE = FEATURE_LABEL_PREFIX + "rapl-writable";
-    /** Capability label: cpufreq frequency limits can be written (value {@code true}/{@code false}). */
-    public static final String FEATURE_CPUFREQ = FEATURE_LABEL_PREFIX + "cpufreq";
-
-    private Joulie() {
-    }
-
-    /**
-     * The name of the NodePowerProfile of a node: {@code node-} plus the node name lower-cased, every
-     * character outside {@code [a-z0-9-]} replaced by {@code -}. Agents look objects up by
-     * {@code spec.nodeName}, never by this name. Names longer than 253 characters are shortened and
-     * suffixed with a hash of the node name.
-     */
-    public static String nodePowerProfileName(String nodeName) {
-        StringBuilder sb = new StringBuilder("node-");
-        for (char c : nodeName.toLowerCase(Locale.ROOT).toCharArray()) {
-            sb.append((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ? c : '-');
-        }
-        if (sb.length() > MAX_NAME) {
-            // Object names are at most 253 characters: keep a prefix and make it unique with a hash.
-            String hash = String.format("%08x", nodeName.hashCode());
-            sb.setLength(MAX_NAME - hash.length() - 1);
-            sb.append('-').append(hash);
-        }
-        return sb.toString();
-    }
-
-    private static final int MAX_NAME = 253;
+/**
+ * The {@code Joulie} resource: one per cluster (the one named {@code joulie} is active) describing the
+ * installation the operator manages: the node agent DaemonSet and its supporting objects, and the planner's
+ * {@code spec.policy}. The API's constants (group, labels, object names) are in {@link JoulieApi}.
+ */
+@Group(JoulieApi.GROUP)
+@Version(JoulieApi.VERSION)
+@Kind("Joulie")
+@Singular("joulie")
+@Plural("joulies")
+@AdditionalPrinterColumn(name = "Available", jsonPath = ".status.conditions[?(@.type==\"Available\")].status", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "Agents ready", jsonPath = ".status.agents.ready", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Agents desired", jsonPath = ".status.agents.desired", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+public class Joulie extends CustomResource<JoulieSpec, JoulieStatus> {
+    /** Only the resource with this name is acted on; others get a condition saying so. */
+    public static final String ACTIVE_NAME = "joulie";
 }

@@ -8,6 +8,9 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -71,12 +74,25 @@ public record JoulieSpec(
             @JsonPropertyDescription("Where the rules read measurements (Prometheus).")
             PolicyRulesSpec.Telemetry telemetry) {
 
-        /** The planner settings alone, no rules. */
-        public Policy(String type, Double staticHpFrac, Double queueHpBaseFrac, Integer queueHpMin, Integer queueHpMax,
-                      Integer queuePerfPerHpNode, Double performanceCapWatts, Double ecoCapWatts,
-                      String downgradeEscalation, String downgradeTimeout, String reconcileInterval) {
-            this(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode, performanceCapWatts,
-                    ecoCapWatts, downgradeEscalation, downgradeTimeout, reconcileInterval, null, null, null, null, null);
+        private static final ObjectMapper JSON = new ObjectMapper();
+
+        /**
+         * A {@code spec.policy} with these fields set, by their names in the resource, as the API server would read
+         * it: {@code Policy.of(Map.of("staticHpFrac", 0.75, "ecoCapWatts", 90.0))}. An unknown name is an error.
+         */
+        public static Policy of(Map<String, ?> fields) {
+            return JSON.convertValue(fields, Policy.class);
+        }
+
+        /** {@link #of(Map)} with names and values alternating; a null value leaves its field unset. */
+        public static Policy of(Object... namesAndValues) {
+            Map<String, Object> fields = new LinkedHashMap<>();
+            for (int i = 0; i < namesAndValues.length; i += 2) {
+                if (namesAndValues[i + 1] != null) {
+                    fields.put((String) namesAndValues[i], namesAndValues[i + 1]);
+                }
+            }
+            return of(fields);
         }
 
         /** These planner settings with the rule fields of {@code rules} (none when it is null). */

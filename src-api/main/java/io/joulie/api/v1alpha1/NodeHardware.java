@@ -15,8 +15,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * NodePowerProfile), owned by its Node; created and written by the node's agent only, read by the operator
  * (eligibility, budget estimates) and by admins ({@code kubectl get nhw}).
  */
-@Group(Joulie.GROUP)
-@Version(Joulie.VERSION)
+@Group(JoulieApi.GROUP)
+@Version(JoulieApi.VERSION)
 @Kind("NodeHardware")
 @Singular("nodehardware")
 @Plural("nodehardwares")

@@ -13,8 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * The desired power state of one node, written by the operator and applied by that node's agent.
  * Cluster-scoped; one per managed node, owned by its Node.
  */
-@Group(Joulie.GROUP)
-@Version(Joulie.VERSION)
+@Group(JoulieApi.GROUP)
+@Version(JoulieApi.VERSION)
 @Kind("NodePowerProfile")
 @Singular("nodepowerprofile")
 @Plural("nodepowerprofiles")

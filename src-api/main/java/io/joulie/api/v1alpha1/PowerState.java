@@ -22,6 +22,6 @@ public enum PowerState {
 
     /** The value of the node's {@code joulie.io/power-profile} label in this state. */
     public String labelValue() {
-        return this == DrainingPerformance ? Joulie.DRAINING_PERFORMANCE : profile.value();
+        return this == DrainingPerformance ? JoulieApi.DRAINING_PERFORMANCE : profile.value();
     }
 }

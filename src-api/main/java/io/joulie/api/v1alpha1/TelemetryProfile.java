@@ -13,8 +13,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * How the agent reads its inputs and applies its controls (host, HTTP, Prometheus) for a node, or for
  * every node when cluster-scoped. Its status is written by the agent after every action.
  */
-@Group(Joulie.GROUP)
-@Version(Joulie.VERSION)
+@Group(JoulieApi.GROUP)
+@Version(JoulieApi.VERSION)
 @Kind("TelemetryProfile")
 @Singular("telemetryprofile")
 @Plural("telemetryprofiles")

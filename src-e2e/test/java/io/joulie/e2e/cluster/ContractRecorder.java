@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 
 import java.util.ArrayList;
@@ -62,7 +62,7 @@ public final class ContractRecorder implements AutoCloseable {
     /** The Pod demands performance supply: it selects the performance profile by node selector. */
     public static boolean performanceOnly(Pod pod) {
         Map<String, String> selector = pod.getSpec().getNodeSelector();
-        return selector != null && "performance".equals(selector.get(Joulie.POWER_PROFILE_LABEL));
+        return selector != null && "performance".equals(selector.get(JoulieApi.POWER_PROFILE_LABEL));
     }
 
     private synchronized void profile(NodePowerProfile npp) {

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -40,7 +40,7 @@ class EvictionIT extends ClusterScenario {
     static Pod performancePod(String name, String node, Map<String, String> labels) {
         return new PodBuilder().withNewMetadata().withName(name).withNamespace(NS).withLabels(labels).endMetadata()
                 .withNewSpec().addNewContainer().withName("work").withImage("registry.invalid/work:1").endContainer()
-                .withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, "performance", "kubernetes.io/hostname", node))
+                .withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance", "kubernetes.io/hostname", node))
                 .withTerminationGracePeriodSeconds(0L).endSpec().build();
     }
 

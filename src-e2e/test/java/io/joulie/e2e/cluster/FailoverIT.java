@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Order;
@@ -58,8 +58,8 @@ class FailoverIT extends ClusterScenario {
 
             @Override
             public void onUpdate(Node old, Node n) {
-                String was = old.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
-                String is = n.getMetadata().getLabels().get(Joulie.POWER_PROFILE_LABEL);
+                String was = old.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
+                String is = n.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL);
                 if (!java.util.Objects.equals(was, is)) {
                     changes.add(n.getMetadata().getName() + " label " + was + " -> " + is);
                 }

@@ -1,7 +1,7 @@
 package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.testkit.FakeHost;
@@ -56,7 +56,7 @@ class NodeAgentIT extends ClusterScenario {
             for (int pkg = 0; pkg < host.packages(); pkg++) {
                 assertThat(host.limit(pkg)).as("limit of package " + pkg).isEqualTo(host.expectedLimit(pkg, expectedCap));
             }
-            TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(NODE)).get();
+            TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
             assertThat(tp).as("node-scoped TelemetryProfile of " + NODE).isNotNull();
             assertThat(tp.getStatus()).as("its status").isNotNull();
             assertThat(tp.getStatus().control()).as("its control status").isNotNull();
@@ -72,7 +72,7 @@ class NodeAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             Node node = cluster.admin.nodes().withName(NODE).get();
             assertThat(node.getMetadata().getLabels()).as("capability labels the agent put on " + NODE)
-                    .containsEntry(Joulie.FEATURE_RAPL_WRITABLE, "true");
+                    .containsEntry(JoulieApi.FEATURE_RAPL_WRITABLE, "true");
             assertThat(cluster.states()).containsEntry(NODE, "ActivePerformance");
         });
         double performance = PoolAgentIT.plannedCap(NODE);

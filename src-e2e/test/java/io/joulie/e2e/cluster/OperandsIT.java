@@ -4,7 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -36,7 +37,7 @@ class OperandsIT extends ClusterScenario {
             assertThat(pods).extracting(p -> p.getSpec().getNodeName())
                     .containsExactlyInAnyOrderElementsOf(RealCluster.MANAGED);
             assertThat(pods).allSatisfy(p -> assertThat(p.getStatus().getPhase()).isEqualTo("Running"));
-            JoulieInstallation joulie = cluster.admin.resources(JoulieInstallation.class).withName("joulie").get();
+            Joulie joulie = cluster.admin.resources(Joulie.class).withName("joulie").get();
             assertThat(joulie.getStatus()).isNotNull();
             assertThat(joulie.getStatus().agents().desired()).isEqualTo(RealCluster.MANAGED.size());
             assertThat(joulie.getStatus().agents().ready()).isEqualTo(RealCluster.MANAGED.size());
@@ -51,23 +52,23 @@ class OperandsIT extends ClusterScenario {
     void everyManagedNodeIsPlannedAndItsProfileGoesWithTheNode() {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (String node : RealCluster.MANAGED) {
-                NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+                NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
                 assertThat(npp).as("NodePowerProfile of " + node).isNotNull();
                 assertThat(npp.getMetadata().getOwnerReferences()).anySatisfy(o -> {
                     assertThat(o.getKind()).isEqualTo("Node");
                     assertThat(o.getName()).isEqualTo(node);
                 });
                 Node n = cluster.admin.nodes().withName(node).get();
-                assertThat(n.getMetadata().getLabels()).containsKey(Joulie.POWER_PROFILE_LABEL);
+                assertThat(n.getMetadata().getLabels()).containsKey(JoulieApi.POWER_PROFILE_LABEL);
             }
-            assertThat(cluster.admin.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(RealCluster.UNMANAGED)).get())
+            assertThat(cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(RealCluster.UNMANAGED)).get())
                     .as("no profile for a node Joulie does not manage").isNull();
         });
 
         // a node that comes and goes: planned while it is there, its profile collected by the real garbage collector
         String transient_ = "kwok-transient";
         cluster.kwokNodes(List.of(transient_), Map.of("joulie.io/managed", "true"));
-        String name = Joulie.nodePowerProfileName(transient_);
+        String name = JoulieApi.nodePowerProfileName(transient_);
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .until(() -> cluster.admin.resources(NodePowerProfile.class).withName(name).get() != null);
         cluster.admin.nodes().withName(transient_).delete();

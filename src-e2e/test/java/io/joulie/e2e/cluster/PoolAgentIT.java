@@ -1,6 +1,6 @@
 package io.joulie.e2e.cluster;
 
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
@@ -62,7 +62,7 @@ class PoolAgentIT extends ClusterScenario {
     }
 
     static double plannedCap(String node) {
-        NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+        NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
         return npp.getSpec().cpu().packagePowerCapWatts();
     }
 
@@ -71,7 +71,7 @@ class PoolAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (String node : RealCluster.MANAGED) {
                 assertThat(hardware.caps()).as("cap sent for " + node).containsEntry(node, plannedCap(node));
-                TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+                TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
                 assertThat(tp).as("node-scoped TelemetryProfile of " + node).isNotNull();
                 assertThat(tp.getStatus()).as("status of " + node + "'s TelemetryProfile").isNotNull();
                 assertThat(tp.getStatus().control()).as("control status of " + node).isNotNull();

@@ -3,7 +3,7 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
@@ -146,7 +146,7 @@ class ScaleBenchmark {
                 .withNewSpec().withNodeName(node).addNewContainer().withName("work").withImage("registry.invalid/work:1")
                 .endContainer().withTerminationGracePeriodSeconds(0L).endSpec();
         if (performance) {
-            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, "performance")).endSpec();
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance")).endSpec();
         }
         return b.build();
     }

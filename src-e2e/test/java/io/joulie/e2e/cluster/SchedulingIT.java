@@ -2,7 +2,7 @@ package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -44,7 +44,7 @@ class SchedulingIT extends ClusterScenario {
                 .withNewSpec().addNewContainer().withName("work").withImage("registry.invalid/work:1").endContainer()
                 .withTerminationGracePeriodSeconds(0L).endSpec();
         if (profile != null) {
-            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile)).endSpec();
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
         }
         return b.build();
     }

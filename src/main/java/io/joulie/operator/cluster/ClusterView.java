@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import io.joulie.operator.planner.PodClass;
-import io.joulie.operator.planner.PodClassifier;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -45,8 +45,8 @@ public class ClusterView {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
-    private SharedIndexInformer<JoulieInstallation> installation;
-    private final List<java.util.function.Consumer<JoulieInstallation>> installationDeleted =
+    private SharedIndexInformer<Joulie> installation;
+    private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
@@ -63,7 +63,7 @@ public class ClusterView {
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
-        installation = client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).runnableInformer(0);
+        installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
                 .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
                         client.getKubernetesSerialization(), POD_FIELDS));
@@ -73,15 +73,15 @@ public class ClusterView {
                 PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
-            public void onAdd(JoulieInstallation obj) {
+            public void onAdd(Joulie obj) {
             }
 
             @Override
-            public void onUpdate(JoulieInstallation oldObj, JoulieInstallation newObj) {
+            public void onUpdate(Joulie oldObj, Joulie newObj) {
             }
 
             @Override
-            public void onDelete(JoulieInstallation obj, boolean deletedFinalStateUnknown) {
+            public void onDelete(Joulie obj, boolean deletedFinalStateUnknown) {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
@@ -172,13 +172,13 @@ public class ClusterView {
     }
 
     /** Called with the active {@code Joulie} resource as it was last seen, once it is deleted. */
-    public void onInstallationDeleted(java.util.function.Consumer<JoulieInstallation> listener) {
+    public void onInstallationDeleted(java.util.function.Consumer<Joulie> listener) {
         installationDeleted.add(listener);
     }
 
     /** The active {@code Joulie} resource, or null when there is none. */
-    public JoulieInstallation installation() {
-        return installation.getStore().getByKey(JoulieInstallation.ACTIVE_NAME);
+    public Joulie installation() {
+        return installation.getStore().getByKey(Joulie.ACTIVE_NAME);
     }
 
     public Collection<Node> nodes() {

@@ -6,11 +6,16 @@ import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.operator.config.OperatorConfig;
-import io.joulie.operator.runtime.PlannerMetrics;
+import io.joulie.operator.metrics.ErrorKind;
+import io.joulie.operator.metrics.PlannerMetrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Optional;
@@ -21,45 +26,55 @@ import java.util.Optional;
  * never fatal.
  */
 @ApplicationScoped
-public class EventRecorder {
+public class EventRecorder implements EventSink {
     private static final Logger LOG = Logger.getLogger(EventRecorder.class);
     static final String COMPONENT = "joulie-operator";
 
     private final KubernetesClient client;
+    private final ClusterView view;
     private final PlannerMetrics metrics;
+    private final Clock clock;
     private final Optional<String> podName;
     private final Optional<String> podNamespace;
 
-    public EventRecorder(KubernetesClient client, PlannerMetrics metrics, OperatorConfig config) {
+    public EventRecorder(KubernetesClient client, ClusterView view, PlannerMetrics metrics, OperatorConfig config, Clock clock) {
         this.client = client;
+        this.view = view;
         this.metrics = metrics;
+        this.clock = clock;
         this.podName = config.podName();
         this.podNamespace = config.podNamespace();
     }
 
-    public void normal(HasMetadata about, String reason, String message) {
-        record(reference(about), "Normal", reason, message);
+    @Override
+    public void node(String node, EventReason reason, String message) {
+        String name = JoulieApi.nodePowerProfileName(node);
+        NodePowerProfile cached = view.profile(name);
+        if (cached != null) {
+            record(reference(cached), reason, message);
+        } else {
+            record(new ObjectReferenceBuilder().withApiVersion(JoulieApi.API_VERSION).withKind("NodePowerProfile")
+                    .withName(name).build(), reason, message);
+        }
     }
 
-    public void warning(HasMetadata about, String reason, String message) {
-        record(reference(about), "Warning", reason, message);
+    @Override
+    public void installation(EventReason reason, String message) {
+        Joulie active = view.installation();
+        if (active != null) {
+            record(reference(active), reason, message);
+        } else {
+            operator(reason, message);
+        }
     }
 
-    /** An Event about the operator itself: on its Pod when it knows it, else on its namespace. */
-    public void operatorWarning(String reason, String message) {
-        operatorEvent("Warning", reason, message);
-    }
-
-    public void operatorNormal(String reason, String message) {
-        operatorEvent("Normal", reason, message);
-    }
-
-    private void operatorEvent(String type, String reason, String message) {
+    @Override
+    public void operator(EventReason reason, String message) {
         String ns = podNamespace.orElse("default");
         ObjectReference ref = podName.isPresent()
                 ? new ObjectReferenceBuilder().withApiVersion("v1").withKind("Pod").withName(podName.get()).withNamespace(ns).build()
                 : new ObjectReferenceBuilder().withApiVersion("v1").withKind("Namespace").withName(ns).build();
-        record(ref, type, reason, message);
+        record(ref, reason, message);
     }
 
     private static ObjectReference reference(HasMetadata o) {
@@ -74,21 +89,22 @@ public class EventRecorder {
         return prefix + "." + String.format("%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
     }
 
-    private void record(ObjectReference ref, String type, String reason, String message) {
+    private void record(ObjectReference ref, EventReason reason, String message) {
         String ns = ref.getNamespace() == null ? "default" : ref.getNamespace();
-        Instant now = Instant.now();
+        String type = reason.type().name();
+        Instant now = clock.instant();
         String time = now.truncatedTo(ChronoUnit.SECONDS).toString();
         try {
             client.v1().events().inNamespace(ns).resource(new EventBuilder()
                     .withNewMetadata().withName(eventName(ref.getName()))
                     .withNamespace(ns).endMetadata()
-                    .withInvolvedObject(ref).withType(type).withReason(reason)
+                    .withInvolvedObject(ref).withType(type).withReason(reason.name())
                     .withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
                     .withNewSource().withComponent(COMPONENT).endSource()
                     .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
                     .build()).create();
         } catch (KubernetesClientException e) {
-            metrics.error("event");
+            metrics.error(ErrorKind.EVENT);
             LOG.warnf("Could not record %s Event %s on %s/%s: %s", type, reason, ref.getKind(), ref.getName(), e.getMessage());
         }
     }

@@ -1,13 +1,13 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.config.OperatorSettings;
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.ContextProvider;
-import io.joulie.operator.planner.ManagedNode;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.ContextProvider;
+import io.joulie.planner.ManagedNode;
 import io.joulie.operator.telemetry.TelemetrySource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -75,13 +75,13 @@ public class InformerContextProvider implements ContextProvider {
                 continue;
             }
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-            StateSince state = currentState(npp, labels.get(Joulie.POWER_PROFILE_LABEL), now);
+            StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
                     view.performancePods(name)));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
-            if (node != null && !existing.contains(node) && npp.getMetadata().getName().equals(Joulie.nodePowerProfileName(node))) {
+            if (node != null && !existing.contains(node) && npp.getMetadata().getName().equals(JoulieApi.nodePowerProfileName(node))) {
                 released.add(node);
             }
         }
@@ -94,10 +94,10 @@ public class InformerContextProvider implements ContextProvider {
      * (no capability labels) is planned.
      */
     static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels) {
-        if ("false".equals(labels.get(Joulie.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(Joulie.FEATURE_CPUFREQ))) {
+        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))) {
             return new ClusterContext.Exclusion(node, "NoPowerControl",
                     "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false)"
-                            .formatted(Joulie.FEATURE_RAPL_WRITABLE, Joulie.FEATURE_CPUFREQ));
+                            .formatted(JoulieApi.FEATURE_RAPL_WRITABLE, JoulieApi.FEATURE_CPUFREQ));
         }
         return null;
     }
@@ -108,7 +108,7 @@ public class InformerContextProvider implements ContextProvider {
 
     /** The NodePowerProfile the operator keeps for this node (by its derived name and matching spec.nodeName). */
     NodePowerProfile ownProfile(String node) {
-        NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
+        NodePowerProfile npp = view.profile(JoulieApi.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && !node.equals(npp.getSpec().nodeName())) {
             LOG.warnf("NodePowerProfile %s belongs to node %s, not %s (node names collide after normalisation)",
                     npp.getMetadata().getName(), npp.getSpec().nodeName(), node);
@@ -127,7 +127,7 @@ public class InformerContextProvider implements ContextProvider {
         if (npp != null && npp.getStatus() != null && npp.getStatus().state() != null) {
             return new StateSince(npp.getStatus().state(), parse(npp.getStatus().since(), now));
         }
-        if (Joulie.DRAINING_PERFORMANCE.equals(label)) {
+        if (JoulieApi.DRAINING_PERFORMANCE.equals(label)) {
             return new StateSince(PowerState.DrainingPerformance, now);
         }
         if ("eco".equals(label)) {

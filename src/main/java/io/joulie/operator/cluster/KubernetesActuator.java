@@ -9,14 +9,16 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.planner.ActuationAdapter;
-import io.joulie.operator.planner.NodeAssignment;
-import io.joulie.operator.runtime.PlannerMetrics;
+import io.joulie.planner.ActuationAdapter;
+import io.joulie.planner.NodeAssignment;
+import io.joulie.operator.metrics.ApiWrite;
+import io.joulie.operator.metrics.ErrorKind;
+import io.joulie.operator.metrics.PlannerMetrics;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 
@@ -54,7 +56,7 @@ public class KubernetesActuator implements ActuationAdapter {
      */
     @Override
     public boolean apply(NodeAssignment a) {
-        String name = Joulie.nodePowerProfileName(a.node());
+        String name = JoulieApi.nodePowerProfileName(a.node());
         NodePowerProfile current = view.profile(name);
         if (current != null && current.getSpec() != null && !a.node().equals(current.getSpec().nodeName())) {
             throw new IllegalStateException("NodePowerProfile " + name + " belongs to node " + current.getSpec().nodeName()
@@ -64,7 +66,7 @@ public class KubernetesActuator implements ActuationAdapter {
         if (ClusterView.ownedByEarlierNode(current, view.node(a.node()))) {
             // Left by an earlier node of the same name (garbage collection has not caught up): replace it.
             api().resource(current).delete();
-            metrics.write("nodepowerprofile", "delete");
+            metrics.write(ApiWrite.NODE_POWER_PROFILE_DELETE);
             current = null;
             wrote = true;
         }
@@ -99,10 +101,10 @@ public class KubernetesActuator implements ActuationAdapter {
     @Override
     public boolean release(String node) {
         boolean wrote = setLabel(node, null);
-        NodePowerProfile npp = view.profile(Joulie.nodePowerProfileName(node));
+        NodePowerProfile npp = view.profile(JoulieApi.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
             api().resource(npp).delete();
-            metrics.write("nodepowerprofile", "delete");
+            metrics.write(ApiWrite.NODE_POWER_PROFILE_DELETE);
             wrote = true;
         }
         return wrote;
@@ -114,7 +116,7 @@ public class KubernetesActuator implements ActuationAdapter {
         int slash = pod.indexOf('/');
         try {
             boolean evicted = api().pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
-            metrics.write("pod", "evict");
+            metrics.write(ApiWrite.POD_EVICT);
             return evicted ? EvictionResult.EVICTED : EvictionResult.REFUSED;
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
@@ -159,14 +161,14 @@ public class KubernetesActuator implements ActuationAdapter {
         npp.setSpec(spec);
         try {
             NodePowerProfile created = api().resource(npp).create();
-            metrics.write("nodepowerprofile", "create");
+            metrics.write(ApiWrite.NODE_POWER_PROFILE_CREATE);
             return created;
         } catch (KubernetesClientException e) {
             if (e.getCode() != 409) {
                 throw e;
             }
             // It exists but the cache has not seen it yet (failover, watch catching up): carry on with it.
-            metrics.error("conflict");
+            metrics.error(ErrorKind.CONFLICT);
             return fresh(npp);
         }
     }
@@ -175,7 +177,7 @@ public class KubernetesActuator implements ActuationAdapter {
         return onConflictRetry(cached, fresh -> {
             fresh.setSpec(spec);
             NodePowerProfile updated = api().resource(fresh).update();
-            metrics.write("nodepowerprofile", "update");
+            metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE);
             return updated;
         });
     }
@@ -185,7 +187,7 @@ public class KubernetesActuator implements ActuationAdapter {
             fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(),
                     fresh.getMetadata().getGeneration()));
             NodePowerProfile updated = api().resource(fresh).updateStatus();
-            metrics.write("nodepowerprofile", "update-status");
+            metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE_STATUS);
             return updated;
         });
     }
@@ -197,14 +199,14 @@ public class KubernetesActuator implements ActuationAdapter {
             return false;
         }
         Map<String, String> labels = node.getMetadata().getLabels();
-        String current = labels == null ? null : labels.get(Joulie.POWER_PROFILE_LABEL);
+        String current = labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
         if (Objects.equals(current, value)) {
             return false;
         }
-        String json = "{\"metadata\":{\"labels\":{\"" + Joulie.POWER_PROFILE_LABEL + "\":"
+        String json = "{\"metadata\":{\"labels\":{\"" + JoulieApi.POWER_PROFILE_LABEL + "\":"
                 + (value == null ? "null" : "\"" + value + "\"") + "}}}";
         api().nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
-        metrics.write("node", "patch");
+        metrics.write(ApiWrite.NODE_PATCH);
         return true;
     }
 
@@ -217,7 +219,7 @@ public class KubernetesActuator implements ActuationAdapter {
                 if (e.getCode() != 409 || attempt >= ATTEMPTS) {
                     throw e;
                 }
-                metrics.error("conflict");
+                metrics.error(ErrorKind.CONFLICT);
                 target = fresh(cached);
             }
         }

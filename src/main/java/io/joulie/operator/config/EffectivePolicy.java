@@ -1,10 +1,13 @@
 package io.joulie.operator.config;
 
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.text.Problems;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.planner.PlannerSettings;
+import io.joulie.planner.PlannerSettings;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -17,7 +20,7 @@ import java.util.Objects;
  */
 @ApplicationScoped
 public class EffectivePolicy {
-    private final OperatorSettings operator;
+    private final PlannerSettings defaults;
     private PlannerSettings lastGood;
     private RulesParser.ParsedRules lastGoodRules = RulesParser.ParsedRules.NONE;
     /** The spec.policy whose rule fields are in force (status.effectivePolicy shows them). */
@@ -26,9 +29,15 @@ public class EffectivePolicy {
     private JoulieSpec.Policy lastInput;
     private Resolution lastResolution;
 
+    @Inject
     public EffectivePolicy(OperatorSettings operator) {
-        this.operator = operator;
-        this.lastGood = operator.planner();
+        this(operator.planner());
+    }
+
+    /** Over these environment defaults. */
+    public EffectivePolicy(PlannerSettings defaults) {
+        this.defaults = defaults;
+        this.lastGood = defaults;
     }
 
     /**
@@ -54,23 +63,18 @@ public class EffectivePolicy {
      * Resolves for the active resource ({@code null} when there is none). Settings and rules are one
      * unit: an error in either keeps both as they were.
      */
-    public synchronized Resolution resolve(JoulieInstallation active) {
+    public synchronized Resolution resolve(Joulie active) {
         var policy = active == null || active.getSpec() == null ? null : active.getSpec().policy();
         // Every tick and every reconcile ask; parsing is needed only when spec.policy changed.
         if (lastResolution != null && Objects.equals(policy, lastInput)) {
             return lastResolution;
         }
-        PolicyOverlay.Result r = PolicyOverlay.apply(operator.planner(), policy);
-        List<String> errors = new java.util.ArrayList<>(r.errors());
-        RulesParser.ParsedRules rules = RulesParser.ParsedRules.NONE;
-        if (policy != null) {
-            try {
-                rules = RulesParser.parse(policy.timeZone(), policy.schedules(), policy.powerBudget(), policy.hotspots(),
-                        policy.telemetry());
-            } catch (ConfigurationException e) {
-                errors.addAll(RulesParser.problems(e));
-            }
-        }
+        PolicyOverlay.Result r = PolicyOverlay.apply(defaults, policy);
+        Problems ruleProblems = new Problems();
+        RulesParser.ParsedRules rules = policy == null ? RulesParser.ParsedRules.NONE : RulesParser.parse(policy.timeZone(),
+                policy.schedules(), policy.powerBudget(), policy.hotspots(), policy.telemetry(), ruleProblems);
+        List<String> errors = new ArrayList<>(r.errors());
+        errors.addAll(ruleProblems.lines());
         if (errors.isEmpty()) {
             lastGood = r.settings().orElseThrow();
             lastGoodRules = rules;

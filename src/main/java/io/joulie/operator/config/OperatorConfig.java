@@ -1,36 +1,28 @@
 package io.joulie.operator.config;
 
+import io.joulie.planner.PlannerSetting;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithKeys;
 import io.smallrye.config.WithName;
+import io.smallrye.config.WithParentName;
 
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
- * The operator's configuration. Every planner value is read as text and validated by
- * {@link SettingsParser} so that a bad value stops start-up with a message naming the environment
- * variable. application.properties maps each {@code joulie.*} property to its documented variable
- * ({@code joulie.policy-type=${POLICY_TYPE:static_partition}}), so either name works.
+ * The operator's configuration. The planner settings are the rows of {@link PlannerSetting}: read as text under
+ * their {@code joulie.*} property ({@link #planner()}) and validated by {@link SettingsParser}, so that a bad value
+ * stops start-up with a message naming the environment variable. {@link DocumentedVariables} gives each property
+ * its documented variable ({@code POLICY_TYPE} for {@code joulie.policy-type}) and default, so either name works.
  */
 @ConfigMapping(prefix = "joulie")
 public interface OperatorConfig {
-    @WithName("policy-type")
-    String policyType();
-
-    @WithName("static-hp-frac")
-    String staticHpFrac();
-
-    @WithName("queue-hp-base-frac")
-    String queueHpBaseFrac();
-
-    @WithName("queue-hp-min")
-    String queueHpMin();
-
-    @WithName("queue-hp-max")
-    String queueHpMax();
-
-    @WithName("queue-perf-per-hp-node")
-    String queuePerfPerHpNode();
+    /** The planner settings' text by property name without {@code joulie.}: {@code policy-type} → {@code queue_aware_v1}. */
+    @WithParentName
+    @WithKeys(PlannerKeys.class)
+    Map<String, String> planner();
 
     /** Label selector of managed nodes; empty (NODE_SELECTOR="") manages every node. */
     @WithName("node-selector")
@@ -38,21 +30,6 @@ public interface OperatorConfig {
 
     @WithName("reserved-label-key")
     String reservedLabelKey();
-
-    @WithName("performance-cap-watts")
-    String performanceCapWatts();
-
-    @WithName("eco-cap-watts")
-    String ecoCapWatts();
-
-    @WithName("downgrade-escalation")
-    String downgradeEscalation();
-
-    @WithName("downgrade-timeout")
-    String downgradeTimeout();
-
-    @WithName("reconcile-interval")
-    String reconcileInterval();
 
     /** This replica's Pod (downward API POD_NAME): the Lease identity and the object of operator Events. */
     @WithName("pod-name")
@@ -91,5 +68,13 @@ public interface OperatorConfig {
 
         @WithDefault("2s")
         String retryPeriod();
+    }
+
+    /** The planner settings' property names under {@code joulie.}: the one set SmallRye maps (an unknown key is refused). */
+    final class PlannerKeys implements Supplier<Iterable<String>> {
+        @Override
+        public Iterable<String> get() {
+            return PlannerSetting.ALL.stream().map(s -> DocumentedVariables.key(s)).toList();
+        }
     }
 }

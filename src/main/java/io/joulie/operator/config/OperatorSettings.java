@@ -1,7 +1,7 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.text.LabelSelector;
-import io.joulie.operator.planner.PlannerSettings;
+import io.joulie.planner.PlannerSettings;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;

@@ -1,9 +1,10 @@
 package io.joulie.operator.config;
 
-import io.joulie.api.text.Durations;
+import io.joulie.api.text.Problems;
+import io.joulie.api.text.Problems.DurationBound;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
-import io.joulie.operator.planner.PolicyRules;
-import io.joulie.operator.planner.ScheduleWindow;
+import io.joulie.planner.PolicyRules;
+import io.joulie.planner.ScheduleWindow;
 import io.joulie.operator.telemetry.TelemetryConfig;
 
 import java.net.URI;
@@ -25,18 +26,10 @@ import java.util.Set;
 
 /**
  * Validates the rule parts of {@code spec.policy} into {@link PolicyRules} and a {@link TelemetryConfig}.
- * Every problem is collected; {@link #parse} throws one {@link ConfigurationException} naming each field.
+ * Every problem is collected, each naming its field.
  */
 public final class RulesParser {
-    private static final String HEADER = "Invalid spec.policy rules:\n  - ";
-
     private RulesParser() {
-    }
-
-    /** The single problems listed in a message of {@link #parse}. */
-    public static List<String> problems(ConfigurationException e) {
-        String m = e.getMessage();
-        return m.startsWith(HEADER) ? List.of(m.substring(HEADER.length()).split("\n  - ")) : List.of(m);
     }
 
     /** The validated rules and, when configured, the telemetry source. */
@@ -44,10 +37,10 @@ public final class RulesParser {
         public static final ParsedRules NONE = new ParsedRules(PolicyRules.NONE, Optional.empty());
     }
 
+    /** The rules of {@code spec.policy}; only to be used when {@code errors} received nothing. */
     public static ParsedRules parse(String timeZone, List<PolicyRulesSpec.Schedule> schedules,
                                     PolicyRulesSpec.PowerBudget budget, PolicyRulesSpec.Hotspots hotspots,
-                                    PolicyRulesSpec.Telemetry telemetry) {
-        List<String> errors = new ArrayList<>();
+                                    PolicyRulesSpec.Telemetry telemetry, Problems errors) {
         ZoneId defaultZone = zone("spec.policy.timeZone", timeZone, ZoneId.of("UTC"), errors);
         List<ScheduleWindow> windows = new ArrayList<>();
         if (schedules != null) {
@@ -81,15 +74,12 @@ public final class RulesParser {
         if (hot != null && source.map(c -> c.temperatureQuery().isEmpty()).orElse(true)) {
             errors.add("spec.policy.hotspots: needs spec.policy.telemetry.prometheus.queries.cpuTemperatureCelsius");
         }
-        if (!errors.isEmpty()) {
-            throw new ConfigurationException(HEADER + String.join("\n  - ", errors));
-        }
         return new ParsedRules(new PolicyRules(windows, watts, hot, rackLabel), source);
     }
 
     private static Optional<ScheduleWindow> window(String at, PolicyRulesSpec.Schedule s, ZoneId defaultZone,
-                                                   List<String> errors) {
-        int before = errors.size();
+                                                   Problems errors) {
+        int before = errors.lines().size();
         String name = s.name() == null || s.name().isBlank() ? at.substring("spec.policy.".length()) : s.name().trim();
         Set<DayOfWeek> days = days(at + ".days", s.days(), errors);
         LocalTime start = time(at + ".start", s.start(), errors);
@@ -108,7 +98,7 @@ public final class RulesParser {
                 && s.maxPerformanceNodes() < s.minPerformanceNodes()) {
             errors.add(at + ".maxPerformanceNodes = " + s.maxPerformanceNodes() + ": is below minPerformanceNodes");
         }
-        if (errors.size() > before) {
+        if (errors.lines().size() > before) {
             return Optional.empty();
         }
         return Optional.of(new ScheduleWindow(name, days, start, end, zone,
@@ -118,7 +108,7 @@ public final class RulesParser {
     }
 
     /** "Mon", "monday", "Mon-Fri", "Fri-Mon" (wrapping). */
-    static Set<DayOfWeek> days(String at, List<String> values, List<String> errors) {
+    static Set<DayOfWeek> days(String at, List<String> values, Problems errors) {
         Set<DayOfWeek> days = EnumSet.noneOf(DayOfWeek.class);
         if (values == null || values.isEmpty()) {
             errors.add(at + ": at least one day is required (e.g. [Mon-Fri])");
@@ -155,7 +145,7 @@ public final class RulesParser {
         return Optional.empty();
     }
 
-    private static LocalTime time(String at, String text, List<String> errors) {
+    private static LocalTime time(String at, String text, Problems errors) {
         try {
             if (text != null && text.trim().matches("\\d{2}:\\d{2}")) {
                 return LocalTime.parse(text.trim());
@@ -167,7 +157,7 @@ public final class RulesParser {
         return LocalTime.MIDNIGHT;
     }
 
-    private static ZoneId zone(String at, String text, ZoneId fallback, List<String> errors) {
+    private static ZoneId zone(String at, String text, ZoneId fallback, Problems errors) {
         if (text == null || text.isBlank()) {
             return fallback;
         }
@@ -179,7 +169,7 @@ public final class RulesParser {
         }
     }
 
-    private static Optional<TelemetryConfig> prometheus(PolicyRulesSpec.Prometheus p, List<String> errors) {
+    private static Optional<TelemetryConfig> prometheus(PolicyRulesSpec.Prometheus p, Problems errors) {
         String at = "spec.policy.telemetry.prometheus";
         URI url = null;
         try {
@@ -202,20 +192,11 @@ public final class RulesParser {
                 query(q == null ? null : q.pue()), query(q == null ? null : q.carbonIntensity()), timeout, stale));
     }
 
-    private static Duration duration(String at, String text, Duration fallback, List<String> errors) {
+    private static Duration duration(String at, String text, Duration fallback, Problems errors) {
         if (text == null || text.isBlank()) {
             return fallback;
         }
-        try {
-            Duration d = Durations.parse(text.trim());
-            if (d.isNegative() || d.isZero()) {
-                errors.add(at + " = '" + text + "': must be greater than 0");
-            }
-            return d;
-        } catch (IllegalArgumentException e) {
-            errors.add(at + " = '" + text + "': " + e.getMessage());
-            return fallback;
-        }
+        return errors.duration(at, text, DurationBound.POSITIVE).orElse(fallback);
     }
 
     private static Optional<String> query(String q) {

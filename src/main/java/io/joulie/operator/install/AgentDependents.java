@@ -10,7 +10,7 @@ import io.javaoperatorsdk.operator.processing.dependent.Matcher.Result;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.quarkus.arc.Arc;
 
 /**
@@ -27,61 +27,61 @@ final class AgentDependents {
     }
 
     /** Only the {@code Joulie} named {@code joulie} gets an agent. */
-    public static final class Active implements Condition<Object, JoulieInstallation> {
+    public static final class Active implements Condition<Object, Joulie> {
         @Override
-        public boolean isMet(DependentResource<Object, JoulieInstallation> dependent, JoulieInstallation primary,
-                             Context<JoulieInstallation> context) {
-            return JoulieInstallation.ACTIVE_NAME.equals(primary.getMetadata().getName());
+        public boolean isMet(DependentResource<Object, Joulie> dependent, Joulie primary,
+                             Context<Joulie> context) {
+            return Joulie.ACTIVE_NAME.equals(primary.getMetadata().getName());
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentDaemonSet extends CRUDKubernetesDependentResource<DaemonSet, JoulieInstallation> {
+    public static final class AgentDaemonSet extends CRUDKubernetesDependentResource<DaemonSet, Joulie> {
         public AgentDaemonSet() {
             super(DaemonSet.class);
         }
 
         @Override
-        protected DaemonSet desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+        protected DaemonSet desired(Joulie primary, Context<Joulie> context) {
             return template().daemonSet(primary);
         }
 
         @Override
-        public Result<DaemonSet> match(DaemonSet actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+        public Result<DaemonSet> match(DaemonSet actual, Joulie primary, Context<Joulie> context) {
             return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentMetricsService extends CRUDKubernetesDependentResource<Service, JoulieInstallation> {
+    public static final class AgentMetricsService extends CRUDKubernetesDependentResource<Service, Joulie> {
         public AgentMetricsService() {
             super(Service.class);
         }
 
         @Override
-        protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+        protected Service desired(Joulie primary, Context<Joulie> context) {
             return template().metricsService(primary);
         }
 
         @Override
-        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+        public Result<Service> match(Service actual, Joulie primary, Context<Joulie> context) {
             return DesiredSubset.match(desired(primary, context), actual);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class OperatorMetricsService extends CRUDKubernetesDependentResource<Service, JoulieInstallation> {
+    public static final class OperatorMetricsService extends CRUDKubernetesDependentResource<Service, Joulie> {
         public OperatorMetricsService() {
             super(Service.class);
         }
 
         @Override
-        protected Service desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+        protected Service desired(Joulie primary, Context<Joulie> context) {
             return template().operatorMetricsService(primary);
         }
 
         @Override
-        public Result<Service> match(Service actual, JoulieInstallation primary, Context<JoulieInstallation> context) {
+        public Result<Service> match(Service actual, Joulie primary, Context<Joulie> context) {
             return DesiredSubset.match(desired(primary, context), actual);
         }
     }

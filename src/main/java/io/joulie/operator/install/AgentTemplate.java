@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.OperatorSettings;
@@ -61,13 +61,13 @@ public class AgentTemplate {
         return new ObjectMetaBuilder().withName(NAME).withNamespace(namespace).withLabels(LABELS).build();
     }
 
-    private static JoulieSpec.Agent agent(JoulieInstallation j) {
+    private static JoulieSpec.Agent agent(Joulie j) {
         JoulieSpec.Agent a = j.getSpec() == null ? null : j.getSpec().agent();
         return a != null ? a : new JoulieSpec.Agent(null, null, null, null, null, null, null);
     }
 
     /** The nodes agents run on: spec.agent.nodeSelector, else the operator's managed-node selector. */
-    public Map<String, String> nodeSelector(JoulieInstallation j) {
+    public Map<String, String> nodeSelector(Joulie j) {
         Map<String, String> explicit = agent(j).nodeSelector();
         if (explicit != null) {
             return explicit;
@@ -76,7 +76,7 @@ public class AgentTemplate {
                 "NODE_SELECTOR '" + settings.nodeSelector() + "' is not a list of key=value pairs; set spec.agent.nodeSelector"));
     }
 
-    public Service metricsService(JoulieInstallation j) {
+    public Service metricsService(Joulie j) {
         return new ServiceBuilder().withMetadata(meta())
                 .withNewSpec().withSelector(LABELS).withClusterIP("None")
                 .addNewPort().withName("metrics").withPort(METRICS_PORT).withNewTargetPort(METRICS_PORT).endPort()
@@ -88,7 +88,7 @@ public class AgentTemplate {
      * The operator creates it, like the agent's: an OLM bundle cannot ship Services, and both install ways
      * get the same objects.
      */
-    public Service operatorMetricsService(JoulieInstallation j) {
+    public Service operatorMetricsService(Joulie j) {
         return new ServiceBuilder().withNewMetadata().withName(OPERATOR_METRICS).withNamespace(namespace)
                 .withLabels(Map.of("app.kubernetes.io/name", OPERATOR_METRICS, "app.kubernetes.io/part-of", "joulie",
                         "app.kubernetes.io/managed-by", "joulie-operator"))
@@ -98,7 +98,7 @@ public class AgentTemplate {
                 .endSpec().build();
     }
 
-    public DaemonSet daemonSet(JoulieInstallation j) {
+    public DaemonSet daemonSet(Joulie j) {
         JoulieSpec.Agent a = agent(j);
         List<EnvVar> env = new ArrayList<>(List.of(
                 new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName")

@@ -4,7 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.operator.cluster.ClusterView;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -37,7 +37,7 @@ public class InstallationCleanup {
         view.onInstallationDeleted(this::cleanUp);
     }
 
-    void cleanUp(JoulieInstallation deleted) {
+    void cleanUp(Joulie deleted) {
         String uid = deleted.getMetadata().getUid();
         String ns = monitoring.namespace();
         deleteOwned(client.apps().daemonSets().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);

@@ -1,6 +1,9 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.ConditionReason;
+import io.joulie.api.v1alpha1.JoulieCondition;
+import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -18,7 +21,7 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.quarkus.arc.Arc;
 import org.jboss.logging.Logger;
@@ -41,7 +44,7 @@ import java.util.Objects;
         reconcilePrecondition = MonitoringReconciler.DashboardWanted.class))
 @ControllerConfiguration(name = "joulie-monitoring")
 @CSVMetadata(bundleName = JoulieBundle.NAME)
-public class MonitoringReconciler implements Reconciler<JoulieInstallation> {
+public class MonitoringReconciler implements Reconciler<Joulie> {
     private static final Logger LOG = Logger.getLogger(MonitoringReconciler.class);
     /** How often missing Prometheus Operator CRDs are looked for again. */
     static final Duration CRD_RECHECK = Duration.ofMinutes(2);
@@ -59,29 +62,29 @@ public class MonitoringReconciler implements Reconciler<JoulieInstallation> {
     /** The dashboard ConfigMap, for the active resource with {@code spec.monitoring.grafanaDashboard} not false. */
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE,
             labelSelector = "grafana_dashboard=1,app.kubernetes.io/part-of=joulie"))
-    public static final class Dashboard extends CRUDKubernetesDependentResource<ConfigMap, JoulieInstallation> {
+    public static final class Dashboard extends CRUDKubernetesDependentResource<ConfigMap, Joulie> {
         public Dashboard() {
             super(ConfigMap.class);
         }
 
         @Override
-        protected ConfigMap desired(JoulieInstallation primary, Context<JoulieInstallation> context) {
+        protected ConfigMap desired(Joulie primary, Context<Joulie> context) {
             return Arc.container().instance(MonitoringTemplate.class).get().dashboard(primary);
         }
     }
 
-    public static final class DashboardWanted implements io.javaoperatorsdk.operator.processing.dependent.workflow.Condition<ConfigMap, JoulieInstallation> {
+    public static final class DashboardWanted implements io.javaoperatorsdk.operator.processing.dependent.workflow.Condition<ConfigMap, Joulie> {
         @Override
-        public boolean isMet(DependentResource<ConfigMap, JoulieInstallation> dependent, JoulieInstallation primary,
-                             Context<JoulieInstallation> context) {
-            return JoulieInstallation.ACTIVE_NAME.equals(primary.getMetadata().getName())
+        public boolean isMet(DependentResource<ConfigMap, Joulie> dependent, Joulie primary,
+                             Context<Joulie> context) {
+            return Joulie.ACTIVE_NAME.equals(primary.getMetadata().getName())
                     && MonitoringTemplate.monitoring(primary).grafanaDashboardEnabled();
         }
     }
 
     @Override
-    public UpdateControl<JoulieInstallation> reconcile(JoulieInstallation joulie, Context<JoulieInstallation> context) {
-        if (!JoulieInstallation.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
+    public UpdateControl<Joulie> reconcile(Joulie joulie, Context<Joulie> context) {
+        if (!Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
             return UpdateControl.noUpdate();
         }
         JoulieSpec.Monitoring m = MonitoringTemplate.monitoring(joulie);
@@ -97,18 +100,18 @@ public class MonitoringReconciler implements Reconciler<JoulieInstallation> {
                     List.of(template.prometheusRule(joulie)), "PrometheusRule", created, missing);
         } catch (KubernetesClientException e) {
             LOG.warnf("Monitoring objects could not be reconciled: %s", e.getMessage());
-            state.publish(JoulieReconciler.condition("MonitoringReady", false, "MonitoringError",
+            state.publish(JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, false, ConditionReason.MonitoringError,
                     "monitoring objects could not be written: " + e.getMessage()));
-            return UpdateControl.<JoulieInstallation>noUpdate().rescheduleAfter(Duration.ofMinutes(1));
+            return UpdateControl.<Joulie>noUpdate().rescheduleAfter(Duration.ofMinutes(1));
         }
         if (!missing.isEmpty()) {
-            state.publish(JoulieReconciler.condition("MonitoringReady", false, "PrometheusOperatorMissing",
+            state.publish(JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, false, ConditionReason.PrometheusOperatorMissing,
                     String.join("; ", missing) + (created.isEmpty() ? "" : "; created: " + String.join(", ", created))));
-            return UpdateControl.<JoulieInstallation>noUpdate().rescheduleAfter(CRD_RECHECK);
+            return UpdateControl.<Joulie>noUpdate().rescheduleAfter(CRD_RECHECK);
         }
         state.publish(created.isEmpty()
-                ? JoulieReconciler.condition("MonitoringReady", true, "Disabled", "spec.monitoring turns every monitoring object off")
-                : JoulieReconciler.condition("MonitoringReady", true, "Ready", "created: " + String.join(", ", created)));
+                ? JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, true, ConditionReason.Disabled, "spec.monitoring turns every monitoring object off")
+                : JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, true, ConditionReason.Ready, "created: " + String.join(", ", created)));
         return UpdateControl.noUpdate();
     }
 

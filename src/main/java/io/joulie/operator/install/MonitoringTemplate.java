@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
 import io.quarkus.arc.Unremovable;
@@ -70,12 +70,12 @@ public class MonitoringTemplate {
         }
     }
 
-    static JoulieSpec.Monitoring monitoring(JoulieInstallation j) {
+    static JoulieSpec.Monitoring monitoring(Joulie j) {
         JoulieSpec.Monitoring m = j.getSpec() == null ? null : j.getSpec().monitoring();
         return m != null ? m : new JoulieSpec.Monitoring(null, null, null, null);
     }
 
-    private static Map<String, String> labels(String name, JoulieInstallation j) {
+    private static Map<String, String> labels(String name, Joulie j) {
         Map<String, String> labels = new LinkedHashMap<>();
         Map<String, String> extra = monitoring(j).labels();
         if (extra != null) {
@@ -87,7 +87,7 @@ public class MonitoringTemplate {
         return labels;
     }
 
-    private ObjectMeta meta(String name, Map<String, String> labels, JoulieInstallation owner) {
+    private ObjectMeta meta(String name, Map<String, String> labels, Joulie owner) {
         return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels)
                 .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
                         .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
@@ -100,7 +100,7 @@ public class MonitoringTemplate {
     }
 
     /** The dashboard ConfigMap; {@code grafana_dashboard: "1"} is what the Grafana sidecar looks for. */
-    public ConfigMap dashboard(JoulieInstallation j) {
+    public ConfigMap dashboard(Joulie j) {
         Map<String, String> labels = labels(DASHBOARD, j);
         labels.put("grafana_dashboard", "1");
         return new ConfigMapBuilder().withMetadata(new ObjectMetaBuilder().withName(DASHBOARD).withNamespace(namespace)
@@ -109,11 +109,11 @@ public class MonitoringTemplate {
     }
 
     /** ServiceMonitors for the operator's and the agents' metrics Services. */
-    public List<GenericKubernetesResource> serviceMonitors(JoulieInstallation j) {
+    public List<GenericKubernetesResource> serviceMonitors(Joulie j) {
         return List.of(serviceMonitor(j, AgentTemplate.OPERATOR_METRICS), serviceMonitor(j, AgentTemplate.NAME));
     }
 
-    private GenericKubernetesResource serviceMonitor(JoulieInstallation j, String service) {
+    private GenericKubernetesResource serviceMonitor(Joulie j, String service) {
         GenericKubernetesResource sm = new GenericKubernetesResource();
         sm.setApiVersion("monitoring.coreos.com/v1");
         sm.setKind("ServiceMonitor");
@@ -126,7 +126,7 @@ public class MonitoringTemplate {
     }
 
     /** The PrometheusRule with the alerts of monitoring/joulie-alerts.yaml. */
-    public GenericKubernetesResource prometheusRule(JoulieInstallation j) {
+    public GenericKubernetesResource prometheusRule(Joulie j) {
         GenericKubernetesResource pr = new GenericKubernetesResource();
         pr.setApiVersion("monitoring.coreos.com/v1");
         pr.setKind("PrometheusRule");

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLo
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.config.SettingsParser;
+import io.joulie.operator.metrics.PlannerMetrics;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.api.v1alpha1.JoulieStatusAggregator.Problem;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.List;
@@ -16,14 +17,7 @@ import java.util.Optional;
 public class PlannerStatus {
     private final Published<Report> report = new Published<>(Objects::equals);
 
-    /** Degraded reasons that come from planning (a standby replica keeps the ones the leader reported). */
-    public static final String TELEMETRY_UNAVAILABLE = "TelemetryUnavailable";
-    public static final String POWER_BUDGET_UNMET = "PowerBudgetUnmet";
-
-    /** A condition-worthy problem found while planning, e.g. {@code TelemetryUnavailable}. */
-    public record Problem(String reason, String message) {
-    }
-
+    /** Nodes by state, the nodes left out of planning, and the problems planning found (TelemetryUnavailable, ...). */
     public record Report(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded, List<Problem> problems) {
         public Report {
             excluded = List.copyOf(excluded);

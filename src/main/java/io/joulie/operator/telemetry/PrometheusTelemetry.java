@@ -1,6 +1,6 @@
 package io.joulie.operator.telemetry;
 
-import io.joulie.operator.planner.Telemetry;
+import io.joulie.planner.Telemetry;
 import io.joulie.operator.telemetry.PrometheusClient.Point;
 import io.joulie.operator.telemetry.PrometheusClient.QueryException;
 

@@ -1,6 +1,6 @@
 package io.joulie.operator.telemetry;
 
-import io.joulie.operator.planner.Telemetry;
+import io.joulie.planner.Telemetry;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -1,6 +1,6 @@
 package io.joulie.operator.config;
 
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import org.junit.jupiter.api.Test;
@@ -13,11 +13,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class EffectivePolicyRulesTest {
     final EffectivePolicy effective = new EffectivePolicy(new OperatorSettings(new TestConfig()));
 
-    static JoulieInstallation joulie(double frac, Double budget, List<PolicyRulesSpec.Schedule> schedules) {
-        JoulieInstallation j = new JoulieInstallation();
+    static Joulie joulie(double frac, Double budget, List<PolicyRulesSpec.Schedule> schedules) {
+        Joulie j = new Joulie();
         j.getMetadata().setName("joulie");
-        j.setSpec(new JoulieSpec(null, new JoulieSpec.Policy("static_partition", frac, null, null, null, null, null, null,
-                null, null, null, null, schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget), null, null),
+        j.setSpec(new JoulieSpec(null, JoulieSpec.Policy.of("type", "static_partition", "staticHpFrac", frac,
+                "schedules", schedules, "powerBudget", budget == null ? null : new PolicyRulesSpec.PowerBudget(budget)),
                 null));
         return j;
     }

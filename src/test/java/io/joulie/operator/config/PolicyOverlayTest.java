@@ -1,9 +1,9 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -15,7 +15,9 @@ class PolicyOverlayTest {
 
     static JoulieSpec.Policy policy(String type, Double staticFrac, Integer min, Integer max, Double perfCap, Double ecoCap,
                                     String escalation, String timeout, String interval) {
-        return new JoulieSpec.Policy(type, staticFrac, null, min, max, null, perfCap, ecoCap, escalation, timeout, interval);
+        return JoulieSpec.Policy.of("type", type, "staticHpFrac", staticFrac, "queueHpMin", min, "queueHpMax", max,
+                "performanceCapWatts", perfCap, "ecoCapWatts", ecoCap, "downgradeEscalation", escalation,
+                "downgradeTimeout", timeout, "reconcileInterval", interval);
     }
 
     @Test

@@ -1,12 +1,14 @@
 package io.joulie.operator.config;
 
+import io.joulie.api.text.ConfigurationException;
+import io.joulie.api.text.Problems;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Hotspots;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.PowerBudget;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Prometheus;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Queries;
 import io.joulie.api.v1alpha1.PolicyRulesSpec.Schedule;
-import io.joulie.operator.planner.PolicyRules;
+import io.joulie.planner.PolicyRules;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -15,7 +17,6 @@ import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.time.ZoneId;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -27,6 +28,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class RulesParserTest {
+    /** The rules, or the exception listing every problem. */
+    static RulesParser.ParsedRules parse(String timeZone, List<Schedule> schedules, PowerBudget budget, Hotspots hotspots,
+                                         PolicyRulesSpec.Telemetry telemetry) {
+        Problems problems = new Problems();
+        RulesParser.ParsedRules rules = RulesParser.parse(timeZone, schedules, budget, hotspots, telemetry, problems);
+        problems.throwIfAny("Invalid spec.policy rules");
+        return rules;
+    }
+
     static final PolicyRulesSpec.Telemetry PROMETHEUS = new PolicyRulesSpec.Telemetry(new Prometheus(
             "http://prometheus.monitoring:9090", null, "3s", null,
             new Queries("joulie_agent_package_power_watts", "max by (node) (node_temp)", null, null)));
@@ -36,7 +46,7 @@ class RulesParserTest {
         var office = new Schedule("office", List.of("Mon-Fri"), "08:00", "18:00", null, 0.8, 2, null);
         var night = new Schedule(null, List.of("sat", "Sunday"), "22:00", "06:00", "UTC", null, null, 1);
 
-        var parsed = RulesParser.parse("Europe/Berlin", List.of(office, night), new PowerBudget(40000.0),
+        var parsed = parse("Europe/Berlin", List.of(office, night), new PowerBudget(40000.0),
                 new Hotspots(85.0, null, "example.com/rack"), PROMETHEUS);
 
         PolicyRules r = parsed.rules();
@@ -63,7 +73,7 @@ class RulesParserTest {
 
     @Test
     void nothingConfiguredIsNoRules() {
-        var parsed = RulesParser.parse(null, null, null, null, null);
+        var parsed = parse(null, null, null, null, null);
         assertThat(parsed.rules().isEmpty()).isTrue();
         assertThat(parsed.telemetry()).isEmpty();
     }
@@ -75,10 +85,10 @@ class RulesParserTest {
             Sun-Sun | SUNDAY
             """)
     void dayRanges(String text, String expected) {
-        List<String> errors = new ArrayList<>();
+        Problems errors = new Problems();
         assertThat(RulesParser.days("d", List.of(text), errors))
                 .containsExactlyInAnyOrderElementsOf(Arrays.stream(expected.split(" ")).map(DayOfWeek::valueOf).toList());
-        assertThat(errors).isEmpty();
+        assertThat(errors.lines()).isEmpty();
     }
 
     @Test
@@ -87,7 +97,7 @@ class RulesParserTest {
         var empty = new Schedule("y", List.of("Mon"), "08:00", "09:00", null, null, null, null);
         var prometheus = new PolicyRulesSpec.Telemetry(new Prometheus("prometheus:9090", null, "soon", "0s", new Queries(null, " ", null, null)));
 
-        assertThatThrownBy(() -> RulesParser.parse("Nowhere/City", List.of(bad, empty), new PowerBudget(-1.0),
+        assertThatThrownBy(() -> parse("Nowhere/City", List.of(bad, empty), new PowerBudget(-1.0),
                 new Hotspots(null, -2.0, null), prometheus))
                 .isInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("spec.policy.timeZone = 'Nowhere/City': not a time zone")
@@ -109,15 +119,15 @@ class RulesParserTest {
 
     @Test
     void hotspotsNeedATemperatureQuery() {
-        assertThatThrownBy(() -> RulesParser.parse(null, null, null, new Hotspots(80.0, -1.0, null), null))
+        assertThatThrownBy(() -> parse(null, null, null, new Hotspots(80.0, -1.0, null), null))
                 .hasMessageContaining("spec.policy.hotspots.hysteresisCelsius = -1.0: must be 0 or more °C");
-        assertThatThrownBy(() -> RulesParser.parse(null, null, null, new Hotspots(80.0, 2.0, null), null))
+        assertThatThrownBy(() -> parse(null, null, null, new Hotspots(80.0, 2.0, null), null))
                 .hasMessageContaining("spec.policy.hotspots: needs spec.policy.telemetry.prometheus.queries.cpuTemperatureCelsius");
     }
 
     @Test
     void aBudgetWorksWithoutTelemetry() {
-        var parsed = RulesParser.parse(null, null, new PowerBudget(1000.0), null, null);
+        var parsed = parse(null, null, new PowerBudget(1000.0), null, null);
         assertThat(parsed.rules().budgetWatts()).hasValue(1000);
         assertThat(parsed.telemetry()).isEmpty();
     }

@@ -1,11 +1,12 @@
 package io.joulie.operator.config;
 
-import io.joulie.operator.planner.ClusterContext;
-import io.joulie.operator.planner.Escalation;
-import io.joulie.operator.planner.ManagedNode;
-import io.joulie.operator.planner.Planner;
-import io.joulie.operator.planner.PlannerSettings;
-import io.joulie.operator.planner.PolicyType;
+import io.joulie.api.text.ConfigurationException;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.Escalation;
+import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import io.joulie.api.v1alpha1.PowerState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,8 +51,10 @@ class SettingsParserTest {
                 .with("NODE_SELECTOR", "")
                 .with("RESERVED_LABEL_KEY", " example.com/keep-out "));
 
-        assertThat(parsed.settings()).isEqualTo(new PlannerSettings(PolicyType.QUEUE_AWARE_V1, 0.25, 0.4, 2, 8, 4,
-                450.5, 90, Escalation.EVICT, Duration.ofMinutes(90), Duration.ofSeconds(15)));
+        assertThat(parsed.settings()).isEqualTo(PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
+                .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
+                .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+                .reconcileInterval(Duration.ofSeconds(15)).build());
         assertThat(parsed.reservedLabelKey()).isEqualTo("example.com/keep-out");
         assertThat(parsed.nodeSelector().test(Map.of())).isTrue();
     }

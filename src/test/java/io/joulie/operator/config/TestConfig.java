@@ -1,29 +1,24 @@
 package io.joulie.operator.config;
 
+import io.joulie.planner.PlannerSetting;
+
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 
 /** An {@link OperatorConfig} over environment-variable names, starting from the documented defaults. */
 final class TestConfig implements OperatorConfig {
-    private final Map<String, String> env = new HashMap<>(Map.ofEntries(
-            Map.entry("POLICY_TYPE", "static_partition"),
-            Map.entry("STATIC_HP_FRAC", "0.50"),
-            Map.entry("QUEUE_HP_BASE_FRAC", "0.60"),
-            Map.entry("QUEUE_HP_MIN", "1"),
-            Map.entry("QUEUE_HP_MAX", "1000000"),
-            Map.entry("QUEUE_PERF_PER_HP_NODE", "10"),
-            Map.entry("NODE_SELECTOR", "joulie.io/managed=true"),
-            Map.entry("RESERVED_LABEL_KEY", "joulie.io/reserved"),
-            Map.entry("PERFORMANCE_CAP_WATTS", "5000"),
-            Map.entry("ECO_CAP_WATTS", "120"),
-            Map.entry("DOWNGRADE_ESCALATION", "hold"),
-            Map.entry("DOWNGRADE_TIMEOUT", "30m"),
-            Map.entry("RECONCILE_INTERVAL", "1m")));
+    private final Map<String, String> env = new HashMap<>();
 
     private String leaseDuration = "15s";
     private String renewDeadline = "10s";
     private String retryPeriod = "2s";
+
+    TestConfig() {
+        PlannerSetting.ALL.forEach(s -> env.put(s.env(), s.defaultText()));
+        env.put("NODE_SELECTOR", "joulie.io/managed=true");
+        env.put("RESERVED_LABEL_KEY", "joulie.io/reserved");
+    }
 
     TestConfig withLease(String lease, String renew, String retry) {
         this.leaseDuration = lease;
@@ -41,34 +36,16 @@ final class TestConfig implements OperatorConfig {
         return this;
     }
 
+    /** The planner settings that are set, keyed as SmallRye keys them (property name without {@code joulie.}). */
     @Override
-    public String policyType() {
-        return env.get("POLICY_TYPE");
-    }
-
-    @Override
-    public String staticHpFrac() {
-        return env.get("STATIC_HP_FRAC");
-    }
-
-    @Override
-    public String queueHpBaseFrac() {
-        return env.get("QUEUE_HP_BASE_FRAC");
-    }
-
-    @Override
-    public String queueHpMin() {
-        return env.get("QUEUE_HP_MIN");
-    }
-
-    @Override
-    public String queueHpMax() {
-        return env.get("QUEUE_HP_MAX");
-    }
-
-    @Override
-    public String queuePerfPerHpNode() {
-        return env.get("QUEUE_PERF_PER_HP_NODE");
+    public Map<String, String> planner() {
+        Map<String, String> planner = new HashMap<>();
+        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            if (env.get(s.env()) != null) {
+                planner.put(DocumentedVariables.key(s), env.get(s.env()));
+            }
+        }
+        return planner;
     }
 
     @Override
@@ -79,31 +56,6 @@ final class TestConfig implements OperatorConfig {
     @Override
     public String reservedLabelKey() {
         return env.get("RESERVED_LABEL_KEY");
-    }
-
-    @Override
-    public String performanceCapWatts() {
-        return env.get("PERFORMANCE_CAP_WATTS");
-    }
-
-    @Override
-    public String ecoCapWatts() {
-        return env.get("ECO_CAP_WATTS");
-    }
-
-    @Override
-    public String downgradeEscalation() {
-        return env.get("DOWNGRADE_ESCALATION");
-    }
-
-    @Override
-    public String downgradeTimeout() {
-        return env.get("DOWNGRADE_TIMEOUT");
-    }
-
-    @Override
-    public String reconcileInterval() {
-        return env.get("RECONCILE_INTERVAL");
     }
 
     @Override

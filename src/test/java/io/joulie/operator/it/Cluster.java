@@ -1,24 +1,31 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.planner.PodClass;
+import io.joulie.planner.PodClassifier;
 import io.joulie.testkit.PrometheusText;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import static org.awaitility.Awaitility.await;
 
@@ -51,9 +58,9 @@ final class Cluster {
     }
 
     /** Creates the active {@code Joulie} resource with this {@code spec.policy} (null: none). */
-    JoulieInstallation joulie(JoulieSpec.Policy policy) {
-        JoulieInstallation j = new JoulieInstallation();
-        j.getMetadata().setName(JoulieInstallation.ACTIVE_NAME);
+    Joulie joulie(JoulieSpec.Policy policy) {
+        Joulie j = new Joulie();
+        j.getMetadata().setName(Joulie.ACTIVE_NAME);
         j.setSpec(new JoulieSpec(null, policy, null));
         return client.resource(j).create();
     }
@@ -64,7 +71,7 @@ final class Cluster {
      */
     void setJoulieSpec(JoulieSpec spec) {
         await().atMost(WAIT).ignoreException(io.fabric8.kubernetes.client.KubernetesClientException.class).until(() -> {
-            client.resources(JoulieInstallation.class).withName(JoulieInstallation.ACTIVE_NAME).edit(j -> {
+            client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).edit(j -> {
                 j.setSpec(spec);
                 return j;
             });
@@ -72,10 +79,54 @@ final class Cluster {
         });
     }
 
-    /** Deletes every {@code Joulie} resource and waits until the planner is back on the environment's settings. */
-    void noJoulie(PlannerLoop loop, OperatorSettings defaults) {
-        client.resources(JoulieInstallation.class).delete();
-        await().atMost(WAIT).until(() -> view.installation() == null && loop.plannerSettings().equals(defaults.planner()));
+    /**
+     * Deletes every {@code Joulie} resource and waits until the planner is back on the environment's settings, running
+     * {@code tick} between the looks (the scheduled tick, when it runs, does not need it).
+     */
+    void noJoulie(PlannerLoop loop, OperatorSettings defaults, Runnable tick) {
+        client.resources(Joulie.class).delete();
+        await().atMost(WAIT).until(() -> view.installation() == null);
+        await().atMost(WAIT).until(() -> {
+            tick.run();
+            return loop.plannerSettings().equals(defaults.planner());
+        });
+    }
+
+    /**
+     * Waits until the operator's watches have seen what the API server holds now: every Node, NodePowerProfile and the
+     * {@code Joulie} resource at the same resourceVersion, and the same active performance-only pods per node.
+     */
+    void settle() {
+        await().atMost(WAIT).until(this::viewCaughtUp);
+    }
+
+    private boolean viewCaughtUp() {
+        Map<String, String> nodes = versions(client.nodes().list().getItems());
+        Map<String, String> profiles = versions(client.resources(NodePowerProfile.class).list().getItems());
+        Joulie joulie = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).get();
+        Joulie seen = view.installation();
+        if (!nodes.equals(versions(view.nodes())) || !profiles.equals(versions(view.profiles()))
+                || !Objects.equals(joulie == null ? null : joulie.getMetadata().getResourceVersion(),
+                seen == null ? null : seen.getMetadata().getResourceVersion())) {
+            return false;
+        }
+        Map<String, List<String>> performance = new HashMap<>();
+        for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+            if (PodClassifier.isActive(p) && PodClassifier.classify(p) == PodClass.PERFORMANCE) {
+                String node = p.getSpec().getNodeName() == null ? "" : p.getSpec().getNodeName();
+                performance.computeIfAbsent(node, n -> new ArrayList<>()).add(p.getMetadata().getNamespace() + "/"
+                        + p.getMetadata().getName());
+            }
+        }
+        long total = performance.values().stream().mapToLong(List::size).sum();
+        return view.performancePodCount() == total && performance.entrySet().stream()
+                .allMatch(e -> view.performancePods(e.getKey()).equals(e.getValue().stream().sorted().toList()));
+    }
+
+    private static Map<String, String> versions(Collection<? extends HasMetadata> objects) {
+        Map<String, String> v = new HashMap<>();
+        objects.forEach(o -> v.put(o.getMetadata().getName(), o.getMetadata().getResourceVersion()));
+        return v;
     }
 
     Node managedNode(String name) {
@@ -93,7 +144,7 @@ final class Cluster {
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox").endContainer()
                 .endSpec().withNewStatus().withPhase("Running").endStatus();
         if (profile != null) {
-            b.editSpec().withNodeSelector(Map.of(Joulie.POWER_PROFILE_LABEL, profile)).endSpec();
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
         }
         return client.pods().inNamespace(ns).resource(b.build()).create();
     }
@@ -105,7 +156,7 @@ final class Cluster {
     }
 
     NodePowerProfile profile(String node) {
-        return client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(node)).get();
+        return client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
     }
 
     /** The node's state as its NodePowerProfile status records it, or null. */
@@ -116,7 +167,7 @@ final class Cluster {
 
     String label(String node) {
         Map<String, String> labels = client.nodes().withName(node).get().getMetadata().getLabels();
-        return labels == null ? null : labels.get(Joulie.POWER_PROFILE_LABEL);
+        return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
     }
 
     List<Event> events(String reason) {

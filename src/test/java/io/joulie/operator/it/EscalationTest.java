@@ -8,18 +8,17 @@ import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.Map;
 
-import static io.joulie.operator.it.Cluster.WAIT;
 import static io.joulie.operator.it.Cluster.metric;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** DOWNGRADE_ESCALATION=force: a drain that outlasts the timeout commits eco with a Warning Event. */
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(EscalationTest.Force.class)
-class EscalationTest extends OperatorTest {
+class EscalationTest extends TickedOperatorTest {
     public static class Force implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -29,23 +28,27 @@ class EscalationTest extends OperatorTest {
 
     @Test
     void forceCommitsEcoAfterTheTimeoutDespitePerformancePods() {
-        // The first scrape starts RestAssured, which takes seconds on a loaded machine: do it before the clock runs.
         assertThat(metric("joulie_transitions_total", "outcome=\"forced\"")).isZero();
-        // pods first: a tick between the two must not see busy nodes as idle
         cluster.pod("work", "pa", "node-a", "performance");
         cluster.pod("work", "pb", "node-b", "performance");
         cluster.managedNode("node-a");
         cluster.managedNode("node-b");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        ticks.tick();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Duration.ofMillis(2999));
+        ticks.tick();
+        assertThat(cluster.state("node-a")).as("before the timeout").isEqualTo(PowerState.DrainingPerformance);
         assertThat(metric("joulie_transitions_total", "outcome=\"forced\"")).isZero();
 
+        ticks.advance(Duration.ofMillis(1));
+        ticks.tick();
         // The forced reason lasts one tick (then "selected for eco ..."); the Event keeps it.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco));
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
 
         var npp = cluster.profile("node-a");
         assertThat(npp.getSpec().profile()).isEqualTo(Profile.ECO);
         assertThat(npp.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("node-a")).isEqualTo("eco"));
+        assertThat(cluster.label("node-a")).isEqualTo("eco");
         assertThat(cluster.events("DowngradeForced")).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("node-node-a");

@@ -9,13 +9,12 @@ import io.quarkus.test.kubernetes.client.KubernetesTestServer;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
-
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 
-import static io.joulie.operator.it.Cluster.WAIT;
 import static io.joulie.operator.it.Cluster.metric;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * DOWNGRADE_ESCALATION=evict: after the timeout the performance-only pods are evicted through the
@@ -28,7 +27,7 @@ import static org.awaitility.Awaitility.await;
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(EvictionTest.Evict.class)
-class EvictionTest extends OperatorTest {
+class EvictionTest extends TickedOperatorTest {
     public static class Evict implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -50,42 +49,45 @@ class EvictionTest extends OperatorTest {
     void evictsPerformancePodsRetriesRefusalsAndCommitsEcoWhenClear() {
         server.expect().post().withPath(EVICTION_ACCEPTED).andReturn(201, ACCEPTED).always();
         server.expect().post().withPath(EVICTION_REFUSED).andReturn(429, REFUSED).always();
-        // The first scrape starts RestAssured, which takes seconds on a loaded machine: do it before the clock runs.
         assertThat(metric("joulie_evictions_total")).isZero();
-        // pods first: a tick between the two must not see busy nodes as idle
         cluster.pod("work", "pa", "node-a", "performance");
         cluster.pod("work", "pz", "node-a", "performance");
         cluster.pod("work", "pb", "node-b", "performance");
         cluster.managedNode("node-a");
         cluster.managedNode("node-b");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
-        java.time.Instant drainStarted = java.time.Instant.parse(cluster.profile("node-a").getStatus().since());
+        ticks.tick();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
+        Instant drainStarted = Instant.parse(cluster.profile("node-a").getStatus().since());
+        ticks.advance(Duration.ofMillis(1999));
+        ticks.tick();
+        assertThat(metric("joulie_evictions_total")).as("no eviction before the 2s timeout").isZero();
 
         // After the timeout both pods are asked to leave: pa is accepted, pz refused by its budget.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_evictions_total", "result=\"evicted\"")).isPositive());
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events("PodsEvicted")).isNotEmpty()
-                .allSatisfy(e -> assertThat(e.getMessage()).endsWith("work/pa")));
-        // Not before the timeout (a load-independent check: the Event's time against the drain's start).
-        assertThat(cluster.events("PodsEvicted")).allSatisfy(e -> assertThat(java.time.Instant.parse(e.getFirstTimestamp()))
+        ticks.advance(Duration.ofMillis(1));
+        ticks.tick();
+        assertThat(metric("joulie_evictions_total", "result=\"evicted\"")).isPositive();
+        assertThat(cluster.events("PodsEvicted")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).endsWith("work/pa"));
+        // Not before the timeout: the Event's time against the drain's start.
+        assertThat(cluster.events("PodsEvicted")).allSatisfy(e -> assertThat(Instant.parse(e.getFirstTimestamp()))
                 .as("no eviction before the 2s timeout").isAfterOrEqualTo(drainStarted.plusSeconds(2)));
         client.pods().inNamespace("work").withName("pa").delete(); // what the API server does for an accepted eviction
 
         // The refusal is retried every tick; the node keeps draining (performance cap) meanwhile.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_evictions_total", "result=\"refused\"")).isGreaterThanOrEqualTo(3));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.events("EvictionRefused")).isNotEmpty()
-                .allSatisfy(e -> assertThat(e.getMessage()).contains("work/pz")));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.profile("node-a").getStatus().reason())
-                .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s"));
+        ticks.tick(2);
+        assertThat(metric("joulie_evictions_total", "result=\"refused\"")).isGreaterThanOrEqualTo(3);
+        assertThat(cluster.events("EvictionRefused")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).contains("work/pz"));
+        assertThat(cluster.events("EvictionRefused")).as("one Warning while the same pod keeps being refused").hasSize(1);
+        assertThat(cluster.profile("node-a").getStatus().reason())
+                .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s");
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         assertThat(cluster.profile("node-a").getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);
 
         cluster.finish("work", "pz"); // the budget's owner lets its pod complete
+        ticks.tick();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
-            assertThat(cluster.label("node-a")).isEqualTo("eco");
-        });
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.label("node-a")).isEqualTo("eco");
         assertThat(metric("joulie_transitions_total", "outcome=\"forced\"")).isZero();
         assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance);
     }

@@ -2,7 +2,7 @@ package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -43,7 +43,7 @@ abstract class FirstTick {
 
     void assertPlannedWithinSeconds(int seconds) {
         await().atMost(Duration.ofSeconds(seconds)).untilAsserted(() -> assertThat(NODES).allSatisfy(n -> {
-            NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(Joulie.nodePowerProfileName(n)).get();
+            NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(n)).get();
             assertThat(npp).as("NodePowerProfile of %s", n).isNotNull();
             assertThat(npp.getStatus()).as("status of %s", n).isNotNull();
         }));

@@ -5,7 +5,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -25,13 +25,13 @@ class JoulieInstallTest extends OperatorTest {
 
     @BeforeEach
     void noInstallation() {
-        client.resources(JoulieInstallation.class).delete();
+        client.resources(Joulie.class).delete();
         client.apps().daemonSets().inAnyNamespace().delete();
-        await().atMost(WAIT).until(() -> client.resources(JoulieInstallation.class).list().getItems().isEmpty());
+        await().atMost(WAIT).until(() -> client.resources(Joulie.class).list().getItems().isEmpty());
     }
 
-    JoulieInstallation joulie(String name, String image) {
-        JoulieInstallation j = new JoulieInstallation();
+    Joulie joulie(String name, String image) {
+        Joulie j = new Joulie();
         j.getMetadata().setName(name);
         j.setSpec(new JoulieSpec(new JoulieSpec.Agent(image, null, null, null, null, null, "30s")));
         return client.resource(j).create();
@@ -42,7 +42,7 @@ class JoulieInstallTest extends OperatorTest {
     }
 
     Condition condition(String type) {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         if (j == null || j.getStatus() == null || j.getStatus().conditions() == null) {
             return null;
         }
@@ -58,7 +58,7 @@ class JoulieInstallTest extends OperatorTest {
 
     @Test
     void createsTheAgentObjectsAndReportsTheirState() {
-        JoulieInstallation created = joulie("joulie", "registry.example/joulie-agent:1.2");
+        Joulie created = joulie("joulie", "registry.example/joulie-agent:1.2");
 
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet()).isNotNull());
         DaemonSet ds = daemonSet();
@@ -102,7 +102,7 @@ class JoulieInstallTest extends OperatorTest {
             assertThat(condition("Degraded").getStatus()).isEqualTo("False");
             assertThat(condition("Progressing").getStatus()).isEqualTo("False");
         });
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         assertThat(j.getStatus().agents().desired()).isEqualTo(3);
         assertThat(j.getStatus().agents().ready()).isEqualTo(3);
         assertThat(j.getStatus().observedGeneration()).isEqualTo(j.getMetadata().getGeneration());
@@ -124,7 +124,7 @@ class JoulieInstallTest extends OperatorTest {
         joulie("staging", "registry.example/joulie-agent:1.0");
 
         await().atMost(WAIT).untilAsserted(() -> {
-            JoulieInstallation j = client.resources(JoulieInstallation.class).withName("staging").get();
+            Joulie j = client.resources(Joulie.class).withName("staging").get();
             assertThat(j.getStatus()).isNotNull();
             assertThat(j.getStatus().conditions()).anySatisfy(c -> {
                 assertThat(c.getType()).isEqualTo("Degraded");

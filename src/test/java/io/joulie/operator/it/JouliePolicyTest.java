@@ -1,13 +1,12 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
-import io.joulie.api.v1alpha1.JoulieInstallation;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
-import io.joulie.operator.runtime.PlannerLoop;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -29,23 +28,21 @@ import static org.awaitility.Awaitility.await;
  */
 @QuarkusTest
 @WithKubernetesTestServer
-class JouliePolicyTest extends OperatorTest {
+class JouliePolicyTest extends TickedOperatorTest {
     static final List<String> NODES = List.of("n1", "n2", "n3", "n4");
 
-    @Inject
-    PlannerLoop loop;
     @Inject
     OperatorSettings defaults;
 
     @BeforeEach
     @AfterEach
     void noInstallation() {
-        cluster.noJoulie(loop, defaults);
+        cluster.noJoulie(loop, defaults, ticks::tick);
     }
 
 
     JoulieStatus status() {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         return j == null ? null : j.getStatus();
     }
 
@@ -56,7 +53,8 @@ class JouliePolicyTest extends OperatorTest {
     }
 
     static JoulieSpec.Policy policy(Double staticFrac, Double perfCap, Double ecoCap, String type) {
-        return new JoulieSpec.Policy(type, staticFrac, null, null, null, null, perfCap, ecoCap, null, null, null);
+        return JoulieSpec.Policy.of("type", type, "staticHpFrac", staticFrac, "performanceCapWatts", perfCap,
+                "ecoCapWatts", ecoCap);
     }
 
     long eco() {
@@ -68,8 +66,9 @@ class JouliePolicyTest extends OperatorTest {
         NODES.forEach(cluster::managedNode);
         cluster.joulie(null);
         // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
+        ticks.tick(2);
+        assertThat(eco()).isEqualTo(2);
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(eco()).isEqualTo(2);
             JoulieStatus s = status();
             assertThat(s).isNotNull();
             assertThat(s.effectivePolicy().type()).isEqualTo("static_partition");
@@ -81,9 +80,10 @@ class JouliePolicyTest extends OperatorTest {
 
         // Every node performance, at a 400 W performance cap.
         cluster.setJoulieSpec(new JoulieSpec(null, policy(1.0, 400.0, null, null), null));
+        ticks.tick();
+        assertThat(eco()).isZero();
+        assertThat(cluster.profile("n1").getSpec().cpu().packagePowerCapWatts()).isEqualTo(400.0);
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(eco()).isZero();
-            assertThat(cluster.profile("n1").getSpec().cpu().packagePowerCapWatts()).isEqualTo(400.0);
             JoulieStatus s = status();
             assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(1.0);
             assertThat(s.effectivePolicy().performanceCapWatts()).isEqualTo(400.0);
@@ -96,6 +96,7 @@ class JouliePolicyTest extends OperatorTest {
 
         // A nonsense cap and an unknown policy: reported, and the settings in force stay.
         cluster.setJoulieSpec(new JoulieSpec(null, policy(0.0, null, -5.0, "fastest"), null));
+        ticks.tick();
         await().atMost(WAIT).untilAsserted(() -> {
             Condition degraded = condition("Degraded");
             assertThat(degraded.getStatus()).isEqualTo("True");
@@ -107,19 +108,21 @@ class JouliePolicyTest extends OperatorTest {
         assertThat(eco()).isZero();
 
         // Deleting the resource returns to the environment's settings.
-        client.resources(JoulieInstallation.class).withName("joulie").delete();
-        await().atMost(WAIT).untilAsserted(() -> assertThat(eco()).isEqualTo(2));
+        client.resources(Joulie.class).withName("joulie").delete();
+        ticks.tick(2);
+        assertThat(eco()).isEqualTo(2);
     }
 
     @Test
     void nodesWithoutPowerControlAreLeftOutAndListed() {
         NODES.forEach(cluster::managedNode);
-        cluster.node("no-knobs", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
-                Joulie.FEATURE_CPUFREQ, "false"));
+        cluster.node("no-knobs", Map.of(Cluster.MANAGED, "true", JoulieApi.FEATURE_RAPL_WRITABLE, "false",
+                JoulieApi.FEATURE_CPUFREQ, "false"));
         // Only one of the two knobs missing: still planned.
-        cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", Joulie.FEATURE_RAPL_WRITABLE, "false",
-                Joulie.FEATURE_CPUFREQ, "true"));
+        cluster.node("dvfs-only", Map.of(Cluster.MANAGED, "true", JoulieApi.FEATURE_RAPL_WRITABLE, "false",
+                JoulieApi.FEATURE_CPUFREQ, "true"));
         cluster.joulie(null);
+        ticks.tick();
         await().atMost(WAIT).untilAsserted(() -> {
             JoulieStatus s = status();
             assertThat(s).isNotNull();
@@ -129,7 +132,7 @@ class JouliePolicyTest extends OperatorTest {
             assertThat(s.excludedNodes()).singleElement().satisfies(x -> {
                 assertThat(x.name()).isEqualTo("no-knobs");
                 assertThat(x.reason()).isEqualTo("NoPowerControl");
-                assertThat(x.message()).contains(Joulie.FEATURE_RAPL_WRITABLE);
+                assertThat(x.message()).contains(JoulieApi.FEATURE_RAPL_WRITABLE);
             });
             assertThat(cluster.profile("dvfs-only")).isNotNull();
         });
@@ -137,9 +140,10 @@ class JouliePolicyTest extends OperatorTest {
         assertThat(cluster.label("no-knobs")).isNull();
 
         // Once the agent finds a knob (labels updated), the node is planned.
-        client.nodes().withName("no-knobs").edit(n -> { n.getMetadata().getLabels().put(Joulie.FEATURE_CPUFREQ, "true"); return n; });
+        client.nodes().withName("no-knobs").edit(n -> { n.getMetadata().getLabels().put(JoulieApi.FEATURE_CPUFREQ, "true"); return n; });
+        ticks.tick();
+        assertThat(cluster.profile("no-knobs")).isNotNull();
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.profile("no-knobs")).isNotNull();
             assertThat(status().excludedNodes()).isNull();
             assertThat(status().nodes().excluded()).isZero();
         });

@@ -8,7 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -40,10 +40,10 @@ class MonitoringTest extends OperatorTest {
     @BeforeEach
     @AfterEach
     void clean() {
-        client.resources(JoulieInstallation.class).delete();
+        client.resources(Joulie.class).delete();
         client.apiextensions().v1().customResourceDefinitions().withName("servicemonitors.monitoring.coreos.com").delete();
         client.apiextensions().v1().customResourceDefinitions().withName("prometheusrules.monitoring.coreos.com").delete();
-        await().atMost(WAIT).until(() -> client.resources(JoulieInstallation.class).list().getItems().isEmpty()
+        await().atMost(WAIT).until(() -> client.resources(Joulie.class).list().getItems().isEmpty()
                 && dashboard() == null);
     }
 
@@ -58,8 +58,8 @@ class MonitoringTest extends OperatorTest {
         }
     }
 
-    JoulieInstallation joulie(JoulieSpec.Monitoring monitoring) {
-        JoulieInstallation j = new JoulieInstallation();
+    Joulie joulie(JoulieSpec.Monitoring monitoring) {
+        Joulie j = new Joulie();
         j.getMetadata().setName("joulie");
         j.setSpec(new JoulieSpec(null, null, monitoring));
         return client.resource(j).create();
@@ -78,14 +78,14 @@ class MonitoringTest extends OperatorTest {
     }
 
     Condition condition(String type) {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         return j == null || j.getStatus() == null || j.getStatus().conditions() == null ? null
                 : j.getStatus().conditions().stream().filter(c -> c.getType().equals(type)).findFirst().orElse(null);
     }
 
     @Test
     void withoutThePrometheusOperatorTheDashboardIsCreatedAndTheConditionSaysWhatIsMissing() throws Exception {
-        JoulieInstallation created = joulie(null);
+        Joulie created = joulie(null);
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(dashboard()).isNotNull();
             Condition c = condition("MonitoringReady");
@@ -112,7 +112,7 @@ class MonitoringTest extends OperatorTest {
     @Test
     void withThePrometheusOperatorServiceMonitorsAndRulesAreCreatedFollowTheSpecAndGoWithTheResource() {
         registerPrometheusOperatorCrds();
-        JoulieInstallation created = joulie(new JoulieSpec.Monitoring(null, null, null, Map.of("release", "prom")));
+        Joulie created = joulie(new JoulieSpec.Monitoring(null, null, null, Map.of("release", "prom")));
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(generic(SM, "joulie-agent")).isNotNull();
             assertThat(generic(SM, "joulie-operator-metrics")).isNotNull();
@@ -148,7 +148,7 @@ class MonitoringTest extends OperatorTest {
         });
 
         // Deleting the Joulie resource removes everything it made.
-        client.resources(JoulieInstallation.class).withName("joulie").delete();
+        client.resources(Joulie.class).withName("joulie").delete();
         List<Supplier<HasMetadata>> made = List.of(
                 () -> client.apps().daemonSets().inNamespace(client.getNamespace()).withName("joulie-agent").get(),
                 () -> client.services().inNamespace(client.getNamespace()).withName("joulie-agent").get(),

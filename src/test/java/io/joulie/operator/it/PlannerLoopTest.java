@@ -10,15 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 
-import static io.joulie.operator.it.Cluster.WAIT;
 import static io.joulie.operator.it.Cluster.metric;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-/** The real operator on the mock API server: static_partition 0.5, escalation hold, 1 s ticks. */
+/** The real operator on the mock API server, the test driving its tick: static_partition 0.5, escalation hold. */
 @QuarkusTest
 @WithKubernetesTestServer
-class PlannerLoopTest extends OperatorTest {
+class PlannerLoopTest extends TickedOperatorTest {
     @Test
     void partitionsManagedNodesAndWritesProfilesLabelsStatusAndEvents() {
         for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
@@ -26,14 +24,15 @@ class PlannerLoopTest extends OperatorTest {
         }
         cluster.node("outsider", Map.of());
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
-                assertThat(cluster.state(n)).as(n).isNotNull();
-            }
-            // the downgrades drain for a tick, then commit eco
-            assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.ActiveEco);
-            assertThat(cluster.state("worker-b")).isEqualTo(PowerState.ActiveEco);
-        });
+        ticks.tick();
+        for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
+            assertThat(cluster.state(n)).as(n).isNotNull();
+        }
+        // the downgrades drain for a tick, then commit eco
+        assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.DrainingPerformance);
+        ticks.tick();
+        assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.state("worker-b")).isEqualTo(PowerState.ActiveEco);
         // 4 nodes × 0.5 = 2 eco; all were ActivePerformance without pods, so the first two by name go eco.
         NodePowerProfile first = cluster.profile("Worker_01");
         assertThat(first.getMetadata().getName()).isEqualTo("node-worker-01");
@@ -43,7 +42,7 @@ class PlannerLoopTest extends OperatorTest {
         assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
         assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
         assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
-        assertThat(first.getStatus().since()).isNotBlank();
+        assertThat(first.getStatus().since()).isEqualTo(Ticks.START.toString());
         assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");
             assertThat(o.getName()).isEqualTo("Worker_01");
@@ -56,20 +55,16 @@ class PlannerLoopTest extends OperatorTest {
         assertThat(perf.getStatus().state()).isEqualTo(PowerState.ActivePerformance);
         assertThat(cluster.profile("outsider")).isNull();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.label("Worker_01")).isEqualTo("eco");
-            assertThat(cluster.label("worker-c")).isEqualTo("performance");
-            assertThat(cluster.label("outsider")).isNull();
-        });
+        assertThat(cluster.label("Worker_01")).isEqualTo("eco");
+        assertThat(cluster.label("worker-c")).isEqualTo("performance");
+        assertThat(cluster.label("outsider")).isNull();
         assertThat(cluster.events("PowerStateChanged"))
                 .extracting(e -> e.getInvolvedObject().getName())
                 .contains("node-worker-01", "node-worker-b");
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(metric("joulie_managed_nodes")).isEqualTo(4);
-            assertThat(metric("joulie_nodes", "state=\"eco\"")).isEqualTo(2);
-            assertThat(metric("joulie_nodes", "state=\"performance\"")).isEqualTo(2);
-            assertThat(metric("joulie_planned_performance_nodes")).isEqualTo(2);
-        });
+        assertThat(metric("joulie_managed_nodes")).isEqualTo(4);
+        assertThat(metric("joulie_nodes", "state=\"eco\"")).isEqualTo(2);
+        assertThat(metric("joulie_nodes", "state=\"performance\"")).isEqualTo(2);
+        assertThat(metric("joulie_planned_performance_nodes")).isEqualTo(2);
         // every downgrade drains for a tick first
         assertThat(metric("joulie_transitions_total", "from=\"ActivePerformance\"", "to=\"DrainingPerformance\"",
                 "outcome=\"completed\"")).isGreaterThanOrEqualTo(2);
@@ -86,25 +81,29 @@ class PlannerLoopTest extends OperatorTest {
         cluster.managedNode("node-a");
         cluster.managedNode("node-b");
         // Both carry performance-only pods: one has to drain (ties by name: node-a).
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        ticks.tick();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         NodePowerProfile a = cluster.profile("node-a");
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
         assertThat(a.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
         assertThat(a.getStatus().reason()).isEqualTo("draining 1 performance-only pod: work/pa");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("node-a")).isEqualTo("draining-performance"));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(metric("joulie_transitions_total",
-                "from=\"DrainingPerformance\"", "to=\"ActiveEco\"", "outcome=\"blocked\"")).isGreaterThanOrEqualTo(2));
+        assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
+        double blocked = metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
+                "outcome=\"blocked\"");
+        ticks.tick(2);
+        assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
+                "outcome=\"blocked\"")).isGreaterThanOrEqualTo(2).isEqualTo(blocked + 2);
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         assertThat(cluster.profile("node-b").getStatus().state()).isEqualTo(PowerState.ActivePerformance);
 
         cluster.finish("work", "pa");
+        ticks.tick();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
-            NodePowerProfile done = cluster.profile("node-a");
-            assertThat(done.getSpec().profile()).isEqualTo(Profile.ECO);
-            assertThat(done.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
-            assertThat(cluster.label("node-a")).isEqualTo("eco");
-        });
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+        NodePowerProfile done = cluster.profile("node-a");
+        assertThat(done.getSpec().profile()).isEqualTo(Profile.ECO);
+        assertThat(done.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(cluster.label("node-a")).isEqualTo("eco");
         assertThat(cluster.events("PowerStateChanged")).extracting(e -> e.getMessage())
                 .anySatisfy(m -> assertThat(m).startsWith("ActivePerformance -> DrainingPerformance"))
                 .anySatisfy(m -> assertThat(m).startsWith("DrainingPerformance -> ActiveEco"));
@@ -117,15 +116,15 @@ class PlannerLoopTest extends OperatorTest {
         cluster.pod("work", "pb", "node-b", "performance");
         cluster.managedNode("node-a");
         cluster.managedNode("node-b");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance));
+        ticks.tick();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
 
         client.nodes().withName("node-b").delete(); // one node left: round(1 × 0.5) = 1 performance
+        ticks.tick();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActivePerformance);
-            assertThat(cluster.label("node-a")).isEqualTo("performance");
-        });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.profile("node-b")).isNull());
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActivePerformance);
+        assertThat(cluster.label("node-a")).isEqualTo("performance");
+        assertThat(cluster.profile("node-b")).isNull();
     }
 
     @Test
@@ -134,11 +133,10 @@ class PlannerLoopTest extends OperatorTest {
             cluster.managedNode(n);
         }
         // 4 × 0.5: a and b eco, c and d performance
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActiveEco);
-            assertThat(cluster.state("node-c")).isEqualTo(PowerState.ActivePerformance);
-            assertThat(cluster.label("node-c")).isEqualTo("performance");
-        });
+        ticks.tick(2);
+        assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.state("node-c")).isEqualTo(PowerState.ActivePerformance);
+        assertThat(cluster.label("node-c")).isEqualTo("performance");
         String frozen = cluster.profile("node-c").getMetadata().getResourceVersion();
 
         client.nodes().withName("node-c").edit(n -> {
@@ -148,7 +146,8 @@ class PlannerLoopTest extends OperatorTest {
 
         // c no longer counts: round(3 × 0.5) = 2 performance among a, b and d. One eco node stays eco
         // (a, first by name), so b goes back to performance; counting c would have left b eco.
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance));
+        ticks.tick();
+        assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance);
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
         assertThat(cluster.profile("node-c").getMetadata().getResourceVersion()).as("cordoned: not written").isEqualTo(frozen);
         assertThat(cluster.label("node-c")).isEqualTo("performance");
@@ -160,10 +159,9 @@ class PlannerLoopTest extends OperatorTest {
         cluster.managedNode("node-a");
         cluster.managedNode("node-b");
         cluster.node("hand-labelled", Map.of("joulie.io/power-profile", "performance"));
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.label("node-a")).isNotNull();
-            assertThat(cluster.label("node-b")).isNotNull();
-        });
+        ticks.tick();
+        assertThat(cluster.label("node-a")).isNotNull();
+        assertThat(cluster.label("node-b")).isNotNull();
 
         client.nodes().withName("node-a").edit(n -> {
             n.getMetadata().getLabels().put("joulie.io/reserved", "true");
@@ -173,13 +171,12 @@ class PlannerLoopTest extends OperatorTest {
             n.getMetadata().getLabels().remove(Cluster.MANAGED);
             return n;
         });
+        ticks.tick();
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.profile("node-a")).isNull();
-            assertThat(cluster.label("node-a")).isNull();
-            assertThat(cluster.profile("node-b")).isNull();
-            assertThat(cluster.label("node-b")).isNull();
-        });
+        assertThat(cluster.profile("node-a")).isNull();
+        assertThat(cluster.label("node-a")).isNull();
+        assertThat(cluster.profile("node-b")).isNull();
+        assertThat(cluster.label("node-b")).isNull();
         assertThat(cluster.label("hand-labelled")).as("a label Joulie did not write stays").isEqualTo("performance");
     }
 
@@ -190,13 +187,14 @@ class PlannerLoopTest extends OperatorTest {
         cluster.managedNode("a.b");
         cluster.managedNode("c");
         double partial = metric("joulie_ticks_total", "result=\"partial\"");
+        double errors = metric("joulie_errors_total", "kind=\"node\"");
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cluster.state("c")).isNotNull();
-            assertThat(cluster.label("c")).isNotNull();
-            assertThat(metric("joulie_errors_total", "kind=\"node\"")).isPositive();
-            assertThat(metric("joulie_ticks_total", "result=\"partial\"")).isGreaterThan(partial);
-        });
+        ticks.tick();
+
+        assertThat(cluster.state("c")).isNotNull();
+        assertThat(cluster.label("c")).isNotNull();
+        assertThat(metric("joulie_errors_total", "kind=\"node\"")).isPositive().isEqualTo(errors + 1);
+        assertThat(metric("joulie_ticks_total", "result=\"partial\"")).isGreaterThan(partial);
         assertThat(cluster.profile("a-b").getSpec().nodeName()).isEqualTo("a-b");
         assertThat(cluster.label("a.b")).as("the failed node is not labelled").isNull();
     }
@@ -205,12 +203,13 @@ class PlannerLoopTest extends OperatorTest {
     void aNodeWhoseNameCollidesWithAManagedNodeDoesNotTakeItsProfile() {
         // "a.c" is managed first; "a-c" then maps to the same object name node-a-c, and sorts before it
         cluster.managedNode("a.c");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(cluster.label("a.c")).isNotNull());
+        ticks.tick();
+        assertThat(cluster.label("a.c")).isNotNull();
         double errors = metric("joulie_errors_total", "kind=\"node\"");
         cluster.managedNode("a-c");
 
-        await().atMost(WAIT).untilAsserted(() ->
-                assertThat(metric("joulie_errors_total", "kind=\"node\"")).isGreaterThan(errors));
+        ticks.tick();
+        assertThat(metric("joulie_errors_total", "kind=\"node\"")).isGreaterThan(errors);
         assertThat(cluster.profile("a.c").getSpec().nodeName()).as("the profile stays with the node that had it").isEqualTo("a.c");
         assertThat(cluster.label("a.c")).isNotNull();
         assertThat(cluster.label("a-c")).as("the colliding node is not labelled").isNull();

@@ -1,13 +1,14 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.joulie.api.v1alpha1.JoulieInstallation;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.operator.telemetry.PrometheusClient;
 import io.joulie.operator.telemetry.PrometheusServer;
 import io.joulie.operator.telemetry.ScrapedPrometheus;
 import io.joulie.operator.telemetry.SyntheticExporter;
@@ -61,7 +62,7 @@ class TelemetryRulesTest extends OperatorTest {
     @BeforeEach
     @AfterEach
     void noInstallation() {
-        cluster.noJoulie(loop, defaults);
+        cluster.noJoulie(loop, defaults, () -> { });
     }
 
 
@@ -72,13 +73,14 @@ class TelemetryRulesTest extends OperatorTest {
 
     static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,
                                     Double hotAbove, PolicyRulesSpec.Telemetry telemetry) {
-        return new JoulieSpec.Policy("static_partition", share, null, null, null, null, 500.0, 100.0, null, null, null,
-                "Europe/Berlin", schedules, budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
-                hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), telemetry);
+        return JoulieSpec.Policy.of("type", "static_partition", "staticHpFrac", share, "performanceCapWatts", 500.0,
+                "ecoCapWatts", 100.0, "timeZone", "Europe/Berlin", "schedules", schedules,
+                "powerBudget", budget == null ? null : new PolicyRulesSpec.PowerBudget(budget),
+                "hotspots", hotAbove == null ? null : new PolicyRulesSpec.Hotspots(hotAbove, 5.0, null), "telemetry", telemetry);
     }
 
     Condition degraded() {
-        JoulieInstallation j = client.resources(JoulieInstallation.class).withName("joulie").get();
+        Joulie j = client.resources(Joulie.class).withName("joulie").get();
         JoulieStatus s = j == null ? null : j.getStatus();
         return s == null || s.conditions() == null ? null
                 : s.conditions().stream().filter(c -> c.getType().equals("Degraded")).findFirst().orElse(null);
@@ -110,11 +112,30 @@ class TelemetryRulesTest extends OperatorTest {
             assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
             assertThat(Cluster.metric("joulie_rules_eco_nodes", "rule=\"hotspot\"")).isEqualTo(1);
         });
-        // Cooling inside the hysteresis band (above 75 °C) keeps it hot; below it, anti-churn keeps it eco anyway.
+        // Cooling inside the hysteresis band (above 75 °C) keeps it hot ...
         exporter.set("it_temp_celsius", "hot-c", 77);
-        await().pollDelay(Duration.ofSeconds(3)).atMost(SLOW).untilAsserted(() ->
-                assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1));
+        awaitTicksReading("it_temp_celsius{node=\"hot-c\"}", 77);
+        assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
+        assertThat(reason("hot-c")).endsWith("; hotspot: node above 80 °C");
         assertThat(eco(nodes)).containsExactly("hot-c");
+        // ... below it, it is not hot any more, and anti-churn keeps it eco anyway.
+        exporter.set("it_temp_celsius", "hot-c", 70);
+        awaitTicksReading("it_temp_celsius{node=\"hot-c\"}", 70);
+        assertThat(Cluster.metric("joulie_rules_hot_nodes")).isZero();
+        assertThat(reason("hot-c")).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(eco(nodes)).containsExactly("hot-c");
+    }
+
+    /**
+     * Waits until Prometheus answers {@code query} with {@code value}, then for two more completed ticks: the second
+     * started after Prometheus had the value, so the operator planned with it.
+     */
+    static void awaitTicksReading(String query, double value) {
+        PrometheusClient client = new PrometheusClient(prometheus.url(), Duration.ofSeconds(2));
+        await().atMost(SLOW).ignoreExceptions().until(() -> client.query(query).points().stream()
+                .anyMatch(p -> p.value() == value));
+        double ticks = Cluster.metric("joulie_ticks_total", "result=\"ok\"");
+        await().atMost(SLOW).until(() -> Cluster.metric("joulie_ticks_total", "result=\"ok\"") >= ticks + 2);
     }
 
     @Test
@@ -130,7 +151,7 @@ class TelemetryRulesTest extends OperatorTest {
             assertThat(reason("pw-a")).isEqualTo("selected for eco by static-partition-v1; power budget 1300 W");
             assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
-            JoulieStatus s = client.resources(JoulieInstallation.class).withName("joulie").get().getStatus();
+            JoulieStatus s = client.resources(Joulie.class).withName("joulie").get().getStatus();
             assertThat(s.effectivePolicy().powerBudget().watts()).isEqualTo(1300.0);
             assertThat(s.effectivePolicy().telemetry().prometheus().queries().packagePowerWatts()).isEqualTo("it_power_watts");
         });

@@ -10,15 +10,13 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 
-import static io.joulie.operator.it.Cluster.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /** An unknown POLICY_TYPE plans with static_partition and says so in a Warning Event. */
 @QuarkusTest
 @WithKubernetesTestServer
 @TestProfile(UnknownPolicyTest.Bogus.class)
-class UnknownPolicyTest extends OperatorTest {
+class UnknownPolicyTest extends TickedOperatorTest {
     public static class Bogus implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -30,11 +28,10 @@ class UnknownPolicyTest extends OperatorTest {
     void fallsBackToStaticPartitionWithAWarningEvent() {
         List<String> nodes = List.of("n1", "n2", "n3", "n4");
         nodes.forEach(cluster::managedNode);
-        await().atMost(WAIT).untilAsserted(() -> {
-            nodes.forEach(n -> assertThat(cluster.state(n)).as(n).isNotNull());
-            // the two downgrades commit eco after draining for a tick
-            assertThat(nodes).filteredOn(n -> cluster.profile(n).getSpec().profile() == Profile.PERFORMANCE).hasSize(2);
-        });
+        ticks.tick(2);
+        nodes.forEach(n -> assertThat(cluster.state(n)).as(n).isNotNull());
+        // the two downgrades commit eco after draining for a tick
+        assertThat(nodes).filteredOn(n -> cluster.profile(n).getSpec().profile() == Profile.PERFORMANCE).hasSize(2);
         assertThat(nodes).allSatisfy(n -> assertThat(cluster.profile(n).getSpec().policy().name())
                 .isEqualTo("static-partition-v1"));
         assertThat(client.v1().events().inAnyNamespace().list().getItems())

@@ -1,6 +1,6 @@
 package io.joulie.operator.telemetry;
 
-import io.joulie.operator.planner.Telemetry;
+import io.joulie.planner.Telemetry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;

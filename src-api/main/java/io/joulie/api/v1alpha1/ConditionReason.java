@@ -1,0 +1,44 @@
+package io.joulie.api.v1alpha1;
+
+/**
+ * The reasons of the {@code Joulie} conditions; the constant's name is the reason on the wire. The problems that
+ * make the resource {@code Degraded} are declared in priority order: when several are found, the first names
+ * the condition's reason.
+ */
+public enum ConditionReason {
+    // Problems, most important first.
+    /** The agent DaemonSet selects no node. */
+    NoNodesSelected(false),
+    /** {@code spec.policy} cannot be used; the settings in force stay. */
+    InvalidPolicy(false),
+    /** Prometheus cannot be read; the telemetry-driven rules hold their last decisions. Found by the planner. */
+    TelemetryUnavailable(true),
+    /** The power budget cannot be met even with every node that may go eco in eco. Found by the planner. */
+    PowerBudgetUnmet(true),
+    /** Reconciling the resource failed. */
+    ReconcileError(false),
+    /** Not the resource named {@code joulie}: it is not acted on. */
+    NotActive(false),
+    // The state of the agent rollout.
+    Deploying(false),
+    RollingOut(false),
+    AgentsNotReady(false),
+    AllAgentsReady(false),
+    RolloutComplete(false),
+    // MonitoringReady.
+    Ready(false),
+    Disabled(false),
+    PrometheusOperatorMissing(false),
+    MonitoringError(false);
+
+    private final boolean fromPlanner;
+
+    ConditionReason(boolean fromPlanner) {
+        this.fromPlanner = fromPlanner;
+    }
+
+    /** Whether the planning leader reports it (a replica that does not plan keeps what the leader wrote). */
+    public boolean fromPlanner() {
+        return fromPlanner;
+    }
+}

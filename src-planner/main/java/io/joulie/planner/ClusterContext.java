@@ -1,0 +1,50 @@
+package io.joulie.planner;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * One tick's view of the cluster: everything a policy may look at.
+ *
+ * @param now                    the tick's instant
+ * @param nodes                  managed nodes (reserved ones already excluded), sorted by name
+ * @param clusterPerformancePods performance-only pods cluster-wide, scheduled or pending, not terminating
+ *                               and not Succeeded/Failed
+ * @param released               nodes that still carry Joulie state (a NodePowerProfile or the label) but are
+ *                               no longer managed (selector no longer matches, reserved, excluded, or gone)
+ * @param excluded               nodes the selector picks that are left out of planning, with the reason
+ *                               (e.g. their agent found no way to cap power); sorted by name
+ * @param telemetry              this tick's measurements ({@link Telemetry#DISABLED} when no source is configured)
+ */
+public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                             List<Exclusion> excluded, Telemetry telemetry) {
+
+    public ClusterContext {
+        nodes = List.copyOf(nodes);
+        released = List.copyOf(released);
+        excluded = List.copyOf(excluded);
+        telemetry = telemetry == null ? Telemetry.DISABLED : telemetry;
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                          List<Exclusion> excluded) {
+        this(now, nodes, clusterPerformancePods, released, excluded, Telemetry.DISABLED);
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {
+        this(now, nodes, clusterPerformancePods, released, List.of());
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods) {
+        this(now, nodes, clusterPerformancePods, List.of());
+    }
+
+    /** A selected node left out of planning. */
+    public record Exclusion(String node, String reason, String message) {
+    }
+
+    /** Nodes that take part in planning: not cordoned. */
+    public List<ManagedNode> eligible() {
+        return nodes.stream().filter(n -> !n.cordoned()).toList();
+    }
+}

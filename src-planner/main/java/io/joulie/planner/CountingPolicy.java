@@ -1,0 +1,29 @@
+package io.joulie.planner;
+
+/**
+ * A policy that decides how many eligible nodes run performance ({@code hp}); which ones is {@link EcoSelection}'s
+ * anti-churn choice, shaped by the rules when there are any ({@link RuleEngine}). {@code static_partition} and
+ * {@code queue_aware_v1} count; only the debugging {@code rule_swap_v1} does not.
+ */
+public interface CountingPolicy extends PolicyModule {
+    /** How many of the context's eligible nodes run performance, within [0, n]. */
+    int performanceNodes(ClusterContext context);
+
+    /**
+     * The performance nodes the policy's own demand term asks for (for queue_aware_v1 {@code ceil(P / perNode)}), which a
+     * power budget must not cut into; 0 when it has none.
+     */
+    default int demand(ClusterContext context) {
+        return 0;
+    }
+
+    /** How {@code hp} was reached, e.g. {@code hp=round(4 x 0.5)=2} (logs, the plan's summary). */
+    String formula(ClusterContext context, int hp);
+
+    /** The count, applied to the eligible nodes by the anti-churn rank. */
+    @Override
+    default Plan plan(ClusterContext context) {
+        int hp = performanceNodes(context);
+        return new Plan(name(), EcoSelection.assign(context.eligible(), hp), hp, formula(context, hp));
+    }
+}

@@ -1,0 +1,30 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.PowerState;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A managed node as the planner sees it.
+ *
+ * @param name             node name
+ * @param labels           node labels (zone, rack, ... for policies that want them)
+ * @param cordoned         unschedulable: frozen in its state and not counted
+ * @param state            current transition state (from the cluster: NodePowerProfile status or label)
+ * @param since            when it entered that state
+ * @param performancePods  active performance-only pods on the node as {@code namespace/name}, sorted
+ */
+public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
+                          Instant since, List<String> performancePods) {
+
+    public ManagedNode {
+        labels = Map.copyOf(labels);
+        performancePods = List.copyOf(performancePods);
+    }
+
+    public boolean hasPerformancePods() {
+        return !performancePods.isEmpty();
+    }
+}

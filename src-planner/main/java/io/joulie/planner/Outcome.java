@@ -1,0 +1,19 @@
+package io.joulie.planner;
+
+/** How a node's transition went this tick (the {@code outcome} label of joulie_transitions_total). */
+public enum Outcome {
+    /** Nothing to do: the node is where the plan wants it (not counted). */
+    STEADY,
+    /** The node moved to the next state. */
+    COMPLETED,
+    /** The move to eco waits for performance-only pods. */
+    BLOCKED,
+    /** Eco was committed although performance-only pods still run (escalation force). */
+    FORCED,
+    /** Performance-only pods were asked to leave (escalation evict); eco follows once they are gone. */
+    EVICTED;
+
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,460 @@
+package io.joulie.planner;
+
+import io.joulie.api.text.Durations;
+import io.joulie.api.text.Problems;
+import io.joulie.api.text.Problems.DurationBound;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * The table of planner settings: each row declares one setting once, with every name it has (environment variable,
+ * {@code joulie.*} property, {@code spec.policy} field of the {@code Joulie} resource, simulator parameter), its
+ * default, how its text is read and what makes a value invalid. Everything else is derived from the rows: the
+ * operator's property mapping and parser, the {@code spec.policy} overlay and {@code status.effectivePolicy}, the
+ * simulator's parameters and the environment it starts the operator with; a test holds docs/configuration.md to them.
+ *
+ * <p>The environment is lenient where the policies clamp ({@code STATIC_HP_FRAC=1.5} is planned as 1), and an unknown
+ * {@code POLICY_TYPE} falls back to {@code static_partition}; {@code spec.policy} is strict: a value out of its range
+ * is an error there (decision 26).
+ *
+ * @param <T> the value's type in {@link PlannerSettings}
+ */
+public final class PlannerSetting<T> {
+    /** Where a value comes from, which decides how strict the checks are and how a problem names the place. */
+    public enum Source {
+        /** An environment variable or its {@code joulie.*} property (text). */
+        ENVIRONMENT,
+        /** A field of {@code spec.policy} of the {@code Joulie} resource (JSON: a number or a string); strict. */
+        SPEC_POLICY,
+        /** A parameter of the simulator (text). */
+        SIMULATOR
+    }
+
+    public static final PlannerSetting<PolicyType> POLICY_TYPE = row("POLICY_TYPE", "joulie.policy-type", "type",
+            Kind.POLICY, "static_partition", "base policy", PlannerSettings::policyType, PlannerSettings.Builder::policyType);
+    public static final PlannerSetting<Double> STATIC_HP_FRAC = row("STATIC_HP_FRAC", "joulie.static-hp-frac",
+            "staticHpFrac", Kind.FRACTION, "0.50", "static_partition share of performance nodes",
+            PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac)
+            .simulator("planner.staticHpFrac", "0.75");
+    public static final PlannerSetting<Double> QUEUE_HP_BASE_FRAC = row("QUEUE_HP_BASE_FRAC", "joulie.queue-hp-base-frac",
+            "queueHpBaseFrac", Kind.FRACTION, "0.60", "queue_aware_v1 base share",
+            PlannerSettings::queueHpBaseFrac, PlannerSettings.Builder::queueHpBaseFrac)
+            .simulator("planner.queueHpBaseFrac", "0.70");
+    public static final PlannerSetting<Integer> QUEUE_HP_MIN = row("QUEUE_HP_MIN", "joulie.queue-hp-min", "queueHpMin",
+            Kind.nodes(0), "1", "queue_aware_v1 lower bound", PlannerSettings::queueHpMin,
+            PlannerSettings.Builder::queueHpMin)
+            .simulator("planner.queueHpMin", "2");
+    public static final PlannerSetting<Integer> QUEUE_HP_MAX = row("QUEUE_HP_MAX", "joulie.queue-hp-max", "queueHpMax",
+            Kind.nodes(0), "1000000", "queue_aware_v1 upper bound", PlannerSettings::queueHpMax,
+            PlannerSettings.Builder::queueHpMax)
+            .simulator("planner.queueHpMax", "5");
+    public static final PlannerSetting<Integer> QUEUE_PERF_PER_HP_NODE = row("QUEUE_PERF_PER_HP_NODE",
+            "joulie.queue-perf-per-hp-node", "queuePerfPerHpNode", Kind.nodes(1), "10",
+            "performance-only pods per performance node", PlannerSettings::queuePerfPerHpNode,
+            PlannerSettings.Builder::queuePerfPerHpNode)
+            .simulator("planner.queuePerfPerHpNode", "15");
+    public static final PlannerSetting<Double> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
+            "joulie.performance-cap-watts", "performanceCapWatts", Kind.WATTS, "5000", "cap of the performance profile",
+            PlannerSettings::performanceCapWatts, PlannerSettings.Builder::performanceCapWatts)
+            .simulator("planner.performanceCapWatts", "500");
+    public static final PlannerSetting<Double> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
+            Kind.WATTS, "120", "cap of the eco profile", PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
+            .simulator("planner.ecoCapWatts", "260");
+    public static final PlannerSetting<Escalation> DOWNGRADE_ESCALATION = row("DOWNGRADE_ESCALATION",
+            "joulie.downgrade-escalation", "downgradeEscalation", Kind.ESCALATION, "hold", "hold, force or evict",
+            PlannerSettings::escalation, PlannerSettings.Builder::escalation)
+            .simulator("planner.escalation", "hold");
+    public static final PlannerSetting<Duration> DOWNGRADE_TIMEOUT = row("DOWNGRADE_TIMEOUT", "joulie.downgrade-timeout",
+            "downgradeTimeout", Kind.duration(DurationBound.NOT_NEGATIVE), "30m", "drain time before escalation",
+            PlannerSettings::downgradeTimeout, PlannerSettings.Builder::downgradeTimeout)
+            .simulator("planner.downgradeTimeoutSeconds", "1800", Kind.SECONDS);
+    public static final PlannerSetting<Duration> RECONCILE_INTERVAL = row("RECONCILE_INTERVAL", "joulie.reconcile-interval",
+            "reconcileInterval", Kind.duration(DurationBound.POSITIVE), "1m", "planning interval",
+            PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
+
+    /** Every row, in documentation order. */
+    public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
+            QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, ECO_CAP_WATTS, DOWNGRADE_ESCALATION,
+            DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL);
+
+    private final String env;
+    private final String property;
+    private final String specField;
+    private final Kind<T> kind;
+    private final String defaultText;
+    private final String meaning;
+    private final Function<PlannerSettings, T> get;
+    private final BiConsumer<PlannerSettings.Builder, T> set;
+    private final String simKey;
+    private final String simDefault;
+    private final Kind<T> simKind;
+
+    private PlannerSetting(String env, String property, String specField, Kind<T> kind, String defaultText, String meaning,
+                           Function<PlannerSettings, T> get, BiConsumer<PlannerSettings.Builder, T> set, String simKey,
+                           String simDefault, Kind<T> simKind) {
+        this.env = env;
+        this.property = property;
+        this.specField = specField;
+        this.kind = kind;
+        this.defaultText = defaultText;
+        this.meaning = meaning;
+        this.get = get;
+        this.set = set;
+        this.simKey = simKey;
+        this.simDefault = simDefault;
+        this.simKind = simKind;
+    }
+
+    private static <T> PlannerSetting<T> row(String env, String property, String specField, Kind<T> kind,
+                                             String defaultText, String meaning, Function<PlannerSettings, T> get,
+                                             BiConsumer<PlannerSettings.Builder, T> set) {
+        return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, null, null, null);
+    }
+
+    private PlannerSetting<T> simulator(String key, String defaultValue) {
+        return simulator(key, defaultValue, kind);
+    }
+
+    /** The simulator's parameter for this setting, its default there and how its text is read. */
+    private PlannerSetting<T> simulator(String key, String defaultValue, Kind<T> textKind) {
+        return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, key, defaultValue, textKind);
+    }
+
+    /** The documented environment variable, e.g. {@code STATIC_HP_FRAC}. */
+    public String env() {
+        return env;
+    }
+
+    /** The property, e.g. {@code joulie.static-hp-frac}. */
+    public String property() {
+        return property;
+    }
+
+    /** The field of {@code spec.policy}, e.g. {@code staticHpFrac}. */
+    public String specField() {
+        return specField;
+    }
+
+    /** The default as documented, e.g. {@code 0.50}. */
+    public String defaultText() {
+        return defaultText;
+    }
+
+    /** The simulator's parameter, e.g. {@code planner.staticHpFrac}; empty when the simulator sets it otherwise. */
+    public Optional<String> simulatorKey() {
+        return Optional.ofNullable(simKey);
+    }
+
+    /** The simulator's default for its parameter. */
+    public Optional<String> simulatorDefault() {
+        return Optional.ofNullable(simDefault);
+    }
+
+    /** What the setting means, in a few words, naming its variable: {@code cap of the eco profile (ECO_CAP_WATTS)}. */
+    public String meaning() {
+        return meaning + " (" + env + ")";
+    }
+
+    public T get(PlannerSettings s) {
+        return get.apply(s);
+    }
+
+    /**
+     * Reads every setting from text, starting from the documented defaults ({@link Source#ENVIRONMENT}, by
+     * {@link #property()}) or the defaults with the simulator's parameters laid over them ({@link Source#SIMULATOR},
+     * by {@link #simulatorKey()}; the settings without one keep their defaults). A missing text is a problem.
+     *
+     * @param text     the text of a setting, or null when it has none
+     * @param problems where problems go, each naming the setting as {@code where} does
+     * @param where    how a problem names the setting, e.g. {@code STATIC_HP_FRAC (joulie.static-hp-frac)}
+     * @return the settings, or empty when there was a problem; an unknown policy type is not one: see {@link Read}
+     */
+    public static Read read(Source source, Function<PlannerSetting<?>, String> text, Function<PlannerSetting<?>, String> where,
+                            Problems problems) {
+        PlannerSettings.Builder b = PlannerSettings.defaults().toBuilder();
+        Optional<String> unknownPolicy = Optional.empty();
+        int before = problems.lines().size();
+        for (PlannerSetting<?> s : ALL) {
+            if (source == Source.SIMULATOR && s.simKey == null) {
+                continue;
+            }
+            String t = text.apply(s);
+            if (s == POLICY_TYPE && source == Source.ENVIRONMENT && t != null && PolicyType.fromConfig(t).isEmpty()) {
+                unknownPolicy = Optional.of(t); // lenient: static_partition, with a warning and an Event
+                continue;
+            }
+            s.readText(source, t, where.apply(s), problems, b);
+        }
+        return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
+    }
+
+    /** Settings read from text, and the unknown {@code POLICY_TYPE} that was replaced by static_partition, if any. */
+    public record Read(Optional<PlannerSettings> settings, Optional<String> unknownPolicy) {
+    }
+
+    private void readText(Source source, String text, String where, Problems problems, PlannerSettings.Builder b) {
+        if (text == null) {
+            problems.add(where + " is not set");
+            return;
+        }
+        Kind<T> k = source == Source.SIMULATOR ? simKind : kind;
+        k.parse(where, text, problems).filter(v -> k.check(where, text, v, source, problems)).ifPresent(v -> set.accept(b, v));
+    }
+
+    /**
+     * {@code spec.policy} laid over {@code base}: an unset field keeps the base's value; every invalid field is a
+     * problem named {@code spec.policy.<field>}, and with any problem there are no settings.
+     *
+     * @param field the value of a {@code spec.policy} field as JSON has it (a number or a string), null when unset
+     */
+    public static Optional<PlannerSettings> overlay(PlannerSettings base, Function<String, Object> field, Problems problems) {
+        PlannerSettings.Builder b = base.toBuilder();
+        int before = problems.lines().size();
+        for (PlannerSetting<?> s : ALL) {
+            s.overlayField(field.apply(s.specField), problems, b);
+            if (s == QUEUE_HP_MAX) {
+                boundsInOrder(field, b.build(), problems);
+            }
+        }
+        return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
+    }
+
+    private void overlayField(Object value, Problems problems, PlannerSettings.Builder b) {
+        if (value == null) {
+            return;
+        }
+        String where = "spec.policy." + specField;
+        kind.fromSpec(where, value, problems).filter(v -> kind.check(where, value, v, Source.SPEC_POLICY, problems))
+                .ifPresent(v -> set.accept(b, v));
+    }
+
+    /** In {@code spec.policy}, a lower bound above the upper one is an error (the environment's is normalised). */
+    private static void boundsInOrder(Function<String, Object> field, PlannerSettings s, Problems problems) {
+        boolean set = field.apply(QUEUE_HP_MIN.specField) != null || field.apply(QUEUE_HP_MAX.specField) != null;
+        if (set && s.queueHpMin() > s.queueHpMax()) {
+            problems.add("spec.policy.queueHpMin (%d) must not exceed queueHpMax (%d)".formatted(s.queueHpMin(), s.queueHpMax()));
+        }
+    }
+
+    /** The settings as {@code spec.policy} fields, every one set ({@code status.effectivePolicy}). */
+    public static Map<String, Object> specFields(PlannerSettings s) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        ALL.forEach(row -> fields.put(row.specField, row.specValue(s)));
+        return fields;
+    }
+
+    private Object specValue(PlannerSettings s) {
+        return kind.toSpec(get(s));
+    }
+
+    /** The settings as the operator's environment variables (the simulator starts the operator with them). */
+    public static Map<String, String> environment(PlannerSettings s) {
+        Map<String, String> env = new LinkedHashMap<>();
+        ALL.forEach(row -> env.put(row.env, row.text(s)));
+        return env;
+    }
+
+    private String text(PlannerSettings s) {
+        return kind.format(get(s));
+    }
+
+    /** The documented defaults, read from the table ({@link PlannerSettings#defaults()} keeps them). */
+    static PlannerSettings documentedDefaults() {
+        PlannerSettings.Builder b = new PlannerSettings.Builder();
+        Problems problems = new Problems();
+        ALL.forEach(s -> s.readText(Source.ENVIRONMENT, s.defaultText, s.env, problems, b));
+        problems.throwIfAny("The planner's documented defaults are invalid");
+        return b.build();
+    }
+
+    /**
+     * How a setting's value is read, written and checked. {@code strict} checks apply to {@code spec.policy} only.
+     */
+    abstract static class Kind<T> {
+        static final Kind<Double> FRACTION = Numeric.decimal(v -> Double.isFinite(v) && v >= 0 && v <= 1,
+                "must be between 0 and 1", true);
+        static final Kind<Double> WATTS = Numeric.decimal(v -> Double.isFinite(v) && v > 0,
+                "a power cap must be greater than 0 watts", false);
+        static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
+                "must be hold, force or evict");
+        static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
+                "is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)");
+        /** A number of seconds (the simulator's {@code planner.downgradeTimeoutSeconds}). */
+        static final Kind<Duration> SECONDS = new Kind<>() {
+            @Override
+            Optional<Duration> parse(String where, String text, Problems problems) {
+                OptionalDouble v = problems.number(where, text);
+                return v.isPresent() ? Optional.of(Duration.ofMillis(Math.round(v.getAsDouble() * 1000))) : Optional.empty();
+            }
+
+            @Override
+            String format(Duration value) {
+                return Double.toString(value.toMillis() / 1000.0);
+            }
+        };
+
+        /** A count of nodes or pods: at least {@code min} in {@code spec.policy} (the policies normalise the rest). */
+        static Kind<Integer> nodes(int min) {
+            return Numeric.whole(v -> v >= min, "must be at least " + min, true);
+        }
+
+        static Kind<Duration> duration(DurationBound bound) {
+            return new Length(bound);
+        }
+
+        /** The value of a text, or empty after reporting why it is none. */
+        abstract Optional<T> parse(String where, String text, Problems problems);
+
+        abstract String format(T value);
+
+        /** The value of a {@code spec.policy} field; numbers come as numbers, everything else as text. */
+        Optional<T> fromSpec(String where, Object value, Problems problems) {
+            return parse(where, String.valueOf(value), problems);
+        }
+
+        /** The value as a {@code spec.policy} field. */
+        Object toSpec(T value) {
+            return format(value);
+        }
+
+        /** Whether a well-formed value may be used; reports it when not. */
+        boolean check(String where, Object raw, T value, Source source, Problems problems) {
+            return true;
+        }
+    }
+
+    /**
+     * A number whose value must pass {@code accepts}: always, or ({@code strictOnly}) in {@code spec.policy} only, where
+     * it comes as a JSON number.
+     */
+    private static final class Numeric<T extends Number> extends Kind<T> {
+        /** Reads a number's text, reporting why it is none. */
+        interface Reader<T> {
+            Optional<T> read(Problems problems, String where, String text);
+        }
+
+        private final Reader<T> reader;
+        private final Function<Number, T> fromJson;
+        private final Predicate<T> accepts;
+        private final String problem;
+        private final boolean strictOnly;
+
+        Numeric(Reader<T> reader, Function<Number, T> fromJson, Predicate<T> accepts, String problem, boolean strictOnly) {
+            this.reader = reader;
+            this.fromJson = fromJson;
+            this.accepts = accepts;
+            this.problem = problem;
+            this.strictOnly = strictOnly;
+        }
+
+        static Numeric<Double> decimal(Predicate<Double> accepts, String problem, boolean strictOnly) {
+            return new Numeric<>((p, where, text) -> {
+                OptionalDouble v = p.number(where, text);
+                return v.isPresent() ? Optional.of(v.getAsDouble()) : Optional.empty();
+            }, Number::doubleValue, accepts, problem, strictOnly);
+        }
+
+        static Numeric<Integer> whole(Predicate<Integer> accepts, String problem, boolean strictOnly) {
+            return new Numeric<>((p, where, text) -> {
+                OptionalInt v = p.integer(where, text);
+                return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
+            }, Number::intValue, accepts, problem, strictOnly);
+        }
+
+        @Override
+        Optional<T> parse(String where, String text, Problems problems) {
+            return reader.read(problems, where, text);
+        }
+
+        @Override
+        Optional<T> fromSpec(String where, Object value, Problems problems) {
+            return Optional.of(fromJson.apply((Number) value));
+        }
+
+        @Override
+        String format(T value) {
+            return String.valueOf(value);
+        }
+
+        @Override
+        Object toSpec(T value) {
+            return value;
+        }
+
+        @Override
+        boolean check(String where, Object raw, T value, Source source, Problems problems) {
+            if ((strictOnly && source != Source.SPEC_POLICY) || accepts.test(value)) {
+                return true;
+            }
+            problems.add(where, raw, problem);
+            return false;
+        }
+    }
+
+    /** A duration within a bound, everywhere. */
+    private static final class Length extends Kind<Duration> {
+        private final DurationBound bound;
+
+        Length(DurationBound bound) {
+            this.bound = bound;
+        }
+
+        @Override
+        Optional<Duration> parse(String where, String text, Problems problems) {
+            return problems.duration(where, text, bound);
+        }
+
+        @Override
+        String format(Duration value) {
+            return Durations.format(value);
+        }
+    }
+
+    /**
+     * One of a few words, case-insensitive and trimmed. In {@code spec.policy} a wrong one reads
+     * {@code spec.policy.type 'fastest' is not a known policy (...)}.
+     */
+    private static final class Choice<T> extends Kind<T> {
+        private final Function<String, Optional<T>> parse;
+        private final Function<T, String> format;
+        private final String problem;
+
+        Choice(Function<String, Optional<T>> parse, Function<T, String> format, String problem) {
+            this.parse = parse;
+            this.format = format;
+            this.problem = problem;
+        }
+
+        @Override
+        Optional<T> parse(String where, String text, Problems problems) {
+            Optional<T> v = parse.apply(text);
+            if (v.isEmpty()) {
+                problems.add(where, text, problem);
+            }
+            return v;
+        }
+
+        @Override
+        Optional<T> fromSpec(String where, Object value, Problems problems) {
+            Optional<T> v = parse.apply(String.valueOf(value));
+            if (v.isEmpty()) {
+                problems.add(where + " '" + value + "' " + problem);
+            }
+            return v;
+        }
+
+        @Override
+        String format(T value) {
+            return format.apply(value);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.Profile;
+
+import java.time.Duration;
+
+/**
+ * The planner's validated settings (see docs/configuration.md). Out-of-range numbers are not errors:
+ * the policies define how they are clamped. Each is declared once, with all its names, default and checks, in
+ * {@link PlannerSetting}.
+ *
+ * @param policyType          base policy in force
+ * @param staticHpFrac        static_partition share of performance nodes
+ * @param queueHpBaseFrac     queue_aware_v1 base share
+ * @param queueHpMin          queue_aware_v1 lower bound on performance nodes
+ * @param queueHpMax          queue_aware_v1 upper bound on performance nodes
+ * @param queuePerfPerHpNode  performance-only pods one performance node absorbs
+ * @param performanceCapWatts cap written for the performance profile
+ * @param ecoCapWatts         cap written for the eco profile
+ * @param escalation          what to do when a drain outlasts the timeout
+ * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
+ * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
+ */
+public record PlannerSettings(
+        PolicyType policyType,
+        double staticHpFrac,
+        double queueHpBaseFrac,
+        int queueHpMin,
+        int queueHpMax,
+        int queuePerfPerHpNode,
+        double performanceCapWatts,
+        double ecoCapWatts,
+        Escalation escalation,
+        Duration downgradeTimeout,
+        Duration reconcileInterval) {
+
+    private static final PlannerSettings DEFAULTS = PlannerSetting.documentedDefaults();
+
+    /** The documented defaults. */
+    public static PlannerSettings defaults() {
+        return DEFAULTS;
+    }
+
+    /** A builder starting from these settings. */
+    public Builder toBuilder() {
+        return new Builder(this);
+    }
+
+    public PlannerSettings withPolicy(PolicyType type) {
+        return toBuilder().policyType(type).build();
+    }
+
+    /** The cap written for a profile. */
+    public double capWatts(Profile profile) {
+        return profile == Profile.PERFORMANCE ? performanceCapWatts : ecoCapWatts;
+    }
+
+    /** Settings one at a time, starting from others: {@code defaults().toBuilder().staticHpFrac(0.75).build()}. */
+    public static final class Builder {
+        private PolicyType policyType;
+        private double staticHpFrac;
+        private double queueHpBaseFrac;
+        private int queueHpMin;
+        private int queueHpMax;
+        private int queuePerfPerHpNode;
+        private double performanceCapWatts;
+        private double ecoCapWatts;
+        private Escalation escalation;
+        private Duration downgradeTimeout;
+        private Duration reconcileInterval;
+
+        Builder() {
+        }
+
+        private Builder(PlannerSettings s) {
+            policyType = s.policyType;
+            staticHpFrac = s.staticHpFrac;
+            queueHpBaseFrac = s.queueHpBaseFrac;
+            queueHpMin = s.queueHpMin;
+            queueHpMax = s.queueHpMax;
+            queuePerfPerHpNode = s.queuePerfPerHpNode;
+            performanceCapWatts = s.performanceCapWatts;
+            ecoCapWatts = s.ecoCapWatts;
+            escalation = s.escalation;
+            downgradeTimeout = s.downgradeTimeout;
+            reconcileInterval = s.reconcileInterval;
+        }
+
+        public Builder policyType(PolicyType v) {
+            policyType = v;
+            return this;
+        }
+
+        public Builder staticHpFrac(double v) {
+            staticHpFrac = v;
+            return this;
+        }
+
+        public Builder queueHpBaseFrac(double v) {
+            queueHpBaseFrac = v;
+            return this;
+        }
+
+        public Builder queueHpMin(int v) {
+            queueHpMin = v;
+            return this;
+        }
+
+        public Builder queueHpMax(int v) {
+            queueHpMax = v;
+            return this;
+        }
+
+        public Builder queuePerfPerHpNode(int v) {
+            queuePerfPerHpNode = v;
+            return this;
+        }
+
+        public Builder performanceCapWatts(double v) {
+            performanceCapWatts = v;
+            return this;
+        }
+
+        public Builder ecoCapWatts(double v) {
+            ecoCapWatts = v;
+            return this;
+        }
+
+        public Builder escalation(Escalation v) {
+            escalation = v;
+            return this;
+        }
+
+        public Builder downgradeTimeout(Duration v) {
+            downgradeTimeout = v;
+            return this;
+        }
+
+        public Builder reconcileInterval(Duration v) {
+            reconcileInterval = v;
+            return this;
+        }
+
+        public PlannerSettings build() {
+            return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
+                    performanceCapWatts, ecoCapWatts, escalation, downgradeTimeout, reconcileInterval);
+        }
+    }
+}

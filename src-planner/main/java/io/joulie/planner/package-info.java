@@ -1,0 +1,7 @@
+/**
+ * The pure planning core: {@link io.joulie.planner.ContextProvider#snapshot()} →
+ * {@link io.joulie.planner.PolicyModule#plan} → {@link io.joulie.planner.StateGuard#check}
+ * → {@link io.joulie.planner.ActuationAdapter}. Nothing in this package talks to Kubernetes; the
+ * operator's tick and the simulator call the very same classes.
+ */
+package io.joulie.planner;

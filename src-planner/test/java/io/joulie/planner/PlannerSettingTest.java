@@ -1,0 +1,118 @@
+package io.joulie.planner;
+
+import io.joulie.api.text.Problems;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The settings table: its names agree with each other, and what it derives reads back to what it was given. */
+class PlannerSettingTest {
+    static final PlannerSettings OTHER = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
+            .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
+            .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+            .reconcileInterval(Duration.ofSeconds(15)).build();
+
+    @Test
+    void everySettingHasItsOwnNamesAndTheVariableIsThePropertyInCapitals() {
+        var envs = new HashSet<String>();
+        var fields = new HashSet<String>();
+        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            assertThat(s.property()).startsWith("joulie.");
+            assertThat(s.env()).isEqualTo(s.property().substring("joulie.".length()).replace('-', '_').toUpperCase(Locale.ROOT));
+            assertThat(envs.add(s.env())).as("%s once", s.env()).isTrue();
+            assertThat(fields.add(s.specField())).as("%s once", s.specField()).isTrue();
+            assertThat(s.meaning()).endsWith("(" + s.env() + ")");
+        }
+        assertThat(PlannerSetting.ALL).hasSize(PlannerSettings.class.getRecordComponents().length);
+    }
+
+    @Test
+    void theDefaultsAreTheDocumentedOnes() {
+        assertThat(PlannerSettings.defaults()).isEqualTo(new PlannerSettings.Builder().policyType(PolicyType.STATIC_PARTITION)
+                .staticHpFrac(0.5).queueHpBaseFrac(0.6).queueHpMin(1).queueHpMax(1_000_000).queuePerfPerHpNode(10)
+                .performanceCapWatts(5000).ecoCapWatts(120).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
+                .reconcileInterval(Duration.ofMinutes(1)).build());
+    }
+
+    @Test
+    void theEnvironmentItWritesReadsBackToTheSameSettings() {
+        Map<String, String> env = PlannerSetting.environment(OTHER);
+        assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")
+                .containsEntry("QUEUE_HP_MIN", "2").containsEntry("DOWNGRADE_TIMEOUT", "1h30m")
+                .containsEntry("DOWNGRADE_ESCALATION", "evict").hasSize(PlannerSetting.ALL.size());
+
+        Problems problems = new Problems();
+        var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
+
+        assertThat(problems.lines()).isEmpty();
+        assertThat(read.settings()).contains(OTHER);
+        assertThat(read.unknownPolicy()).isEmpty();
+    }
+
+    @Test
+    void theSpecFieldsItWritesOverlayBackToTheSameSettings() {
+        Map<String, Object> fields = PlannerSetting.specFields(OTHER);
+        assertThat(fields).containsEntry("type", "queue_aware_v1").containsEntry("staticHpFrac", 0.25)
+                .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m");
+
+        Problems problems = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), fields::get, problems)).contains(OTHER);
+        assertThat(problems.lines()).isEmpty();
+    }
+
+    @Test
+    void theEnvironmentIsLenientWhereSpecPolicyIsStrict() {
+        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        env.put("STATIC_HP_FRAC", "1.5");
+        env.put("QUEUE_HP_MIN", "-3");
+        env.put("POLICY_TYPE", "carbon_magic_v9");
+        Problems problems = new Problems();
+
+        var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
+
+        assertThat(problems.lines()).isEmpty();
+        assertThat(read.settings().orElseThrow().staticHpFrac()).isEqualTo(1.5);
+        assertThat(read.settings().orElseThrow().policyType()).isEqualTo(PolicyType.STATIC_PARTITION);
+        assertThat(read.unknownPolicy()).contains("carbon_magic_v9");
+
+        Map<String, Object> spec = Map.of("staticHpFrac", 1.5, "queueHpMin", -3, "type", "carbon_magic_v9");
+        Problems strict = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), spec::get, strict)).isEmpty();
+        assertThat(strict.lines()).containsExactly(
+                "spec.policy.type 'carbon_magic_v9' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)",
+                "spec.policy.staticHpFrac = 1.5: must be between 0 and 1",
+                "spec.policy.queueHpMin = -3: must be at least 0");
+    }
+
+    @Test
+    void theSimulatorReadsItsOwnParametersAndKeepsTheRest() {
+        Map<String, String> params = new HashMap<>();
+        PlannerSetting.ALL.forEach(s -> s.simulatorKey().ifPresent(k -> params.put(k, s.simulatorDefault().orElseThrow())));
+        assertThat(params).containsEntry("planner.downgradeTimeoutSeconds", "1800").doesNotContainKey("planner.type");
+        params.put("planner.downgradeTimeoutSeconds", "90.5");
+        Problems problems = new Problems();
+
+        Optional<PlannerSettings> s = PlannerSetting.read(PlannerSetting.Source.SIMULATOR,
+                row -> params.get(row.simulatorKey().orElseThrow()), row -> row.simulatorKey().orElseThrow(), problems).settings();
+
+        assertThat(problems.lines()).isEmpty();
+        assertThat(s.orElseThrow().downgradeTimeout()).isEqualTo(Duration.ofMillis(90_500));
+        assertThat(s.orElseThrow().ecoCapWatts()).isEqualTo(260);
+        assertThat(s.orElseThrow().reconcileInterval()).as("not a parameter: the default").isEqualTo(Duration.ofMinutes(1));
+
+        params.put("planner.escalation", "panic");
+        params.put("planner.ecoCapWatts", "0");
+        Problems bad = new Problems();
+        assertThat(PlannerSetting.read(PlannerSetting.Source.SIMULATOR, row -> params.get(row.simulatorKey().orElseThrow()),
+                row -> row.simulatorKey().orElseThrow(), bad).settings()).isEmpty();
+        assertThat(bad.lines()).containsExactly("planner.ecoCapWatts = '0': a power cap must be greater than 0 watts",
+                "planner.escalation = 'panic': must be hold, force or evict");
+    }
+}

@@ -1,0 +1,247 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.joulie.api.v1alpha1.PowerState.ActiveEco;
+import static io.joulie.api.v1alpha1.PowerState.ActivePerformance;
+import static io.joulie.api.v1alpha1.PowerState.DrainingPerformance;
+import static io.joulie.planner.Fixtures.T0;
+import static io.joulie.planner.Fixtures.context;
+import static io.joulie.planner.Fixtures.cordoned;
+import static io.joulie.planner.Fixtures.draining;
+import static io.joulie.planner.Fixtures.eco;
+import static io.joulie.planner.Fixtures.perf;
+import static io.joulie.planner.Fixtures.perfNodes;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+class PlannerTest {
+
+    private static PlannerSettings settings(PolicyType type, double staticFrac) {
+        return PlannerSettings.defaults().toBuilder().policyType(type).staticHpFrac(staticFrac).queueHpMax(5).build();
+    }
+
+    private static Map<String, Transition> byNode(Planner.TickPlan tick) {
+        return tick.transitions().stream().collect(Collectors.toMap(Transition::node, Function.identity()));
+    }
+
+    @Test
+    void cordonedNodesAreFrozenAndNotCounted() {
+        // 5 nodes, 2 cordoned (one eco, one performance with pods): n = 3 -> round(1.8) = 2 performance
+        var ctx = context(List.of(perf("a"), cordoned(eco("b")), perf("c"), cordoned(perf("d", "ns/p")), perf("e")), 1);
+        var tick = new Planner(settings(PolicyType.STATIC_PARTITION, 0.6)).plan(ctx);
+
+        assertThat(tick.plan().performanceNodes()).isEqualTo(2);
+        assertThat(byNode(tick)).containsOnlyKeys("a", "c", "e");
+        assertThat(tick.transitions()).extracting(Transition::requested)
+                .containsExactly(ActiveEco, ActivePerformance, ActivePerformance);
+        assertThat(tick.assignments(settings(PolicyType.STATIC_PARTITION, 0.6)))
+                .extracting(NodeAssignment::node).doesNotContain("b", "d");
+    }
+
+    @Test
+    void aCordonedDrainingNodeIsNotEscalated() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().escalation(Escalation.FORCE)
+                .downgradeTimeout(Duration.ZERO).build();
+        var ctx = new ClusterContext(T0.plus(Duration.ofDays(1)),
+                List.of(cordoned(draining("a", "ns/p")), perf("b")), 1);
+
+        var tick = new Planner(s).plan(ctx);
+
+        assertThat(tick.transitions()).extracting(Transition::node).containsExactly("b");
+    }
+
+    @Test
+    void releasedNodesPassThrough() {
+        var ctx = new ClusterContext(T0, List.of(perf("a")), 0, List.of("gone-1", "unlabelled-2"));
+        var tick = new Planner(settings(PolicyType.STATIC_PARTITION, 1.0)).plan(ctx);
+
+        assertThat(tick.released()).containsExactly("gone-1", "unlabelled-2");
+        assertThat(tick.transitions()).extracting(Transition::node).containsExactly("a");
+    }
+
+    @Test
+    void nodesWithoutATargetAreSkipped() {
+        PolicyModule partial = new PolicyModule() {
+            @Override
+            public String name() {
+                return "partial";
+            }
+
+            @Override
+            public Plan plan(ClusterContext context) {
+                return new Plan(name(), Map.of("a", Profile.ECO), 0, "only a");
+            }
+        };
+        var tick = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5), partial).plan(context(perf("a"), perf("b")));
+
+        assertThat(tick.transitions()).extracting(Transition::node).containsExactly("a");
+        assertThat(tick.transitions().getFirst().reason()).contains("partial");
+    }
+
+    static Stream<Arguments> reassignmentTables() {
+        return Stream.of(
+                // nodes, static fraction, expected reassignments
+                arguments(List.of(perf("a"), perf("b")), 1.0, 0L),                  // steady
+                arguments(List.of(perf("a"), perf("b")), 0.5, 1L),                  // a: perf -> eco
+                arguments(List.of(perf("a"), perf("b")), 0.0, 2L),
+                arguments(List.of(eco("a"), eco("b")), 1.0, 2L),                    // eco -> perf
+                arguments(List.of(eco("a"), eco("b")), 0.0, 0L),
+                arguments(List.of(draining("a", "ns/p"), perf("b")), 0.5, 0L),      // still heading eco
+                arguments(List.of(draining("a", "ns/p"), perf("b")), 1.0, 1L),      // drain called off
+                arguments(List.of(draining("a"), eco("b"), perf("c", "ns/q")), 0.34, 0L),
+                arguments(List.of(draining("a"), eco("b"), perf("c", "ns/q")), 1.0, 2L),
+                arguments(List.of(draining("a"), eco("b"), perf("c", "ns/q")), 0.0, 1L),
+                arguments(List.of(cordoned(eco("a")), perf("b")), 1.0, 0L)          // frozen nodes never count
+        );
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} at {1} -> {2} reassignments")
+    @MethodSource("reassignmentTables")
+    void reassignmentsCountNodesSentElsewhere(List<ManagedNode> nodes, double frac, long expected) {
+        var tick = new Planner(settings(PolicyType.STATIC_PARTITION, frac)).plan(context(nodes, 0));
+
+        assertThat(tick.reassignments()).isEqualTo(expected);
+    }
+
+    @Test
+    void assignmentsCarryProfileCapLabelAndPolicy() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.34);
+        // 3 nodes, hp 1: a (eco) stays eco, b (pods) stays performance... c drained last tick, commits eco now
+        var ctx = context(List.of(eco("a"), perf("b", "ns/p"), draining("c")), 1);
+        var tick = new Planner(s).plan(ctx);
+        Map<String, NodeAssignment> a = tick.assignments(s).stream()
+                .collect(Collectors.toMap(NodeAssignment::node, Function.identity()));
+
+        assertThat(a.get("a")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::capWatts,
+                NodeAssignment::labelValue, NodeAssignment::policyName)
+                .containsExactly(ActiveEco, Profile.ECO, 120.0, "eco", "static-partition-v1");
+        assertThat(a.get("b")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::capWatts,
+                NodeAssignment::labelValue)
+                .containsExactly(ActivePerformance, Profile.PERFORMANCE, 5000.0, "performance");
+        assertThat(a.get("c")).extracting(NodeAssignment::state, NodeAssignment::capWatts, NodeAssignment::labelValue)
+                .containsExactly(ActiveEco, 120.0, "eco");
+        assertThat(a.get("c").since()).isEqualTo(ctx.now());
+    }
+
+    @Test
+    void aDrainingNodeKeepsThePerformanceCapAndAdvertisesDraining() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0);
+        var tick = new Planner(s).plan(context(List.of(perf("a", "ns/p1", "ns/p2")), 2));
+        NodeAssignment a = tick.assignments(s).getFirst();
+
+        assertThat(a.state()).isEqualTo(DrainingPerformance);
+        assertThat(a.profile()).isEqualTo(Profile.PERFORMANCE);
+        assertThat(a.capWatts()).isEqualTo(5000.0);
+        assertThat(a.labelValue()).isEqualTo("draining-performance");
+        assertThat(a.reason()).isEqualTo("draining 2 performance-only pods: ns/p1, ns/p2");
+    }
+
+    @ParameterizedTest(name = "{0} builds {1}")
+    @CsvSource({
+            "STATIC_PARTITION, static-partition-v1",
+            "QUEUE_AWARE_V1, queue-aware-v1",
+            "RULE_SWAP_V1, rule-swap-v1",
+    })
+    void policiesFollowTheSettings(PolicyType type, String name) {
+        var planner = new Planner(settings(type, 0.5));
+
+        assertThat(planner.policy().name()).isEqualTo(name);
+        assertThat(planner.plan(context(perfNodes(3), 0)).plan().policyName()).isEqualTo(name);
+    }
+
+    @Test
+    void policiesPassTheirParameters() {
+        var s = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1).staticHpFrac(0.0)
+                .queueHpBaseFrac(0.2).queueHpMin(2).queueHpMax(4).queuePerfPerHpNode(5).build();
+        var policy = Policies.create(s);
+
+        // 10 nodes: base round(2.0) = 2, min 2, max 4, perNode 5
+        assertThat(policy.plan(context(perfNodes(10), 0)).performanceNodes()).isEqualTo(2);
+        assertThat(policy.plan(context(perfNodes(10), 16)).performanceNodes()).isEqualTo(4);   // ceil(16/5) = 4
+        assertThat(policy.plan(context(perfNodes(10), 100)).performanceNodes()).isEqualTo(4);  // max
+        assertThat(Policies.create(s.withPolicy(PolicyType.STATIC_PARTITION)).plan(context(perfNodes(10), 0))
+                .performanceNodes()).isZero();
+    }
+
+    /** Applies a tick's transitions to the nodes, as the actuation and the next snapshot would. */
+    private static List<ManagedNode> apply(List<ManagedNode> nodes, Planner.TickPlan tick) {
+        Map<String, Transition> t = byNode(tick);
+        List<ManagedNode> out = new ArrayList<>();
+        for (ManagedNode n : nodes) {
+            Transition tr = t.get(n.name());
+            out.add(tr == null ? n : new ManagedNode(n.name(), n.labels(), n.cordoned(), tr.to(), tr.since(), n.performancePods()));
+        }
+        return out;
+    }
+
+    @ParameterizedTest(name = "static {0}: converges and then plans no change")
+    @CsvSource({"0.0", "0.2", "0.5", "0.6", "1.0"})
+    void aSteadyClusterPlansNoChange(double frac) {
+        var planner = new Planner(settings(PolicyType.STATIC_PARTITION, frac));
+        List<ManagedNode> nodes = List.of(perf("a"), eco("b"), perf("c", "ns/p"), draining("d"), perf("e"), eco("f"));
+
+        Planner.TickPlan first = planner.plan(context(nodes, 1));
+        nodes = apply(nodes, first);
+        Planner.TickPlan second = planner.plan(context(nodes, 1));
+        nodes = apply(nodes, second);
+        Planner.TickPlan third = planner.plan(context(nodes, 1));
+
+        assertThat(third.transitions()).allSatisfy(tr -> {
+            assertThat(tr.changed()).as(tr.node()).isFalse();
+            assertThat(tr.outcome()).as(tr.node()).isIn(Outcome.STEADY, Outcome.BLOCKED);
+        });
+        assertThat(third.reassignments()).isZero();
+        assertThat(third.plan().targets()).isEqualTo(second.plan().targets());
+    }
+
+    @Test
+    void anAlreadyBalancedClusterIsLeftAlone() {
+        // 6 nodes at 0.5: 3 eco already, 3 performance: nothing moves
+        var planner = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5));
+        var nodes = List.of(eco("a"), perf("b", "ns/p"), eco("c"), perf("d"), eco("e"), perf("f"));
+
+        var tick = planner.plan(context(nodes, 1));
+
+        assertThat(tick.transitions()).extracting(Transition::outcome).containsOnly(Outcome.STEADY);
+        assertThat(tick.transitions()).extracting(Transition::since).containsOnly(T0);
+        assertThat(tick.reassignments()).isZero();
+    }
+
+    @Test
+    void queueGrowthBringsEcoNodesBackAtOnce() {
+        var s = settings(PolicyType.QUEUE_AWARE_V1, 0.5);   // base 0.6, min 1, max 5, perNode 10
+        var nodes = List.of(perf("a"), perf("b"), perf("c"), eco("d"), eco("e"));
+        var planner = new Planner(s);
+
+        assertThat(planner.plan(context(nodes, 0)).reassignments()).isZero();
+
+        var tick = planner.plan(context(nodes, 50));   // ceil(50/10) = 5
+        assertThat(tick.plan().performanceNodes()).isEqualTo(5);
+        assertThat(byNode(tick).get("d").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(tick).get("e").outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(tick.reassignments()).isEqualTo(2);
+    }
+
+    @Test
+    void transitionsFollowNodeOrder() {
+        var tick = new Planner(settings(PolicyType.STATIC_PARTITION, 0.5)).plan(context(perfNodes(4), 0));
+
+        assertThat(tick.transitions()).extracting(Transition::node).containsExactly("n01", "n02", "n03", "n04");
+        assertThat(byNode(tick).values().stream().filter(t -> t.to() == PowerState.DrainingPerformance)).hasSize(2);
+    }
+}

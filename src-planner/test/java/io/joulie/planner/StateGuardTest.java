@@ -1,0 +1,229 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.PowerState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static io.joulie.api.v1alpha1.PowerState.ActiveEco;
+import static io.joulie.api.v1alpha1.PowerState.ActivePerformance;
+import static io.joulie.api.v1alpha1.PowerState.DrainingPerformance;
+import static io.joulie.planner.Escalation.EVICT;
+import static io.joulie.planner.Escalation.FORCE;
+import static io.joulie.planner.Escalation.HOLD;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+class StateGuardTest {
+    private static final Duration TIMEOUT = Duration.ofMinutes(30);
+    private static final Instant SINCE = Instant.parse("2025-01-01T00:00:00Z");
+    private static final List<String> PODS = List.of("ns/a", "ns/b");
+    private static final String POLICY = "static-partition-v1";
+
+    private static ManagedNode node(PowerState state, List<String> pods) {
+        return new ManagedNode("w1", java.util.Map.of(), false, state, SINCE, pods);
+    }
+
+    static Stream<Arguments> verdicts() {
+        Duration before = TIMEOUT.minusSeconds(1);
+        Duration after = TIMEOUT.plusSeconds(1);
+        List<String> none = List.of();
+        return Stream.of(
+                // from, pods, requested, escalation, elapsed, to, outcome, evict
+                // upgrades are immediate, whatever runs on the node
+                arguments(ActiveEco, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                arguments(ActiveEco, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, PODS, ActivePerformance, FORCE, after, ActivePerformance, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, PODS, ActivePerformance, EVICT, after, ActivePerformance, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                // nothing to do
+                arguments(ActivePerformance, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.STEADY, none),
+                arguments(ActivePerformance, PODS, ActivePerformance, EVICT, after, ActivePerformance, Outcome.STEADY, none),
+                arguments(ActiveEco, none, ActiveEco, HOLD, before, ActiveEco, Outcome.STEADY, none),
+                arguments(ActiveEco, PODS, ActiveEco, EVICT, after, ActiveEco, Outcome.STEADY, none),
+                // downgrades
+                // without performance-only pods: drain for one tick, then eco (a pod bound meanwhile is seen first)
+                arguments(ActivePerformance, none, ActiveEco, HOLD, before, DrainingPerformance, Outcome.COMPLETED, none),
+                arguments(ActivePerformance, PODS, ActiveEco, HOLD, before, DrainingPerformance, Outcome.COMPLETED, none),
+                arguments(ActivePerformance, PODS, ActiveEco, FORCE, after, DrainingPerformance, Outcome.COMPLETED, none),
+                arguments(ActivePerformance, PODS, ActiveEco, EVICT, after, DrainingPerformance, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, none, ActiveEco, HOLD, before, ActiveEco, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, none, ActiveEco, HOLD, after, ActiveEco, Outcome.COMPLETED, none),
+                // draining with pods: wait until the timeout for every escalation
+                arguments(DrainingPerformance, PODS, ActiveEco, HOLD, before, DrainingPerformance, Outcome.BLOCKED, none),
+                arguments(DrainingPerformance, PODS, ActiveEco, FORCE, before, DrainingPerformance, Outcome.BLOCKED, none),
+                arguments(DrainingPerformance, PODS, ActiveEco, EVICT, before, DrainingPerformance, Outcome.BLOCKED, none),
+                arguments(DrainingPerformance, PODS, ActiveEco, HOLD, Duration.ZERO, DrainingPerformance, Outcome.BLOCKED, none),
+                // then escalate
+                arguments(DrainingPerformance, PODS, ActiveEco, HOLD, after, DrainingPerformance, Outcome.BLOCKED, none),
+                arguments(DrainingPerformance, PODS, ActiveEco, FORCE, after, ActiveEco, Outcome.FORCED, none),
+                arguments(DrainingPerformance, PODS, ActiveEco, EVICT, after, DrainingPerformance, Outcome.EVICTED, PODS),
+                arguments(DrainingPerformance, PODS, ActiveEco, FORCE, Duration.ofDays(3), ActiveEco, Outcome.FORCED, none)
+        );
+    }
+
+    @ParameterizedTest(name = "[{index}] {0} {1} -> {2} ({3}, {4} draining): {5} {6}")
+    @MethodSource("verdicts")
+    void verdict(PowerState from, List<String> pods, PowerState requested, Escalation escalation, Duration elapsed,
+                 PowerState to, Outcome outcome, List<String> evict) {
+        Instant now = SINCE.plus(elapsed);
+        Transition t = new StateGuard(escalation, TIMEOUT).check(node(from, pods), requested, POLICY, now);
+
+        assertThat(t.node()).isEqualTo("w1");
+        assertThat(t.from()).isEqualTo(from);
+        assertThat(t.requested()).isEqualTo(requested);
+        assertThat(t.to()).isEqualTo(to);
+        assertThat(t.outcome()).isEqualTo(outcome);
+        assertThat(t.evict()).containsExactlyElementsOf(evict);
+        assertThat(t.changed()).isEqualTo(from != to);
+        // since moves only with the state
+        assertThat(t.since()).isEqualTo(from == to ? SINCE : now);
+        assertThat(t.reason()).isNotBlank();
+    }
+
+    @Test
+    void drainReasonNamesThePods() {
+        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
+
+        assertThat(t.reason()).isEqualTo("draining 2 performance-only pods: ns/a, ns/b");
+    }
+
+    @Test
+    void blockedReasonNamesThePods() {
+        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(DrainingPerformance, List.of("ns/x")), ActiveEco, POLICY,
+                SINCE.plusSeconds(60));
+
+        assertThat(t.reason()).isEqualTo("draining 1 performance-only pod: ns/x");
+    }
+
+    @Test
+    void holdAfterTimeoutSaysSo() {
+        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+                SINCE.plus(Duration.ofHours(1)));
+
+        assertThat(t.reason()).startsWith("draining 2 performance-only pods: ns/a, ns/b").contains("timeout passed").contains("hold");
+    }
+
+    @Test
+    void forceReasonNamesTimeoutAndPods() {
+        Transition t = new StateGuard(FORCE, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+                SINCE.plus(Duration.ofHours(1)));
+
+        assertThat(t.reason()).contains("forced to eco").contains("30m").contains("ns/a, ns/b");
+    }
+
+    @Test
+    void evictReasonNamesTimeoutAndPods() {
+        Transition t = new StateGuard(EVICT, Duration.ofMinutes(90)).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+                SINCE.plus(Duration.ofHours(2)));
+
+        assertThat(t.reason()).startsWith("evicting 2 performance-only pods: ns/a, ns/b").contains("1h30m");
+    }
+
+    @Test
+    void reasonsNameThePolicy() {
+        var guard = new StateGuard(HOLD, TIMEOUT);
+
+        assertThat(guard.check(node(ActiveEco, List.of()), ActivePerformance, "queue-aware-v1", SINCE).reason())
+                .isEqualTo("selected for performance by queue-aware-v1");
+        assertThat(guard.check(node(ActivePerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
+                .isEqualTo("selected for eco by queue-aware-v1; " + StateGuard.SETTLING);
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
+                .isEqualTo("selected for eco by queue-aware-v1");
+    }
+
+    /** The race of the label flip: a Pod bound after the tick's snapshot keeps its node at the performance cap. */
+    @Test
+    void aDowngradeDrainsOneTickSoAPodBoundMeanwhileKeepsThePerformanceCap() {
+        var guard = new StateGuard(HOLD, TIMEOUT);
+        Transition first = guard.check(node(ActivePerformance, List.of()), ActiveEco, POLICY, SINCE);
+        assertThat(first.to()).isEqualTo(DrainingPerformance);
+        assertThat(first.to().profile()).isEqualTo(io.joulie.api.v1alpha1.Profile.PERFORMANCE);
+
+        Transition second = guard.check(node(DrainingPerformance, List.of("ns/late")), ActiveEco, POLICY, SINCE.plusSeconds(60));
+        assertThat(second.to()).as("a pod bound during the flip holds the drain").isEqualTo(DrainingPerformance);
+
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, POLICY, SINCE.plusSeconds(60)).to())
+                .isEqualTo(ActiveEco);
+    }
+
+    @ParameterizedTest(name = "zero timeout with {0} escalates on the first draining tick")
+    @EnumSource(Escalation.class)
+    void zeroTimeoutEscalatesImmediatelyOnceDraining(Escalation escalation) {
+        var guard = new StateGuard(escalation, Duration.ZERO);
+        // the first tick only starts the drain ...
+        Transition first = guard.check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
+        assertThat(first.to()).isEqualTo(DrainingPerformance);
+        // ... the next one escalates
+        var drainingNode = new ManagedNode("w1", java.util.Map.of(), false, first.to(), first.since(), PODS);
+        Transition second = guard.check(drainingNode, ActiveEco, POLICY, SINCE.plusSeconds(60));
+        assertThat(second.outcome()).isEqualTo(switch (escalation) {
+            case HOLD -> Outcome.BLOCKED;
+            case FORCE -> Outcome.FORCED;
+            case EVICT -> Outcome.EVICTED;
+        });
+    }
+
+    static Stream<Arguments> podLists() {
+        return Stream.of(
+                arguments(1, "1 performance-only pod: ns/p0"),
+                arguments(2, "2 performance-only pods: ns/p0, ns/p1"),
+                arguments(5, "5 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4"),
+                arguments(6, "6 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4, +1 more"),
+                arguments(12, "12 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4, +7 more"));
+    }
+
+    @ParameterizedTest(name = "{0} pods -> \"{1}\"")
+    @MethodSource("podLists")
+    void describePodsNamesAtMostFive(int count, String expected) {
+        List<String> pods = IntStream.range(0, count).mapToObj(i -> "ns/p" + i).toList();
+
+        assertThat(StateGuard.describePods(pods)).isEqualTo(expected);
+    }
+
+    @Test
+    void longPodListsAreCutInTheDrainReasonToo() {
+        List<String> pods = IntStream.range(0, 8).mapToObj(i -> "ns/p" + i).toList();
+        Transition t = new StateGuard(EVICT, TIMEOUT).check(node(DrainingPerformance, pods), ActiveEco, POLICY,
+                SINCE.plus(Duration.ofHours(1)));
+
+        assertThat(t.reason()).contains("+3 more").doesNotContain("ns/p5");
+        // the eviction list is never cut
+        assertThat(t.evict()).containsExactlyElementsOf(pods);
+    }
+
+    @Test
+    void aFullDrainWalkThrough() {
+        var guard = new StateGuard(EVICT, TIMEOUT);
+        ManagedNode n = node(ActivePerformance, PODS);
+
+        Transition t1 = guard.check(n, ActiveEco, POLICY, SINCE.plusSeconds(10));
+        assertThat(t1.to()).isEqualTo(DrainingPerformance);
+        Instant drainStart = t1.since();
+
+        n = new ManagedNode("w1", java.util.Map.of(), false, t1.to(), t1.since(), PODS);
+        Transition t2 = guard.check(n, ActiveEco, POLICY, drainStart.plus(Duration.ofMinutes(10)));
+        assertThat(t2.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(t2.since()).isEqualTo(drainStart);
+
+        Transition t3 = guard.check(n, ActiveEco, POLICY, drainStart.plus(Duration.ofMinutes(31)));
+        assertThat(t3.outcome()).isEqualTo(Outcome.EVICTED);
+        assertThat(t3.since()).isEqualTo(drainStart);
+
+        n = new ManagedNode("w1", java.util.Map.of(), false, t3.to(), t3.since(), List.of());
+        Instant done = drainStart.plus(Duration.ofMinutes(32));
+        Transition t4 = guard.check(n, ActiveEco, POLICY, done);
+        assertThat(t4.to()).isEqualTo(ActiveEco);
+        assertThat(t4.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(t4.since()).isEqualTo(done);
+    }
+}

@@ -1,0 +1,38 @@
+package io.joulie.operator.cluster;
+
+/**
+ * The reasons of the Events the operator records (docs/metrics.md#events), each with its type; the constant's
+ * name is the reason on the wire.
+ */
+public enum EventReason {
+    /** A node's power state changed (on its NodePowerProfile). */
+    PowerStateChanged(Type.Normal),
+    /** A drain outlasted the timeout and escalation {@code force} committed eco (on the NodePowerProfile). */
+    DowngradeForced(Type.Warning),
+    /** Performance-only pods were evicted to complete a downgrade (on the NodePowerProfile). */
+    PodsEvicted(Type.Normal),
+    /** An eviction was refused (a PodDisruptionBudget) or failed; recorded when the refused set changes. */
+    EvictionRefused(Type.Warning),
+    /** The planner settings or rules in force changed (on the {@code Joulie} resource). */
+    PolicyChanged(Type.Normal),
+    /** {@code POLICY_TYPE} is not a known policy; planning uses static_partition (on the operator). */
+    UnknownPolicy(Type.Warning),
+    /** The power budget became unmeetable (on the {@code Joulie} resource), once per episode. */
+    PowerBudgetUnmet(Type.Warning);
+
+    /** The Event type. */
+    public enum Type {
+        Normal,
+        Warning
+    }
+
+    private final Type type;
+
+    EventReason(Type type) {
+        this.type = type;
+    }
+
+    public Type type() {
+        return type;
+    }
+}

@@ -1,0 +1,114 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.operator.cluster.ClusterView;
+import io.joulie.operator.cluster.EventReason;
+import io.joulie.operator.cluster.EventSink;
+import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.config.PolicyOverlay;
+import io.joulie.operator.telemetry.TelemetryConfig;
+import io.joulie.operator.telemetry.TelemetrySource;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PolicyRules;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Keeps the planner in line with the effective policy ({@code spec.policy} of the active {@code Joulie} resource
+ * over the environment defaults): a changed setting or rule replaces the planner before the tick plans, carrying
+ * the rules' state over; an invalid {@code spec.policy} keeps the planner in force and is logged once per distinct
+ * set of problems. The telemetry source follows {@code spec.policy.telemetry}.
+ */
+@ApplicationScoped
+public class PolicyReloader {
+    private static final Logger LOG = Logger.getLogger(PolicyReloader.class);
+
+    private final EffectivePolicy policy;
+    private final Supplier<Joulie> active;
+    private final Consumer<Optional<TelemetryConfig>> telemetry;
+    private final EventSink events;
+    private final Optional<String> unknownPolicy;
+    private volatile Planner planner;
+    private List<String> reportedErrors = List.of();
+    private boolean announcedFallback;
+
+    @Inject
+    public PolicyReloader(OperatorSettings settings, EffectivePolicy policy, ClusterView view, TelemetrySource telemetry,
+                          EventSink events) {
+        this(new Planner(settings.planner()), settings.unknownPolicy(), policy, view::installation, telemetry::configure,
+                events);
+    }
+
+    PolicyReloader(Planner initial, Optional<String> unknownPolicy, EffectivePolicy policy, Supplier<Joulie> active,
+                   Consumer<Optional<TelemetryConfig>> telemetry, EventSink events) {
+        this.planner = initial;
+        this.unknownPolicy = unknownPolicy;
+        this.policy = policy;
+        this.active = active;
+        this.telemetry = telemetry;
+        this.events = events;
+    }
+
+    /** The planner in force. */
+    public Planner current() {
+        return planner;
+    }
+
+    /** Brings the planner in line with the effective policy; returns the planner this tick plans with. */
+    public synchronized Planner reload() {
+        announceFallback();
+        EffectivePolicy.Resolution r = policy.resolve(active.get());
+        if (!r.errors().equals(reportedErrors)) {
+            reportedErrors = r.errors();
+            if (!r.errors().isEmpty()) {
+                LOG.warnf("spec.policy of the Joulie resource is invalid; planning keeps the settings in force: %s",
+                        String.join("; ", r.errors()));
+            }
+        }
+        telemetry.accept(r.rules().telemetry());
+        Planner previous = planner;
+        if (r.settings().equals(previous.settings()) && r.rules().rules().equals(previous.rules())) {
+            return previous;
+        }
+        // The rules' state (hysteresis, a held budget) carries over to the new planner.
+        planner = Planner.replacing(previous, r.settings(), r.rules().rules());
+        LOG.infof("Planner settings changed: %s", r.settings());
+        events.installation(EventReason.PolicyChanged, "planning with %s (was %s)".formatted(
+                PolicyOverlay.describe(r.settings()), PolicyOverlay.describe(previous.settings()))
+                + (r.rules().rules().equals(previous.rules()) ? "" : "; rules: " + describe(r.rules().rules())));
+        return planner;
+    }
+
+    /** The rules in a few words, for the PolicyChanged Event. */
+    static String describe(PolicyRules r) {
+        if (r.isEmpty()) {
+            return "none";
+        }
+        List<String> parts = new ArrayList<>();
+        if (!r.schedules().isEmpty()) {
+            parts.add(r.schedules().size() + " schedule window(s)");
+        }
+        r.budgetWatts().ifPresent(w -> parts.add("power budget " + Math.round(w) + " W"));
+        if (r.hotspots() != null) {
+            parts.add("hotspots above " + r.hotspots().thresholdCelsius() + " °C");
+        }
+        return String.join(", ", parts);
+    }
+
+    /** An unknown POLICY_TYPE is announced once, on the first tick this replica plans. */
+    private void announceFallback() {
+        if (!announcedFallback) {
+            announcedFallback = true;
+            unknownPolicy.ifPresent(p -> events.operator(EventReason.UnknownPolicy,
+                    "POLICY_TYPE '" + p + "' is not a known policy; planning with static_partition"));
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.operator.cluster.ClusterView;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import io.joulie.operator.metrics.TickResult;
+
+/**
+ * Whether this replica plans now: only the holder of the Lease, and only once every watch has delivered its
+ * initial list and is watching (planning on a partial view could downgrade busy nodes).
+ */
+@ApplicationScoped
+public class TickGate {
+    private static final Logger LOG = Logger.getLogger(TickGate.class);
+
+    private final BooleanSupplier leading;
+    private final Supplier<List<String>> unsynced;
+    private final Consumer<Runnable> openings;
+
+    @Inject
+    public TickGate(LeaderElection leader, ClusterView view) {
+        this(leader::isLeader, view::unsynced, listener -> {
+            view.onInitialSync(listener);
+            leader.onLeading(listener);
+        });
+    }
+
+    /**
+     * @param openings registers a listener for the moments the gate may open: the watches' initial sync, and each time
+     *                 this replica becomes the leader
+     */
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings) {
+        this.leading = leading;
+        this.unsynced = unsynced;
+        this.openings = openings;
+    }
+
+    /**
+     * Runs {@code listener} whenever the gate may have opened (on a watch or election thread, or at once if that has
+     * happened already): the watches' initial sync, and each time this replica becomes the leader.
+     */
+    public void onOpening(Runnable listener) {
+        openings.accept(listener);
+    }
+
+    /** Empty when the tick may plan, else why not ({@link TickResult#STANDBY} or {@link TickResult#UNSYNCED}). */
+    public Optional<TickResult> closed() {
+        if (!leading.getAsBoolean()) {
+            return Optional.of(TickResult.STANDBY);
+        }
+        List<String> notSynced = unsynced.get();
+        if (!notSynced.isEmpty()) {
+            LOG.infof("Watches have not synced yet (%s); not planning on an incomplete view", String.join(", ", notSynced));
+            return Optional.of(TickResult.UNSYNCED);
+        }
+        return Optional.empty();
+    }
+
+    /** Whether this replica still holds the Lease (asked again before each write). */
+    public boolean leading() {
+        return leading.getAsBoolean();
+    }
+}
