@@ -15,13 +15,20 @@ import java.util.Map;
  * @param state            current transition state (from the cluster: NodePowerProfile status or label)
  * @param since            when it entered that state
  * @param performancePods  active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param power            its power hardware, as far as known (caps in percent resolve against it)
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
-                          Instant since, List<String> performancePods) {
+                          Instant since, List<String> performancePods, NodePower power) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
         performancePods = List.copyOf(performancePods);
+    }
+
+    /** A node whose hardware is not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods) {
+        this(name, labels, cordoned, state, since, performancePods, NodePower.UNKNOWN);
     }
 
     public boolean hasPerformancePods() {

@@ -1,5 +1,7 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
@@ -8,13 +10,18 @@ import java.time.Instant;
 /**
  * The desired per-node state that the actuation writes: the NodePowerProfile's spec and status and the
  * node's {@code joulie.io/power-profile} label.
+ *
+ * @param cpu the CPU cap of the profile
+ * @param gpu the GPU cap of the profile; null for a node without GPU boards
  */
 public record NodeAssignment(String node, PowerState state, Instant since, String reason, Profile profile,
-                             double capWatts, String policyName) {
+                             CpuPower cpu, GpuPower gpu, String policyName) {
 
-    public static NodeAssignment of(Transition t, PlannerSettings settings, String policyName) {
+    /** The assignment of a verdict, with the caps of its profile for the node's hardware ({@code power}). */
+    public static NodeAssignment of(Transition t, PlannerSettings settings, String policyName, NodePower power) {
         Profile p = t.to().profile();
-        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, settings.capWatts(p), policyName);
+        ProfileCaps caps = settings.caps(p);
+        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, caps.cpu(), caps.gpuFor(power).orElse(null), policyName);
     }
 
     public String labelValue() {

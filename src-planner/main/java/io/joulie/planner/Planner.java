@@ -4,7 +4,9 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -92,7 +94,9 @@ public final class Planner {
             ruleState = r.next();
         }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
+        Map<String, NodePower> power = new HashMap<>();
         for (ManagedNode node : context.nodes()) {
+            power.put(node.name(), node.power());
             Profile target = plan.targets().get(node.name());
             if (node.cordoned() || target == null) {
                 continue;
@@ -102,22 +106,33 @@ public final class Planner {
             String note = plan.notes().get(node.name());
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
         }
-        return new TickPlan(plan, transitions, context.released(), report);
+        return new TickPlan(plan, transitions, context.released(), report, power);
     }
 
-    /** The result of one planning step. */
-    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
+    /**
+     * The result of one planning step.
+     *
+     * @param power each planned node's power hardware, for the caps of its assignment
+     */
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
+                           Map<String, NodePower> power) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+            power = Map.copyOf(power);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE);
+            this(plan, transitions, released, RuleReport.NONE, Map.of());
+        }
+
+        /** The verdict's assignment: the caps of its profile for the node's hardware. */
+        public NodeAssignment assignment(Transition t, PlannerSettings settings) {
+            return NodeAssignment.of(t, settings, plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {
-            return transitions.stream().map(t -> NodeAssignment.of(t, settings, plan.policyName())).toList();
+            return transitions.stream().map(t -> assignment(t, settings)).toList();
         }
 
         /**

@@ -39,7 +39,7 @@ class RuleEngineTest {
 
     static PlannerSettings settings(PolicyType type, double frac) {
         return PlannerSettings.defaults().toBuilder().policyType(type).staticHpFrac(frac).queueHpBaseFrac(frac).queueHpMin(0)
-                .queueHpMax(0).performanceCapWatts(500).ecoCapWatts(100).build();
+                .queueHpMax(0).performanceCapWatts(OptionalDouble.of(500)).ecoCapWatts(OptionalDouble.of(100)).build();
     }
 
     static PolicyRules rules(List<ScheduleWindow> windows, Double budget, PolicyRules.Hotspots hot) {

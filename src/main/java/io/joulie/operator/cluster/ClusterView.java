@@ -6,6 +6,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
@@ -22,7 +25,7 @@ import java.util.Map;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
+ * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
  * the fields classification needs) and indexed inside the cache update: the view tracks just the
  * active performance-only pods, by node.
  */
@@ -36,6 +39,8 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
+    /** Nodes, NodePowerProfiles, NodeHardware, Pods, the Joulie resource. */
+    private static final int WATCHES = 5;
 
     /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
     private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
@@ -45,6 +50,7 @@ public class ClusterView {
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
+    private SharedIndexInformer<NodeHardware> hardware;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -62,6 +68,7 @@ public class ClusterView {
     void start(@Observes StartupEvent ev) {
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
@@ -85,8 +92,8 @@ public class ClusterView {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
-        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
+        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(WATCHES);
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, hardware, pods, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -99,7 +106,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, NodeHardware and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -109,12 +116,15 @@ public class ClusterView {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(WATCHES);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
+        }
+        if (hardware != null) {
+            list.add(hardware);
         }
         if (pods != null) {
             list.add(pods);
@@ -156,7 +166,7 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4) {
+        if (all.size() < WATCHES) {
             return List.of("watches not started");
         }
         return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
@@ -195,6 +205,12 @@ public class ClusterView {
 
     public NodePowerProfile profile(String name) {
         return profiles.getStore().getByKey(name);
+    }
+
+    /** The node's hardware as its agent published it (the NodeHardware of the node's name whose spec names it), or null. */
+    public NodeHardwareStatus hardware(String node) {
+        NodeHardware nhw = hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node));
+        return nhw != null && nhw.getSpec() != null && node.equals(nhw.getSpec().nodeName()) ? nhw.getStatus() : null;
     }
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */

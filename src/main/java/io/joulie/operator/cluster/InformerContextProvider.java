@@ -1,6 +1,7 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
@@ -8,6 +9,7 @@ import io.joulie.operator.config.OperatorSettings;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodePower;
 import io.joulie.operator.telemetry.TelemetrySource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -66,7 +68,8 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            ClusterContext.Exclusion exclusion = exclusion(name, labels);
+            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            ClusterContext.Exclusion exclusion = exclusion(name, labels, power);
             if (exclusion != null) {
                 excluded.add(exclusion);
                 if (npp != null) {
@@ -77,7 +80,7 @@ public class InformerContextProvider implements ContextProvider {
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
             StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    view.performancePods(name)));
+                    view.performancePods(name), power));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -89,18 +92,41 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     /**
-     * Node probing: a node whose agent reported that it can write neither a RAPL limit nor cpufreq limits
-     * has no way to enforce a profile, so planning it would only move its label. A node not probed yet
-     * (no capability labels) is planned.
+     * Capability-based eligibility: a node whose agent found no way to cap either its CPU or its GPUs has no way to
+     * enforce a profile, so planning it would only move its label. The node's NodeHardware says what its agent found
+     * (a GPU node whose CPU cannot be capped is managed through its boards); before the agent has published one, the
+     * capability labels do (no writable RAPL limit and no cpufreq, and no GPU the Node advertises). A node not probed
+     * yet is planned.
      */
-    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels) {
-        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))) {
+    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels, NodePower power) {
+        if (power.inventory()) {
+            return power.controllable() ? null : new ClusterContext.Exclusion(node, "NoPowerControl",
+                    "its NodeHardware says neither the CPU nor the GPUs can be capped (cpu.control and gpu.control none)");
+        }
+        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))
+                && power.gpus() == 0) {
             return new ClusterContext.Exclusion(node, "NoPowerControl",
-                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false)"
+                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false) and the node advertises no GPU"
                             .formatted(JoulieApi.FEATURE_RAPL_WRITABLE, JoulieApi.FEATURE_CPUFREQ));
         }
         return null;
     }
+
+    /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
+    static int advertisedGpus(Node node) {
+        Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
+                : node.getStatus().getAllocatable();
+        int gpus = 0;
+        for (String resource : GPU_RESOURCES) {
+            Quantity q = allocatable.get(resource);
+            if (q != null) {
+                gpus += q.getNumericalAmount().intValue();
+            }
+        }
+        return gpus;
+    }
+
+    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
 
     boolean isManaged(Map<String, String> labels) {
         return settings.nodeSelector().test(labels) && !"true".equalsIgnoreCase(labels.get(settings.reservedLabelKey()));
