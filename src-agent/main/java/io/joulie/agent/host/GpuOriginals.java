@@ -6,15 +6,16 @@ import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Where the GPU limits found at start are kept until the agent writes them back, by board index, mW. An agent that
- * dies after capping the boards must give the next one the limits it found, not its own caps: a store that outlives
- * the process (the state directory) keeps them across a crash. {@link #inMemory()} keeps them for the process's life.
+ * Where the GPU limits in force before the agent's first write are kept until it writes them back, by board index,
+ * mW. An agent that dies after capping the boards must give the next one the limits it found, not its own caps: a
+ * store that outlives the process (the state directory) keeps them across a crash. {@link #inMemory()} keeps them for
+ * the process's life.
  */
 public interface GpuOriginals {
     /** What an earlier run recorded and did not write back, if anything. */
     Optional<Map<Integer, Long>> load() throws IOException;
 
-    /** Records the limits found, before any limit is written. */
+    /** Keeps the limits in force, before the first limit is written (atomically: afterwards load gives these). */
     void save(Map<Integer, Long> limitsMw) throws IOException;
 
     /** The limits were written back (or are left in place on purpose): nothing to carry over. */

@@ -7,7 +7,7 @@ import java.util.Optional;
 
 /**
  * The node's GPU boards as the control code sees them: what was found at start, readings, power limits applied to
- * every board at once and the limits found at start written back. {@link NvmlGpus} on NVML; {@link #absent} where no
+ * every board at once and the limits in force before the agent's first write written back. {@link NvmlGpus} on NVML; {@link #absent} where no
  * GPU can be reached (no library, no driver, no board), saying why.
  */
 public interface Gpus extends AutoCloseable {
@@ -29,7 +29,10 @@ public interface Gpus extends AutoCloseable {
     /** The limits in force now, by board index, mW (a board that cannot be read is left out). */
     Map<Integer, Long> limitsMw();
 
-    /** Writes the limits found at start back. */
+    /** Whether the agent may have changed a limit since the start or the last restore, with the originals kept. */
+    boolean held();
+
+    /** Writes the originals back (the limits in force before the first write since the start or the last restore). */
     GpuCapResult restore();
 
     /** Leaves NVML (nvmlShutdown). */
@@ -62,6 +65,11 @@ public interface Gpus extends AutoCloseable {
             @Override
             public Map<Integer, Long> limitsMw() {
                 return Map.of();
+            }
+
+            @Override
+            public boolean held() {
+                return false;
             }
 
             @Override

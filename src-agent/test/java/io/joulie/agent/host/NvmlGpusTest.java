@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -133,31 +134,130 @@ class NvmlGpusTest {
     }
 
     @Test
-    void restoreWritesBackTheLimitsFoundAtStartAndForgetsTheRecord() throws IOException {
+    void theLimitsInForceBeforeTheFirstWriteAreKeptAndRestoreWritesThemBackAndForgetsThem() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100().withLimitMw(650_000), FakeNvml.Board.l40s()));
         GpuOriginals originals = GpuOriginals.inMemory();
         Gpus gpus = open(originals);
-        assertThat(originals.load()).contains(Map.of(0, 650_000L, 1, 350_000L));
+        assertThat(originals.load()).as("nothing written, nothing kept").isEmpty();
+        assertThat(gpus.held()).isFalse();
 
         gpus.apply(new CapRequest.Percent(40));
+        assertThat(originals.load()).contains(Map.of(0, 650_000L, 1, 350_000L));
+        assertThat(gpus.held()).isTrue();
         GpuCapResult r = gpus.restore();
 
         assertThat(r.outcome()).isEqualTo(Outcome.APPLIED);
-        assertThat(r.message()).isEqualTo("restored the GPU limits found at start on 2 boards");
+        assertThat(r.message()).isEqualTo("restored the GPU limits found before the first write on 2 boards");
         assertThat(fake.limitMw(0)).isEqualTo(650_000);
         assertThat(fake.limitMw(1)).isEqualTo(350_000);
         assertThat(originals.load()).isEmpty();
+        assertThat(gpus.held()).isFalse();
     }
 
     @Test
-    void afterACrashTheLimitsRecordedByTheEarlierRunAreTheOnesPutBack() throws IOException {
+    void afterARestoreTheNextWriteKeepsTheLimitsInForceThenAgain() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        GpuOriginals originals = GpuOriginals.inMemory();
+        Gpus gpus = open(originals);
+        gpus.apply(new CapRequest.Watts(300));
+        gpus.restore();
+        // someone sets board 0 between the agent's restore and its next cap: that is what must come back
+        fake.board(0, fake.board(0).withLimitMw(600_000));
+
+        gpus.apply(new CapRequest.Percent(50));
+        assertThat(originals.load()).as("kept again before the write, so a crash now loses nothing")
+                .contains(Map.of(0, 600_000L, 1, 350_000L));
+        gpus.restore();
+
+        assertThat(fake.limitMw(0)).isEqualTo(600_000);
+        assertThat(fake.limitMw(1)).isEqualTo(350_000);
+    }
+
+    @Test
+    void restoreWithNothingWrittenWritesNothing() throws IOException {
+        Gpus gpus = twoBoards();
+        GpuCapResult r = gpus.restore();
+
+        assertThat(r.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(r.message()).isEqualTo("nothing to restore: no GPU limit written since the start or the last restore");
+        assertThat(fake.limitsSet()).isEmpty();
+    }
+
+    @Test
+    void anAttemptThatLeftEveryBoardAsFoundKeepsNothing() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        GpuOriginals originals = GpuOriginals.inMemory();
+        Gpus gpus = open(originals);
+        fake.fail(FakeNvml.SET_LIMIT, 1, FakeNvml.NVML_ERROR_NO_PERMISSION);
+
+        assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.BLOCKED);
+
+        assertThat(originals.load()).as("board 0 rolled back: the boards are as found").isEmpty();
+        assertThat(gpus.held()).isFalse();
+    }
+
+    @Test
+    void aWriteWhoseOriginalsCannotBeKeptDoesNotHappen() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
+        Gpus gpus = open(new GpuOriginals() {
+            @Override
+            public Optional<Map<Integer, Long>> load() {
+                return Optional.empty();
+            }
+
+            @Override
+            public void save(Map<Integer, Long> limitsMw) throws IOException {
+                throw new IOException("read-only file system");
+            }
+
+            @Override
+            public void clear() {
+            }
+        });
+
+        GpuCapResult r = gpus.apply(new CapRequest.Watts(300));
+
+        assertThat(r.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(r.message()).isEqualTo("cannot keep the GPU limits in force (read-only file system); nothing was written, "
+                + "as they could not be put back");
+        assertThat(fake.limitsSet()).isEmpty();
+    }
+
+    @Test
+    void anUnreadableStoreLeavesTheBoardsAlone() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
+        Gpus gpus = open(new GpuOriginals() {
+            @Override
+            public Optional<Map<Integer, Long>> load() throws IOException {
+                throw new IOException("not an originals file");
+            }
+
+            @Override
+            public void save(Map<Integer, Long> limitsMw) {
+            }
+
+            @Override
+            public void clear() {
+            }
+        });
+
+        assertThat(gpus.unavailable()).contains("cannot read the GPU limits an earlier run kept (not an originals file); "
+                + "no limit is written that could lose them");
+        assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(fake.limitsSet()).isEmpty();
+    }
+
+    @Test
+    void afterACrashTheLimitsKeptByTheEarlierRunAreTheOnesPutBack() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
         GpuOriginals survivesTheProcess = GpuOriginals.inMemory();
         Gpus first = open(survivesTheProcess);
         first.apply(new CapRequest.Percent(50));
         // the first agent dies here without restoring; the next one finds the boards capped
         Gpus second = open(survivesTheProcess);
-        assertThat(((NvmlGpus) second).originalsMw()).isEqualTo(Map.of(0, 700_000L, 1, 350_000L));
+        assertThat(((NvmlGpus) second).originalsMw()).contains(Map.of(0, 700_000L, 1, 350_000L));
+        second.apply(new CapRequest.Percent(60));
+        assertThat(survivesTheProcess.load()).as("not replaced by the first run's caps").contains(Map.of(0, 700_000L, 1, 350_000L));
 
         second.restore();
 

@@ -538,7 +538,7 @@ class NodeReconcilerTest {
         agent.reconcile(NODE, false);
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
         assertThat(nvml.limitMw(1)).isEqualTo(350_000);
-        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found at start on 2 boards");
+        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found before the first write on 2 boards");
         assertThat(host.limit(0)).as("the CPU cap stays").isEqualTo("120000000");
 
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
@@ -548,6 +548,31 @@ class NodeReconcilerTest {
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
         assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         assertThat(gpuStatus().message()).startsWith("NodePowerProfile deleted; restored the GPU limits");
+    }
+
+    @Test
+    void boardsTheAgentNeverCappedAreLeftAsTheyAre() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null);
+        agent.reconcile(NODE, false);
+        assertThat(gpuWritten).as("nothing asked of the GPUs, nothing to report").isEmpty();
+
+        // a cap that fails on the first board writes nothing
+        nvml.fail(FakeNvml.SET_LIMIT, 0, FakeNvml.NVML_ERROR_UNKNOWN);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.ERROR);
+        // someone else then sets a board's limit: with nothing of the agent's in force, it is theirs and stays
+        nvml.clearFailures();
+        nvml.board(0, nvml.board(0).withLimitMw(500_000));
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+
+        assertThat(nvml.limitsSet()).isEmpty();
+        assertThat(nvml.limitMw(0)).isEqualTo(500_000);
+        assertThat(gpuStatus().result()).isEqualTo(Result.NONE);
+        assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile deleted; nothing to restore: no GPU limit written since "
+                + "the start or the last restore");
     }
 
     @Test

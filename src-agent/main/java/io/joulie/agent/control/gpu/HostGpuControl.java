@@ -66,6 +66,10 @@ public final class HostGpuControl implements GpuControl, HostControl {
     @Override
     public ControlOutcome restore() {
         reference.forget();
+        if (!gpus.held()) {
+            // nothing written since the start or the last restore: what is in force is someone else's, and stays
+            return ControlOutcome.none(GpuBackend.NVML, "nothing to restore: no GPU limit written since the start or the last restore");
+        }
         GpuCapResult r = gpus.restore();
         Result result = switch (r.outcome()) {
             case APPLIED -> Result.APPLIED;
