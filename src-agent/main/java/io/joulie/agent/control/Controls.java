@@ -102,6 +102,11 @@ public abstract class Controls<C extends Control, H extends C, S> {
         return type(route) == ControlType.HOST && hostControl != null ? hostControl.observedNow() : Map.of();
     }
 
+    /** An earlier agent process of this boot wrote host limits and did not restore them: they are this agent's to undo. */
+    public boolean hostLeftByEarlierProcess() {
+        return hostControl != null && hostControl.leftByEarlierProcess();
+    }
+
     /** How many limits found changed behind the agent's back the host control has put back so far. */
     public int hostRewrites() {
         return hostControl == null ? 0 : hostControl.rewrites();

@@ -9,4 +9,7 @@ public interface HostControl extends Control {
 
     /** How many limits found changed behind the agent's back it has put back so far. */
     int rewrites();
+
+    /** An earlier agent process of this boot wrote limits and did not restore them: they are this agent's to undo. */
+    boolean leftByEarlierProcess();
 }

@@ -2,13 +2,13 @@ package io.joulie.agent.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.joulie.agent.http.BoundedHttp;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -18,7 +18,8 @@ import java.util.Map;
 /**
  * One node's actions on a simulated-hardware endpoint: {@code POST {url}} of a JSON body ({@code node}, {@code action},
  * the action's values, {@code ts}). A 2xx answer is {@code applied}, any other status {@code error} naming it, as are
- * timeouts and connection failures. An action is sent when what it says (url and body without {@code ts}) differs
+ * timeouts (of the whole exchange, body included), answers larger than {@link BoundedHttp#MAX_BODY_BYTES} and
+ * connection failures. An action is sent when what it says (url and body without {@code ts}) differs
  * from the last one answered 2xx, so a converged node sends nothing; a failed one is sent again on the next reconcile.
  * Not thread-safe: the agent's worker calls it.
  */
@@ -60,17 +61,18 @@ public final class HttpAction {
         sent.put("ts", clock.instant().truncatedTo(ChronoUnit.MILLIS).toString());
         lastAcknowledged = null;
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeoutSeconds))
+            Duration deadline = Duration.ofSeconds(timeoutSeconds);
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(sent))).build();
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 == 2) {
+            BoundedHttp.Answer response = BoundedHttp.send(http, request, deadline, BoundedHttp.MAX_BODY_BYTES);
+            if (response.ok()) {
                 lastAcknowledged = key;
                 lastOutcome = new ControlOutcome(backend, Result.APPLIED, action + " accepted by " + url + " (HTTP "
-                        + response.statusCode() + ")", observed);
+                        + response.status() + ")", observed);
                 return lastOutcome;
             }
-            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " answered HTTP " + response.statusCode(), observed);
+            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " answered HTTP " + response.status(), observed);
         } catch (HttpTimeoutException e) {
             return new ControlOutcome(backend, Result.ERROR, "POST " + url + " timed out after " + timeoutSeconds + " s", observed);
         } catch (IOException | IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package io.joulie.agent.host;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 
 /**
  * A power cap as a NodePowerProfile asks for it: absolute watts, or a percent of each device's maximum (a CPU
@@ -44,7 +45,8 @@ public sealed interface CapRequest {
         }
     }
 
+    /** With at most three decimals: {@code 240}, {@code 62.5}, {@code 0.001}. */
     static String format(double value) {
-        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+        return BigDecimal.valueOf(value).setScale(3, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     }
 }

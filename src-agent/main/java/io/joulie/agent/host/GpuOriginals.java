@@ -8,8 +8,8 @@ import java.util.TreeMap;
 /**
  * Where the GPU limits in force before the agent's first write are kept until it writes them back, by board index,
  * mW. An agent that dies after capping the boards must give the next one the limits it found, not its own caps: a
- * store that outlives the process (the state directory) keeps them across a crash. {@link #inMemory()} keeps them for
- * the process's life.
+ * store that outlives the process ({@link FileGpuOriginals}, in the state directory) keeps them across a crash;
+ * {@link #inMemory()} keeps them for the process's life.
  */
 public interface GpuOriginals {
     /** What an earlier run recorded and did not write back, if anything. */
@@ -20,6 +20,9 @@ public interface GpuOriginals {
 
     /** The limits were written back (or are left in place on purpose): nothing to carry over. */
     void clear() throws IOException;
+
+    /** Where they are, for messages. */
+    String describe();
 
     /** For the life of the process only: a crash loses them. */
     static GpuOriginals inMemory() {
@@ -39,6 +42,11 @@ public interface GpuOriginals {
             @Override
             public void clear() {
                 saved = null;
+            }
+
+            @Override
+            public String describe() {
+                return "memory";
             }
         };
     }

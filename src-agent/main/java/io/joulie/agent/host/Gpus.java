@@ -32,6 +32,9 @@ public interface Gpus extends AutoCloseable {
     /** Whether the agent may have changed a limit since the start or the last restore, with the originals kept. */
     boolean held();
 
+    /** An earlier agent process kept originals and did not write them back (and nothing has since). */
+    boolean leftByEarlierProcess();
+
     /** Writes the originals back (the limits in force before the first write since the start or the last restore). */
     GpuCapResult restore();
 
@@ -69,6 +72,11 @@ public interface Gpus extends AutoCloseable {
 
             @Override
             public boolean held() {
+                return false;
+            }
+
+            @Override
+            public boolean leftByEarlierProcess() {
                 return false;
             }
 

@@ -77,10 +77,10 @@ public final class NvmlGpus implements Gpus {
         } catch (IOException e) {
             nvml.close();
             return Gpus.absent("cannot read the GPU limits an earlier run kept (" + e.getMessage() + "); no limit is written "
-                    + "that could lose them");
+                    + "that could lose them: restart the agent with the file readable (or, after checking the limits, without it)");
         }
-        earlier.ifPresent(mw -> LOG.infof("GPU limits an earlier run kept and never wrote back (it did not exit cleanly): %s mW; "
-                + "a restore writes these, not the limits in force now", mw));
+        earlier.ifPresent(mw -> LOG.infof("GPU limits an earlier agent process of this boot kept in %s and never wrote back (it "
+                + "did not exit cleanly): %s mW; a restore writes these, not the limits in force now", store.describe(), mw));
         return new NvmlGpus(nvml, store, boards, problems, earlier);
     }
 
@@ -198,8 +198,8 @@ public final class NvmlGpus implements Gpus {
         try {
             store.save(inForce);
         } catch (IOException e) {
-            return Optional.of("cannot keep the GPU limits in force (" + e.getMessage() + "); nothing was written, as they "
-                    + "could not be put back");
+            return Optional.of("cannot keep the GPU limits in force in " + store.describe() + " (" + e.getMessage()
+                    + "); nothing was written, as they could not be put back");
         }
         originalsMw = Optional.of(Map.copyOf(inForce));
         return Optional.empty();
@@ -231,6 +231,11 @@ public final class NvmlGpus implements Gpus {
         return originalsMw.isPresent();
     }
 
+    @Override
+    public boolean leftByEarlierProcess() {
+        return inherited;
+    }
+
     /**
      * Writes every original back; a board that refuses is reported, the others are restored. Forgets the originals
      * when all are back. Nothing held: nothing is written.
@@ -260,7 +265,8 @@ public final class NvmlGpus implements Gpus {
             try {
                 store.clear();
             } catch (IOException e) {
-                kept = "; the kept originals could not be removed (" + e.getMessage() + "), the next start restores them again";
+                kept = "; the kept originals in " + store.describe() + " could not be removed (" + e.getMessage()
+                        + "), the next start restores them again";
                 LOG.warnf("GPU limits restored, but %s", kept.substring(2));
             }
         }

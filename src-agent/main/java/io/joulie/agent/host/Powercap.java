@@ -37,8 +37,14 @@ public interface Powercap extends AutoCloseable {
         return apply(new CapRequest.Watts(watts));
     }
 
-    /** The long_term limits found at start. */
+    /**
+     * The originals: the long_term limits in force before the agent's first write (read at start, given by an earlier
+     * agent process of this boot, or read again by {@link #recordOriginals()}).
+     */
     List<LimitSnapshot> snapshot();
+
+    /** Reads the long_term limits in force now as the originals (before a first write: nothing of the agent's is in force). */
+    void recordOriginals() throws IOException;
 
     /** Writes the {@link #snapshot()} back. */
     CapResult restore();
@@ -82,6 +88,10 @@ public interface Powercap extends AutoCloseable {
             @Override
             public List<LimitSnapshot> snapshot() {
                 return List.of();
+            }
+
+            @Override
+            public void recordOriginals() {
             }
 
             @Override

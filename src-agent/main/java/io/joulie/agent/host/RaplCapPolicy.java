@@ -12,11 +12,14 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * The node cap on RAPL, whatever moves the bytes: each of the n packages gets watts / n as its long_term limit,
- * bounded by what the package allows; every package's limit is opened for writing before any is written, and a
- * write that fails puts back what was already written, so the previous limits stay on any failure. The limits
- * found at start are recorded and written back by {@link #restore()}. The firmware lock (MSR 0x610 bit 63) is
- * cross-checked when the MSR can be read; an unreadable MSR proves nothing and does not block.
+ * The node cap on RAPL, whatever moves the bytes: each of the P packages gets watts / P (or the percent of its
+ * long-term maximum), shared evenly over its dies when the kernel shows one zone per die, as its long_term limit,
+ * bounded by what the zone allows; a package share below the per-package floor is not written. Every zone's limit is opened for writing before any is written, and a
+ * write that fails puts back what was already written, so the previous limits stay on any failure. A zone whose
+ * limit is not enforced ({@code enabled} = 0) blocks the cap. The originals (the limits found before the agent's
+ * first write: read at start, or given by an earlier agent process of the same boot) are written back by
+ * {@link #restore()}. The firmware lock (MSR 0x610 bit 63) is cross-checked when the MSR can be read; an unreadable
+ * MSR proves nothing and does not block.
  */
 final class RaplCapPolicy {
     /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
@@ -27,18 +30,43 @@ final class RaplCapPolicy {
     private final SysfsFiles files;
     private final Msr msr;
     private final List<PowercapZone> packages;
-    private final List<LimitSnapshot> snapshot;
+    /** The zones by physical package, in package order; one zone per package, or one per die. */
+    private final Map<Integer, List<PowercapZone>> byPackage;
+    private final long floorUwPerPackage;
+    private List<LimitSnapshot> snapshot;
 
-    /** Records the long_term limits in force now ({@link #snapshot()}). */
-    RaplCapPolicy(PowercapLayout layout, SysfsFiles files, Msr msr, List<PowercapZone> packages) {
+    /**
+     * @param floorUwPerPackage no package share below this is written (0: none); a package whose maximum is lower has
+     *                          its maximum as the floor
+     * @param inherited         originals an earlier agent process of this boot recorded, by zone; zones it does not
+     *                          name get the long_term limit in force now ({@link #snapshot()})
+     */
+    RaplCapPolicy(PowercapLayout layout, SysfsFiles files, Msr msr, List<PowercapZone> packages, long floorUwPerPackage,
+                  List<LimitSnapshot> inherited) {
         this.layout = layout;
         this.files = files;
         this.msr = msr;
         this.packages = packages;
-        this.snapshot = packages.stream().flatMap(p -> longTermLimit(p).stream()).toList();
+        this.floorUwPerPackage = floorUwPerPackage;
+        Map<Integer, List<PowercapZone>> grouped = new LinkedHashMap<>();
+        packages.forEach(z -> grouped.computeIfAbsent(z.packageIndex(), k -> new ArrayList<>()).add(z));
+        this.byPackage = grouped;
+        Map<String, LimitSnapshot> earlier = new LinkedHashMap<>();
+        inherited.forEach(l -> earlier.put(l.zoneId(), l));
+        this.snapshot = packages.stream().flatMap(p -> Optional.ofNullable(earlier.get(p.id())).or(() -> longTermLimit(p)).stream())
+                .toList();
     }
 
-    /** The long_term limits found at start. */
+    /** Reads the long_term limits in force now as the originals; a limit that cannot be read fails it. */
+    void recordOriginals() throws IOException {
+        List<LimitSnapshot> now = new ArrayList<>();
+        for (PowercapZone pkg : packages) {
+            layout.longTerm(pkg).ifPresent(c -> now.add(new LimitSnapshot(pkg.id(), c.index(), c.powerLimitUw())));
+        }
+        snapshot = List.copyOf(now);
+    }
+
+    /** The originals: the long_term limits found before the first write. */
     List<LimitSnapshot> snapshot() {
         return snapshot;
     }
@@ -64,8 +92,9 @@ final class RaplCapPolicy {
     }
 
     CapResult apply(CapRequest cap) {
+        double perPackageUw = 0;
         if (cap instanceof CapRequest.Watts(double watts)) {
-            double perPackageUw = watts / packages.size() * 1e6;
+            perPackageUw = watts / byPackage.size() * 1e6;
             if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
                 return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
                         Map.of());
@@ -82,24 +111,45 @@ final class RaplCapPolicy {
         try {
             List<String> notes = new ArrayList<>();
             Map<String, Long> values = new LinkedHashMap<>();
-            for (Target target : targets) {
-                long requestedUw = requested(cap, target);
-                long value = bounded(target, requestedUw);
-                if (value != requestedUw) {
-                    notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
-                            + (value > requestedUw ? "min " : "max ") + value + " uW");
+            for (List<Target> dies : targetsByPackage(targets)) {
+                long packageMaxUw = 0;
+                List<Long> requested = new ArrayList<>();
+                for (Target die : dies) {
+                    requested.add(cap instanceof CapRequest.Percent p ? p.of(percentBase(die)) : Math.round(perPackageUw / dies.size()));
+                    packageMaxUw += maxUw(die);
                 }
-                values.put(target.zone().id(), value);
+                double shareUw = cap instanceof CapRequest.Percent ? requested.stream().mapToLong(Long::longValue).sum() : perPackageUw;
+                long floorUw = Math.min(floorUwPerPackage, packageMaxUw);
+                if (shareUw < floorUw) {
+                    throw new Stop(Outcome.BLOCKED, (cap instanceof CapRequest.Percent
+                            ? "cap " + cap.describe() + " is " + CapRequest.format(shareUw / 1e6) + " W on package " + dies.getFirst().zone().packageIndex()
+                            : "node cap " + cap.describe() + " is " + CapRequest.format(shareUw / 1e6) + " W per package")
+                            + ", below the floor of " + CapRequest.format(floorUw / 1e6) + " W per package");
+                }
+                for (int i = 0; i < dies.size(); i++) {
+                    Target target = dies.get(i);
+                    long requestedUw = requested.get(i);
+                    long value = bounded(target, requestedUw);
+                    if (value != requestedUw) {
+                        notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
+                                + (value > requestedUw ? "min " : "max ") + value + " uW");
+                    }
+                    values.put(target.zone().id(), value);
+                }
             }
             writeAll(targets, values);
             StringBuilder message = new StringBuilder("applied ");
             if (cap instanceof CapRequest.Percent) {
                 long sumUw = values.values().stream().mapToLong(Long::longValue).sum();
-                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(CapRequest.format(sumUw / 1e6)).append(" W)");
+                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(CapRequest.format(sumUw / 1e6))
+                        .append(" W)");
             } else {
                 message.append("node cap ").append(cap.describe());
             }
-            message.append(" as long_term limit on ").append(targets.size()).append(targets.size() == 1 ? " package" : " packages");
+            message.append(" as long_term limit on ").append(byPackage.size()).append(byPackage.size() == 1 ? " package" : " packages");
+            if (targets.size() > byPackage.size()) {
+                message.append(" (").append(targets.size()).append(" dies)");
+            }
             notes.forEach(note -> message.append("; ").append(note));
             return result(Outcome.APPLIED, message.toString(), values);
         } catch (Stop stop) {
@@ -115,14 +165,13 @@ final class RaplCapPolicy {
             return OptionalDouble.of(watts);
         }
         long sumUw = 0;
-        for (PowercapZone pkg : packages) {
-            OptionalLong max;
+        for (PowercapZone zone : packages) {
+            OptionalLong base;
             try {
-                max = layout.longTerm(pkg).map(PowerConstraint::hardwareMaxUw).orElse(OptionalLong.empty());
+                base = percentBaseUw(zone, layout.longTerm(zone).map(PowerConstraint::hardwareMaxUw).orElse(OptionalLong.empty()));
             } catch (IOException e) {
                 return OptionalDouble.empty();
             }
-            OptionalLong base = max.isPresent() ? max : tdpUw(pkg);
             if (base.isEmpty()) {
                 return OptionalDouble.empty();
             }
@@ -131,40 +180,40 @@ final class RaplCapPolicy {
         return OptionalDouble.of(sumUw / 1e6);
     }
 
-    /** What the cap asks of one package, uW: watts split evenly, or the percent of the package's long-term maximum. */
-    private long requested(CapRequest cap, Target target) throws Stop {
-        return switch (cap) {
-            case CapRequest.Watts(double watts) -> Math.round(watts / packages.size() * 1e6);
-            case CapRequest.Percent p -> p.of(percentBase(target));
-        };
-    }
-
     /**
      * The long-term maximum a percent is taken of: {@code max_power_uw}, else the TDP the package's MSR reports
-     * (MSR_PKG_POWER_INFO); blocked when neither is known (the 15-bit field maximum bounds a limit, it is no maximum
-     * of the package's power).
+     * (MSR_PKG_POWER_INFO), shared evenly over the package's dies; blocked when neither is known (the 15-bit field
+     * maximum bounds a limit, it is no maximum of the package's power).
      */
     private long percentBase(Target target) throws Stop {
-        OptionalLong reported = target.constraint().hardwareMaxUw();
-        if (reported.isPresent()) {
-            return reported.getAsLong();
-        }
-        return tdpUw(target.zone()).orElseThrow(() -> new Stop(Outcome.BLOCKED, target.zone().id()
-                + ": no long-term maximum to take a percent of (max_power_uw not reported, MSR_PKG_POWER_INFO not readable)"));
+        return percentBaseUw(target.zone(), target.constraint().hardwareMaxUw()).orElseThrow(() -> new Stop(Outcome.BLOCKED,
+                target.zone().id() + ": no long-term maximum to take a percent of (max_power_uw not reported, "
+                        + "MSR_PKG_POWER_INFO not readable)"));
     }
 
-    /** The package's TDP from its MSR, uW; empty when the MSR cannot be read or reports none. */
-    private OptionalLong tdpUw(PowercapZone pkg) {
+    /** The zone's reported maximum, else its share of the package's TDP, uW. */
+    private OptionalLong percentBaseUw(PowercapZone zone, OptionalLong reportedMaxUw) {
+        if (reportedMaxUw.isPresent()) {
+            return reportedMaxUw;
+        }
         try {
-            return msr.read(pkg.packageIndex()).flatMap(m -> m.tdpWatts().isPresent()
-                    ? Optional.of(Math.round(m.tdpWatts().getAsDouble() * 1e6)) : Optional.empty())
+            int dies = byPackage.getOrDefault(zone.packageIndex(), List.of(zone)).size();
+            return msr.read(zone.packageIndex()).flatMap(m -> m.tdpWatts().isPresent()
+                            ? Optional.of(Math.round(m.tdpWatts().getAsDouble() * 1e6 / dies)) : Optional.empty())
                     .map(OptionalLong::of).orElse(OptionalLong.empty());
         } catch (IOException e) {
             return OptionalLong.empty();
         }
     }
 
-    /** Writes the {@link #snapshot()} back; a limit that cannot be written is reported, the others are restored. */
+    /** The targets of each package, in package order (prepareAll keeps the zones' order). */
+    private List<List<Target>> targetsByPackage(List<Target> targets) {
+        Map<Integer, List<Target>> grouped = new LinkedHashMap<>();
+        targets.forEach(t -> grouped.computeIfAbsent(t.zone().packageIndex(), k -> new ArrayList<>()).add(t));
+        return List.copyOf(grouped.values());
+    }
+
+    /** Writes the originals ({@link #snapshot()}) back; a limit that cannot be written is reported, the others are restored. */
     CapResult restore() {
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
@@ -179,7 +228,7 @@ final class RaplCapPolicy {
             }
         }
         String message = failures.isEmpty()
-                ? "restored the long_term limits found at start on " + written.size() + " packages"
+                ? "restored the original long_term limits on " + written.size() + (written.size() == 1 ? " zone" : " zones")
                 : "restore failed: " + String.join("; ", failures);
         return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
     }
@@ -219,6 +268,14 @@ final class RaplCapPolicy {
         } catch (IOException e) {
             throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read constraints: " + e.getMessage());
         }
+        try {
+            if (!layout.enabled(pkg)) {
+                throw new Stop(Outcome.BLOCKED, pkg.id() + " (" + pkg.name() + "): power limiting is disabled (enabled = 0), so a "
+                        + "limit written would not be enforced; the agent does not turn it on");
+            }
+        } catch (IOException e) {
+            throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read enabled: " + e.getMessage());
+        }
         if (lockedByFirmware(pkg)) {
             throw new Stop(Outcome.BLOCKED, pkg.id() + ": long_term limit " + FIRMWARE_LOCK);
         }
@@ -230,25 +287,28 @@ final class RaplCapPolicy {
     }
 
     /**
-     * {@code requestedUw} clamped to the package's bounds. A bound of 0 or less counts as missing. Without
-     * a reported maximum, the largest value the 15-bit RAPL field holds (0x7FFF power units from the MSR)
-     * is the maximum; without a readable MSR either, the cap is blocked. Also blocks when the minimum is
-     * above the maximum, or the clamped value would be below 1 uW.
+     * The zone's maximum: its reported {@code max_power_uw} (a bound of 0 or less counts as missing), else the largest
+     * value the 15-bit RAPL field holds (0x7FFF power units from the MSR); without a readable MSR either, the cap is
+     * blocked. Also blocks when the reported minimum is above the maximum.
      */
-    private long bounded(Target target, long requestedUw) throws Stop {
+    private long maxUw(Target target) throws Stop {
         PowercapZone pkg = target.zone();
-        PowerConstraint constraint = target.constraint();
-        OptionalLong reportedMax = constraint.hardwareMaxUw();
+        OptionalLong reportedMax = target.constraint().hardwareMaxUw();
         long maxUw = reportedMax.isPresent() ? reportedMax.getAsLong() : fieldMaxUw(pkg)
                 .orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no hardware maximum known (max_power_uw "
                         + "missing or not positive, and the RAPL power unit MSR is not readable)"));
-        OptionalLong minUw = constraint.hardwareMinUw();
+        OptionalLong minUw = target.constraint().hardwareMinUw();
         if (minUw.isPresent() && minUw.getAsLong() > maxUw) {
             throw new Stop(Outcome.BLOCKED, pkg.id() + ": hardware min " + minUw.getAsLong() + " uW is above max " + maxUw + " uW");
         }
-        long value = constraint.clamp(requestedUw, maxUw);
+        return maxUw;
+    }
+
+    /** {@code requestedUw} clamped to the zone's bounds ({@link #maxUw}); blocks when the clamped value would be below 1 uW. */
+    private long bounded(Target target, long requestedUw) throws Stop {
+        long value = target.constraint().clamp(requestedUw, maxUw(target));
         if (value < 1) {
-            throw new Stop(Outcome.BLOCKED, pkg.id() + ": clamped limit " + value + " uW is below 1 uW");
+            throw new Stop(Outcome.BLOCKED, target.zone().id() + ": clamped limit " + value + " uW is below 1 uW");
         }
         return value;
     }

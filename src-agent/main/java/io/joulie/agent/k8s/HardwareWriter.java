@@ -43,7 +43,7 @@ public final class HardwareWriter implements HardwarePublisher.Sink {
                 return false;
             }
             NodeHardware fresh = new NodeHardware();
-            fresh.setMetadata(NodeObjects.meta(name, owner));
+            fresh.setMetadata(NodeObjects.meta(name, node, owner));
             fresh.setSpec(new NodeHardwareSpec(node));
             nhw = NodeObjects.create(client, fresh, node);
         }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.joulie.api.v1alpha1.JoulieApi;
 import org.jboss.logging.Logger;
 
 import java.util.Optional;
@@ -19,13 +20,20 @@ import java.util.function.UnaryOperator;
 final class NodeObjects {
     private static final Logger LOG = Logger.getLogger(NodeObjects.class);
     private static final int ATTEMPTS = 3;
+    static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    static final String AGENT = "joulie-agent";
 
     private NodeObjects() {
     }
 
-    /** The metadata of a new object {@code name} for {@code node}: owned by the Node when it exists (empty owner otherwise). */
-    static ObjectMeta meta(String name, Optional<Node> owner) {
-        ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
+    /**
+     * The metadata of a new object {@code name} for {@code node}: labelled as the agent's and with the node's name
+     * ({@code joulie.io/node}, when the name is a valid label value), owned by the Node when it exists (empty owner
+     * otherwise).
+     */
+    static ObjectMeta meta(String name, String node, Optional<Node> owner) {
+        ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels(MANAGED_BY, AGENT);
+        JoulieApi.nodeLabelValue(node).ifPresent(value -> meta.addToLabels(JoulieApi.NODE_LABEL, value));
         owner.ifPresent(n -> meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(n.getMetadata().getName())
                 .withUid(n.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference());
         return meta.build();

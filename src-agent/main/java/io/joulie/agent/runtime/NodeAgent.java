@@ -13,6 +13,7 @@ import io.joulie.agent.control.gpu.HttpGpuControl;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.inventory.HostInventory;
 import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
@@ -54,6 +55,7 @@ public class NodeAgent {
     private final AgentMetrics metrics;
     private final Clock clock;
     private final Instance<Host> hosts;
+    private final Instance<HostOriginals> originals;
     private final HttpClient http;
     private volatile boolean probed;
     private volatile Instant started;
@@ -64,12 +66,13 @@ public class NodeAgent {
     private Thread worker;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
-                     HttpClient http) {
+                     Instance<HostOriginals> originals, HttpClient http) {
         this.client = client;
         this.settings = settings;
         this.metrics = metrics;
         this.clock = clock;
         this.hosts = hosts;
+        this.originals = originals;
         this.http = http;
     }
 
@@ -84,7 +87,7 @@ public class NodeAgent {
         if (settings.mode() == AgentMode.NODE) {
             String node = settings.nodeName().orElseThrow();
             Host host = hosts.get();
-            hostControl = new HostCpuControl(host.powercap(), host.cpufreq(), clock);
+            hostControl = new HostCpuControl(host.powercap(), host.cpufreq(), originals.get(), clock);
             hostGpus = host.gpus();
             hostGpuControl = new HostGpuControl(hostGpus);
             meter = new PackagePowerMeter(host.powercap(), clock);
@@ -107,7 +110,7 @@ public class NodeAgent {
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
-        view.start(settings.mode() == AgentMode.POOL, loop::nodeChanged, loop::everyNodeChanged)
+        view.start(settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty(), loop::nodeChanged, loop::everyNodeChanged)
                 .thenRun(loop::watchesSynced);
     }
 

@@ -7,6 +7,7 @@ import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.k8s.AgentView;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
@@ -19,6 +20,7 @@ import io.joulie.agent.routing.Route;
 import io.joulie.agent.routing.Routing;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
@@ -52,6 +54,8 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         boolean desired;
         /** The agent has written (or may have written) host limits for the family since they were last restored. */
         boolean hostTouched;
+        /** The family's cap in the last valid performance profile of the node: no eco cap may be above it. */
+        Optional<CapRequest> performanceCap = Optional.empty();
     }
 
     private final ServedNodes served;
@@ -110,8 +114,13 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         }
         if (st == null) {
             st = new EnumMap<>(Family.class);
-            for (Family family : Family.values()) {
-                st.put(family, new Memory());
+            for (Controls<?, ?, ?> controls : List.of(cpu, gpu)) {
+                Memory memory = new Memory();
+                // Host limits an earlier agent process wrote and did not restore are undone like this agent's own: when
+                // the node's NodePowerProfile (or its part for the family) is gone, also if it went while no agent ran,
+                // or the family's control leaves host.
+                memory.desired = memory.hostTouched = controls.hostLeftByEarlierProcess();
+                st.put(controls.family(), memory);
             }
             nodes.put(node, st);
         }
@@ -125,14 +134,21 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         NodeFacts facts = new NodeFacts(watts, described);
         Optional<NodePowerProfile> npp = view.profileFor(node);
 
-        Optional<Done> cpuDone = enforce(node, st.get(Family.CPU), cpu, route, npp.map(NodePowerProfileValidator::cpu), facts, periodic);
-        Optional<Done> gpuDone = enforce(node, st.get(Family.GPU), gpu, route, npp.map(NodePowerProfileValidator::gpu), facts, periodic);
+        Memory cpuMemory = st.get(Family.CPU);
+        Memory gpuMemory = st.get(Family.GPU);
+        Optional<Done> cpuDone = enforce(node, cpuMemory, cpu, route,
+                npp.map(p -> remember(p, cpuMemory, NodePowerProfileValidator.cpu(p, cpuMemory.performanceCap))), facts, periodic);
+        Optional<Done> gpuDone = enforce(node, gpuMemory, gpu, route,
+                npp.map(p -> remember(p, gpuMemory, NodePowerProfileValidator.gpu(p, gpuMemory.performanceCap))), facts, periodic);
         if (hostBoards) {
             boards = gpus.read(node, route, periodic);
         }
         Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
-        cpuDone.ifPresent(d -> outcomes.put(Family.CPU,
-                watts.isPresent() ? d.out().withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : d.out()));
+        Optional<String> refused = power.refusal(node);
+        cpuDone.ifPresent(d -> {
+            ControlOutcome out = watts.isPresent() ? d.out().withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : d.out();
+            outcomes.put(Family.CPU, refused.isPresent() ? out.withMessage(out.message() + "; " + refused.get()) : out);
+        });
         List<GpuSample> read = boards;
         gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(d.out(), read)));
         cpuDone.ifPresent(d -> record(node, Family.CPU, d.kind(), outcomes.get(Family.CPU)));
@@ -145,7 +161,13 @@ final class NodeReconciler implements AgentLoop.Reconciler {
     private record Done(Optional<Action> kind, ControlOutcome out) {
     }
 
-
+    /** A valid cap of a performance profile is the one no later eco cap of the family may be above. */
+    private static NodePowerProfileValidator.Ask remember(NodePowerProfile npp, Memory st, NodePowerProfileValidator.Ask ask) {
+        if (ask instanceof NodePowerProfileValidator.Cap(CapRequest request) && npp.getSpec().profile() == Profile.PERFORMANCE) {
+            st.performanceCap = Optional.of(request);
+        }
+        return ask;
+    }
 
     /**
      * One family of one node: undo what the host control did when the route moved away from host; then enforce what

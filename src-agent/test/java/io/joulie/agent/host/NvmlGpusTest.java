@@ -213,13 +213,18 @@ class NvmlGpusTest {
             @Override
             public void clear() {
             }
+
+            @Override
+            public String describe() {
+                return "a store under test";
+            }
         });
 
         GpuCapResult r = gpus.apply(new CapRequest.Watts(300));
 
         assertThat(r.outcome()).isEqualTo(Outcome.BLOCKED);
-        assertThat(r.message()).isEqualTo("cannot keep the GPU limits in force (read-only file system); nothing was written, "
-                + "as they could not be put back");
+        assertThat(r.message()).isEqualTo("cannot keep the GPU limits in force in a store under test (read-only file system); "
+                + "nothing was written, as they could not be put back");
         assertThat(fake.limitsSet()).isEmpty();
     }
 
@@ -239,10 +244,16 @@ class NvmlGpusTest {
             @Override
             public void clear() {
             }
+
+            @Override
+            public String describe() {
+                return "a store under test";
+            }
         });
 
         assertThat(gpus.unavailable()).contains("cannot read the GPU limits an earlier run kept (not an originals file); "
-                + "no limit is written that could lose them");
+                + "no limit is written that could lose them: restart the agent with the file readable (or, after checking the limits, "
+                + "without it)");
         assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.BLOCKED);
         assertThat(fake.limitsSet()).isEmpty();
     }

@@ -39,6 +39,7 @@ public class AgentTestProfile implements QuarkusTestProfile {
                 "agent.proc-root", HOST.proc().toString(),
                 "agent.dev-root", HOST.dev().toString(),
                 "agent.nvml-library", NVML.library().toString(),
+                "agent.state-dir", HOST.stateDir().toString(),
                 "agent.reconcile-interval", "1s");
     }
 }

@@ -24,6 +24,7 @@ import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.host.Host;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.k8s.StatusPublisher;
@@ -89,7 +90,14 @@ class NodeReconcilerTest {
     final List<NodeHardwareStatus> inventories = new CopyOnWriteArrayList<>();
     final HttpClient http = HttpClient.newHttpClient();
     final List<Host> hosts = new ArrayList<>();
+    /** What each agent process decided at start about the originals kept in the state directory. */
+    final List<String> decisions = new ArrayList<>();
     FakeHost host;
+    /** The CPU controls of the agent assembled last (its shutdown restore). */
+    CpuControls controls;
+    GpuControls gpuControls;
+    /** The NVML the next agent process loads: none by default (a path where no library is, so a real one is never used). */
+    String nvmlLibrary;
 
     @AfterEach
     void close() {
@@ -101,27 +109,40 @@ class NodeReconcilerTest {
         return nodeAgent(restoreOnExit, null);
     }
 
-    /** The same with GPUs reached through {@code gpus} (NVML, or a library that does not load); null: none looked for. */
-    NodeReconciler nodeAgent(boolean restoreOnExit, FfmHost.GpuAccess gpus) throws IOException {
+    /** The same with the NVML library {@code nvml} (a fake, or one that does not load); null: where none is. */
+    NodeReconciler nodeAgent(boolean restoreOnExit, String nvml) throws IOException {
         host = FakeHost.intelNode(root, 2, 250);
         host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
         host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
-        Host opened = FfmHost.open(HostRoots.under(root), gpus);
-        hosts.add(opened);
+        nvmlLibrary = nvml != null ? nvml : root.resolve("no-nvml/libnvidia-ml.so.1").toString();
+        return agentProcess(restoreOnExit);
+    }
+
+    /**
+     * A new agent process on the fake host as it is now, assembled as NodeAgent and AgentProducers do: the host opened
+     * with the originals an earlier process of this boot kept in the state directory (the GPUs' too). Dropping it
+     * without {@link CpuControls#restoreOnExit()} is a crash (SIGKILL, OOM kill).
+     */
+    NodeReconciler agentProcess(boolean restoreOnExit) {
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
-                restoreOnExit, AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0);
-        return assemble(settings, opened, new HostInventory(opened, opened.capabilities().raplWritable()));
+                restoreOnExit, LabelSelector.parse(""), 1, 0, host.stateDir(), AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS, nvmlLibrary);
+        AgentProducers.NodeHost opened = AgentProducers.openHost(settings, decisions::add);
+        hosts.add(opened.host());
+        return assemble(settings, opened, new HostInventory(opened.host(), opened.host().capabilities().raplWritable()));
     }
 
     /** {@code opened}: the host in node mode; null in pool mode. */
-    NodeReconciler assemble(AgentSettings settings, Host opened, Inventory inventory) {
-        CpuControls controls = new CpuControls(opened == null ? null : new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
+    NodeReconciler assemble(AgentSettings settings, AgentProducers.NodeHost opened, Inventory inventory) {
+        Host h = opened == null ? null : opened.host();
+        CpuControls controls = new CpuControls(h == null ? null : new HostCpuControl(h.powercap(), h.cpufreq(), opened.originals(), clock),
                 (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
-        GpuControls gpuControls = new GpuControls(opened == null ? null : new HostGpuControl(opened.gpus()),
+        GpuControls gpuControls = new GpuControls(h == null ? null : new HostGpuControl(h.gpus()),
                 (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
+        this.controls = controls;
+        this.gpuControls = gpuControls;
         PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
-        PowerReader power = new PowerReader(opened == null ? null : new PackagePowerMeter(opened.powercap(), clock), fetch, metrics, clock);
-        GpuReader gpus = new GpuReader(opened == null ? null : opened.gpus(), fetch, metrics);
+        PowerReader power = new PowerReader(h == null ? null : new PackagePowerMeter(h.powercap(), clock), fetch, metrics, clock);
+        GpuReader gpus = new GpuReader(h == null ? null : h.gpus(), fetch, metrics);
         StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
         HardwarePublisher hardware = new HardwarePublisher(inventory, new HardwarePublisher.Sink() {
             @Override
@@ -360,7 +381,7 @@ class NodeReconcilerTest {
     @Test
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse("joulie.io/managed=true"), 1, 0);
+                LabelSelector.parse("joulie.io/managed=true"), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
         NodeReconciler agent = assemble(pool, null, Inventory.remote());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());
@@ -390,7 +411,7 @@ class NodeReconcilerTest {
     /** The node-mode agent with an H100 (200..700 W) and an L40S (100..350 W) behind the fake NVML. */
     NodeReconciler gpuNode(boolean restoreOnExit) throws IOException {
         nvml = FakeNvml.install(root.resolve("nvml"), List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        return nodeAgent(restoreOnExit, new FfmHost.GpuAccess(nvml.library().toString(), GpuOriginals.inMemory()));
+        return nodeAgent(restoreOnExit, nvml.library().toString());
     }
 
     FakeNvml nvml;
@@ -515,7 +536,7 @@ class NodeReconcilerTest {
     @Test
     void anNvmlThatFailsToLoadLeavesTheAgentAndTheCpuRunningAndSaysWhy() throws IOException {
         String missing = root.resolve("nowhere/libnvidia-ml.so.1").toString();
-        NodeReconciler agent = nodeAgent(true, new FfmHost.GpuAccess(missing, GpuOriginals.inMemory()));
+        NodeReconciler agent = nodeAgent(true, missing);
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
         agent.reconcile(NODE, false);
 
@@ -548,6 +569,111 @@ class NodeReconcilerTest {
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
         assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         assertThat(gpuStatus().message()).startsWith("NodePowerProfile deleted; restored the GPU limits");
+    }
+
+    Path gpuOriginalsFile() {
+        return host.stateDir().resolve("gpu-originals.json");
+    }
+
+    /** An agent killed with the boards capped: its successor restores the limits found before the first write, not its caps. */
+    @Test
+    void aCrashedAgentsSuccessorRestoresTheBoardsItFound() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        first.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+        assertThat(gpuOriginalsFile()).as("kept before the first write").exists();
+        // crash: no restore; the boards stay at 350 and 175 W
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+        ControlOutcome shutdown = gpuControls.restoreOnExit().orElseThrow();
+
+        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuOriginalsFile()).as("removed after a restore that put every board back").doesNotExist();
+        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(Result.APPLIED);
+        assertThat(originalsFile()).doesNotExist();
+    }
+
+    @Test
+    void aGpuPartRemovedWhileNoAgentRanIsRestoredByTheNextOneAndTheCpuCapStays() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.watts(300));
+        first.reconcile(NODE, false);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null); // while no agent runs
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found before the first write on 2 boards");
+        assertThat(gpuOriginalsFile()).doesNotExist();
+        assertThat(host.limit(0)).as("the CPU cap stays").isEqualTo("120000000");
+        assertThat(originalsFile()).as("and so do the CPU's originals").exists();
+    }
+
+    /** After a reboot the driver has reset the boards: their limits then are the originals, not the last boot's file. */
+    @Test
+    void afterARebootTheBoardsLimitsThenAreTheOriginals() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        first.reconcile(NODE, false);
+
+        host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002");
+        nvml.board(0, nvml.board(0).withLimitMw(600_000)); // what the board starts at in the new boot
+        nvml.board(1, nvml.board(1).withLimitMw(300_000));
+        NodeReconciler next = agentProcess(true);
+        assertThat(decisions).anySatisfy(line -> assertThat(line).startsWith("The GPU originals in " + gpuOriginalsFile())
+                .contains("the node rebooted and the driver reset the boards' limits"));
+        assertThat(gpuOriginalsFile()).as("the last boot's file is gone").doesNotExist();
+        next.reconcile(NODE, false);
+        gpuControls.restoreOnExit();
+
+        assertThat(nvml.limitMw(0)).isEqualTo(600_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(300_000);
+    }
+
+    @Test
+    void anUnreadableGpuOriginalsFileLeavesTheBoardsAloneAndTheCpuCapped() throws IOException {
+        nvml = FakeNvml.install(root.resolve("nvml"), List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(host.stateDir().resolve("gpu-originals.json"), "{\"format\": 1, \"gpus\": [{\"index\": \"zero\"}]}");
+        nvmlLibrary = nvml.library().toString();
+        NodeReconciler agent = agentProcess(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("cannot read the GPU limits an earlier run kept (" + gpuOriginalsFile()
+                + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
+        assertThat(nvml.limitsSet()).isEmpty();
+        assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    @Test
+    void anEcoGpuCapAboveThePerformanceGpuCapIsRefusedWhileTheCpuCapApplies() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.percent(100), NodePowerProfileSpec.GpuPower.percent(80));
+        agent.reconcile(NODE, false);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.percent(90));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco GPU cap "
+                + "90 % is above the performance GPU cap 80 % this node had; eco must not allow more than performance; the previous "
+                + "limit stays");
+        assertThat(nvml.limitMw(0)).as("80 % stays").isEqualTo(560_000);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        // a cap in the other unit is not compared: the agent cannot tell watts from a percent without resolving both
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.watts(650));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
     }
 
     @Test
@@ -623,7 +749,7 @@ class NodeReconcilerTest {
         server.start();
         try {
             AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                    AgentSettings.DEFAULT_NVML_LIBRARY, LabelSelector.parse(""), 1, 0);
+                    LabelSelector.parse(""), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
             NodeReconciler agent = assemble(pool, null, Inventory.remote());
             view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
             String base = "http://127.0.0.1:" + server.getAddress().getPort();
@@ -649,5 +775,139 @@ class NodeReconcilerTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    Path originalsFile() {
+        return host.stateDir().resolve("originals.json");
+    }
+
+    /**
+     * An agent killed with its eco cap in place (SIGKILL, OOM kill): the next agent process must not take that cap
+     * for the original, or every later restore would put the eco cap back for good.
+     */
+    @Test
+    void aCrashedAgentsSuccessorRestoresTheLimitsFoundBeforeTheFirstWrite() throws IOException {
+        capAt240(true);
+        assertThat(originalsFile()).as("kept before the first write").exists();
+        // crash: no restore; the limits stay at 120 W
+
+        NodeReconciler successor = agentProcess(true);
+        assertThat(decisions.getLast()).startsWith("Using the originals an earlier agent process of this boot kept in "
+                + originalsFile());
+        successor.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        ControlOutcome shutdown = controls.restoreOnExit().orElseThrow();
+        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).as("removed after a restore that put everything back").doesNotExist();
+    }
+
+    @Test
+    void aNodePowerProfileDeletedWhileNoAgentRanIsRestoredByTheNextOne() throws IOException {
+        capAt240(true);
+        view.profiles.remove(JoulieApi.nodePowerProfileName(NODE)); // while no agent runs
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(cpuStatus().message()).startsWith("NodePowerProfile deleted; restored the original long_term limits");
+        assertThat(originalsFile()).doesNotExist();
+        successor.reconcile(NODE, true);
+        assertThat(written).as("nothing more to report").hasSize(2);
+    }
+
+    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
+    @Test
+    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(FakeHost.limitFile(host.intelZone(0)), "180000000"); // set by hand before the first agent
+        NodeReconciler first = agentProcess(true);
+        profile(NODE, Profile.ECO, 240.0);
+        first.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // the agent died with the node; the firmware sets 200 W
+        NodeReconciler next = agentProcess(true);
+        assertThat(decisions.getLast()).contains("the node rebooted");
+        assertThat(originalsFile()).as("the last boot's file is gone").doesNotExist();
+        next.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        controls.restoreOnExit();
+        assertThat(host.limit(0)).as("the firmware's limit, not the 180 W of the last boot").isEqualTo(ORIGINAL);
+    }
+
+    /** DVFS fallback (RAPL not enforced): the cpufreq ceilings a crashed agent lowered come back too. */
+    @Test
+    void cpufreqCeilingsLoweredByACrashedAgentComeBack() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        Path ceiling0 = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_200_000);
+        Path ceiling1 = host.cpufreqPolicy(1, 800_000, 3_500_000, 3_200_000);
+        FakeHost.write(host.intelZone(0).resolve("enabled"), "0");
+        NodeReconciler first = agentProcess(true);
+        profile(NODE, Profile.ECO, 100.0);
+        for (int reading = 0; reading < 3; reading++) { // 200 W measured, far above the band: the throttle goes up
+            host.addEnergy(100_000_000L);
+            clock.advance(Duration.ofSeconds(1));
+            first.reconcile(NODE, true);
+        }
+        assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.DVFS);
+        assertThat(FakeHost.read(ceiling0).strip()).as("throttled").isEqualTo("800000");
+
+        NodeReconciler successor = agentProcess(true); // the first one crashed
+        successor.reconcile(NODE, false);
+        controls.restoreOnExit();
+        assertThat(FakeHost.read(ceiling0).strip()).isEqualTo("3200000");
+        assertThat(FakeHost.read(ceiling1).strip()).isEqualTo("3200000");
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).doesNotExist();
+    }
+
+    /** No write without its originals kept: a crash after it would otherwise make the agent's own cap pass for them. */
+    @Test
+    void nothingIsWrittenWhenTheOriginalsCannotBeKept() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(host.stateDir(), "a file where the state directory should be");
+        NodeReconciler agent = agentProcess(true);
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.ERROR);
+        assertThat(cpuStatus().message()).startsWith("the original limits cannot be kept in " + originalsFile());
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+    }
+
+    @Test
+    void anEcoCapAboveThePerformanceCapIsRefusedWithTheReason() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 400.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco cap 400 W "
+                + "is above the performance cap 300 W this node had; eco must not allow more than performance; the previous limit stays");
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    /** Below the floor (10 W a package by default) nothing is written, and the status says why. */
+    @Test
+    void aCapBelowThePackageFloorIsBlockedAndTheLimitStays() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        profile(NODE, Profile.ECO, 12.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("node cap 12 W is 6 W per package, below the floor of 10 W per package");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
     }
 }

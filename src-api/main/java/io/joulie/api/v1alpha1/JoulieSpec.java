@@ -40,6 +40,15 @@ public record JoulieSpec(
             message = "gpuPerformanceCapWattsPerGpu and gpuPerformanceCapPercent are mutually exclusive")
     @ValidationRule(value = "!(has(self.gpuEcoCapWattsPerGpu) && has(self.gpuEcoCapPercent))",
             message = "gpuEcoCapWattsPerGpu and gpuEcoCapPercent are mutually exclusive")
+    @ValidationRule(value = "!has(self.ecoCapWatts) || !has(self.performanceCapWatts) || self.ecoCapWatts <= self.performanceCapWatts",
+            message = "ecoCapWatts must not be above performanceCapWatts")
+    @ValidationRule(value = "!has(self.ecoCapPercent) || !has(self.performanceCapPercent) || self.ecoCapPercent <= self.performanceCapPercent",
+            message = "ecoCapPercent must not be above performanceCapPercent")
+    @ValidationRule(value = "!has(self.gpuEcoCapWattsPerGpu) || !has(self.gpuPerformanceCapWattsPerGpu) "
+            + "|| self.gpuEcoCapWattsPerGpu <= self.gpuPerformanceCapWattsPerGpu",
+            message = "gpuEcoCapWattsPerGpu must not be above gpuPerformanceCapWattsPerGpu")
+    @ValidationRule(value = "!has(self.gpuEcoCapPercent) || !has(self.gpuPerformanceCapPercent) || self.gpuEcoCapPercent <= self.gpuPerformanceCapPercent",
+            message = "gpuEcoCapPercent must not be above gpuPerformanceCapPercent")
     public record Policy(
             @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
             @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
@@ -181,6 +190,14 @@ public record JoulieSpec(
             @JsonPropertyDescription("Restore the hardware limits found at start when the agent stops (default true).")
             Boolean restoreOnExit,
             @JsonPropertyDescription("How often the agent re-checks the hardware, e.g. 20s (default).")
-            String reconcileInterval) {
+            String reconcileInterval,
+            @JsonPropertyDescription("No CPU package gets a RAPL limit below this many watts: a node cap that would is reported "
+                    + "blocked (JOULIE_PACKAGE_FLOOR_WATTS, default 10).")
+            @Min(0)
+            Double packageFloorWatts) {
+        public Agent(String image, Map<String, String> nodeSelector, List<Toleration> tolerations, ResourceRequirements resources,
+                     String imagePullPolicy, Boolean restoreOnExit, String reconcileInterval) {
+            this(image, nodeSelector, tolerations, resources, imagePullPolicy, restoreOnExit, reconcileInterval, null);
+        }
     }
 }

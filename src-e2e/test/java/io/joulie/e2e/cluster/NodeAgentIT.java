@@ -25,11 +25,13 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 7, node mode: the packaged agent as the DaemonSet runs it on one node (NODE_NAME), with a token of the
- * agent's ServiceAccount from the install, a fake sysfs tree for its host and the fake NVML with two GPU boards. It
- * labels its Node with what the host can do (the {@code nodes patch} rule), publishes the node's NodeHardware (the
- * operator then writes GPU caps for it), creates and reports the node's TelemetryProfile (powercap, nvml), writes the
- * planned percents as the watts they mean into the RAPL limit files and the boards' limits, and follows a change of
- * plan; on SIGTERM the limits it found come back, on the packages and on the boards.
+ * agent's ServiceAccount bound to a Pod on that node (as the DaemonSet's Pod has it: the admission policy lets it write
+ * only what belongs to its node), a fake sysfs tree for its host and the fake NVML with two GPU boards. It labels its
+ * Node with what the host can do (the {@code nodes patch} rule), publishes the node's NodeHardware (the operator then
+ * writes GPU caps for it), creates and reports the node's TelemetryProfile (powercap, nvml), writes the planned
+ * percents as the watts they mean into the RAPL limit files and the boards' limits, and follows a change of plan; on
+ * SIGTERM the limits it found come back, on the packages and on the boards, and the originals it kept in its state
+ * directory go.
  */
 @Order(9)
 class NodeAgentIT extends ClusterScenario {
@@ -48,8 +50,8 @@ class NodeAgentIT extends ClusterScenario {
                 FakeNvml.Board.h100().withLimitMw(BOARD_LIMIT_FOUND_MW)));
         Map<String, String> env = new HashMap<>(host.agentEnvironment());
         env.putAll(nvml.agentEnvironment());
-        env.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s"));
-        agent = cluster.startAgent("agent-" + NODE, env);
+        env.put("AGENT_RECONCILE_INTERVAL", "1s");
+        agent = cluster.startNodeAgent("agent-" + NODE, NODE, env);
     }
 
     @AfterAll
@@ -115,5 +117,7 @@ class NodeAgentIT extends ClusterScenario {
             assertThat(nvml.limitMw(board)).as("GPU " + board + " back at the limit the agent found").isEqualTo(BOARD_LIMIT_FOUND_MW);
         }
         assertThat(nvml.calls()).as("NVML closed after the boards were restored").endsWith("nvmlShutdown");
+        assertThat(host.stateDir().resolve("originals.json")).as("the kept originals go after the restore").doesNotExist();
+        assertThat(host.stateDir().resolve("gpu-originals.json")).as("the boards' too").doesNotExist();
     }
 }

@@ -20,12 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of the agent's
- * ServiceAccount from the install (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
- * backends: the simulated hardware describes every node's packages and, on {@link #GPU_NODES}, its GPU boards; the
- * agent publishes that as the nodes' NodeHardware, the operator writes percent caps (its defaults) and, for the GPU
- * nodes, GPU caps, and the agent sends each node the watts its percents mean on that hardware and reports them in the
- * node's TelemetryProfile status; a change of plan follows.
+ * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of a ServiceAccount bound to
+ * the install's {@code joulie-agent-pool} role (and nothing else), serves the kwok nodes through a cluster
+ * TelemetryProfile's HTTP backends: the simulated hardware describes every node's packages and, on {@link #GPU_NODES},
+ * its GPU boards; the agent publishes that as the nodes' NodeHardware, the operator writes percent caps (its defaults)
+ * and, for the GPU nodes, GPU caps, and the agent sends each node the watts its percents mean on that hardware and
+ * reports them in the node's TelemetryProfile status; a change of plan follows.
  */
 @Order(7)
 class PoolAgentIT extends ClusterScenario {
@@ -49,10 +49,8 @@ class PoolAgentIT extends ClusterScenario {
                     cpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5, mode: rapl}}
                     gpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5}}
                 """.formatted(hardware.base()), "apply", "-f", "-").ok();
-        // the agent's ServiceAccount and its ClusterRole come with the install (kubernetes/20-operator.yml)
-        await().atMost(Duration.ofSeconds(60)).until(() -> cluster.admin.serviceAccounts().inNamespace(RealCluster.NAMESPACE)
-                .withName(RealCluster.AGENT_SA).get() != null);
-        agent = cluster.startAgent("agent-pool", Map.of("AGENT_MODE", "pool", "POOL_NODE_SELECTOR", "joulie.io/managed=true",
+        // the pool role comes with the install (kubernetes/20-operator.yml); the ServiceAccount is the user's
+        agent = cluster.startPoolAgent("agent-pool", Map.of("POOL_NODE_SELECTOR", "joulie.io/managed=true",
                 "AGENT_RECONCILE_INTERVAL", "2s"));
     }
 
@@ -76,9 +74,13 @@ class PoolAgentIT extends ClusterScenario {
         return cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
     }
 
-    /** The percent of its packages' maximum the node's profile asks for (the operator's defaults are percents). */
+    /**
+     * The percent of its packages' maximum the node's profile asks for (the operator's defaults are percents); NaN (no
+     * percent equals it) while it has planned none, so awaits go on.
+     */
     static double plannedPercent(String node) {
-        return profile(node).getSpec().cpu().packagePowerCapPercent();
+        NodePowerProfile npp = profile(node);
+        return npp == null ? Double.NaN : npp.getSpec().cpu().packagePowerCapPercent();
     }
 
     @Test

@@ -114,6 +114,10 @@ public final class HttpCpuControl implements CpuControl {
         }
 
         @Override
+        public void recordOriginals() {
+        }
+
+        @Override
         public void restore() {
         }
     }

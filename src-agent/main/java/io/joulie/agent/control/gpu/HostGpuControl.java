@@ -64,6 +64,11 @@ public final class HostGpuControl implements GpuControl, HostControl {
     }
 
     @Override
+    public boolean leftByEarlierProcess() {
+        return gpus.leftByEarlierProcess();
+    }
+
+    @Override
     public ControlOutcome restore() {
         reference.forget();
         if (!gpus.held()) {

@@ -7,12 +7,16 @@ import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.NvmlGpus;
+import io.joulie.agent.host.Originals;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.SysfsFiles;
 import io.joulie.agent.host.SysfsPowercap;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Assembles the host on the real files and libraries: powercap and cpufreq through the FFM file port
@@ -22,26 +26,32 @@ import java.io.IOException;
 public final class FfmHost {
     private static final Logger LOG = Logger.getLogger(FfmHost.class);
 
-    /** Where the GPUs are reached: the NVML library to load and where the limits found at start are kept. */
+    /** Where the GPUs are reached: the NVML library to load and where their originals are kept. */
     public record GpuAccess(String nvmlLibrary, GpuOriginals originals) {
     }
 
     private FfmHost() {
     }
 
-    /** The CPU side only: no GPU is looked for. */
+    /** The CPU side only, without a floor, with the limits in force now as originals; no GPU is looked for. */
     public static Host open(HostRoots roots) throws IOException {
-        return open(roots, null);
+        return open(roots, 0, Optional.empty(), null);
     }
 
-    /** @param gpu where to reach the GPUs; null: none are looked for */
-    public static Host open(HostRoots roots, GpuAccess gpu) throws IOException {
+    /**
+     * @param packageFloorWatts no package share of a node cap below this is written (0: no floor)
+     * @param inherited         originals an earlier agent process of this boot recorded ({@link io.joulie.agent.host.HostOriginals});
+     *                          what they do not name has what is in force now as its original
+     * @param gpu               where to reach the GPUs; null: none are looked for
+     */
+    public static Host open(HostRoots roots, double packageFloorWatts, Optional<Originals> inherited, GpuAccess gpu) throws IOException {
         CpuInfo cpu = CpuInfo.read(roots.proc());
         Msr msr = FfmMsr.open(roots, cpu.vendor());
         SysfsFiles files = new FfmSysfsFiles();
         try {
-            return new Host(roots, cpu, msr, SysfsPowercap.open(roots.sys(), files, msr), SysfsCpufreq.open(roots.sys(), files),
-                    gpus(gpu));
+            return new Host(roots, cpu, msr,
+                    SysfsPowercap.open(roots.sys(), files, msr, packageFloorWatts, inherited.map(Originals::powercap).orElse(List.of())),
+                    SysfsCpufreq.open(roots.sys(), files, inherited.map(Originals::cpufreqMaxKHz).orElse(Map.of())), gpus(gpu));
         } catch (IOException | RuntimeException e) {
             msr.close();
             throw e;
