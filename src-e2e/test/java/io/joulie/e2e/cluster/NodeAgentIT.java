@@ -30,8 +30,8 @@ import static org.awaitility.Awaitility.await;
  * Node with what the host can do (the {@code nodes patch} rule), publishes the node's NodeHardware (the operator then
  * writes GPU caps for it), creates and reports the node's TelemetryProfile (powercap, nvml), writes the planned
  * percents as the watts they mean into the RAPL limit files and the boards' limits, and follows a change of plan; on
- * SIGTERM the limits it found come back, on the packages and on the boards, and the originals it kept in its state
- * directory go.
+ * SIGKILL the caps and the originals kept in its state directory stay, and the next agent process, on SIGTERM, puts
+ * back the limits the first one found, on the packages and on the boards, and removes the kept originals.
  */
 @Order(9)
 class NodeAgentIT extends ClusterScenario {
@@ -41,6 +41,7 @@ class NodeAgentIT extends ClusterScenario {
     static FakeHost host;
     static FakeNvml nvml;
     static JavaProcess agent;
+    static Map<String, String> environment;
 
     @BeforeAll
     static void start() throws Exception {
@@ -48,10 +49,10 @@ class NodeAgentIT extends ClusterScenario {
         host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-" + NODE), 2, 400);
         nvml = FakeNvml.install(host.root().resolve("nvml"), List.of(FakeNvml.Board.h100().withLimitMw(BOARD_LIMIT_FOUND_MW),
                 FakeNvml.Board.h100().withLimitMw(BOARD_LIMIT_FOUND_MW)));
-        Map<String, String> env = new HashMap<>(host.agentEnvironment());
-        env.putAll(nvml.agentEnvironment());
-        env.put("AGENT_RECONCILE_INTERVAL", "1s");
-        agent = cluster.startNodeAgent("agent-" + NODE, NODE, env);
+        environment = new HashMap<>(host.agentEnvironment());
+        environment.putAll(nvml.agentEnvironment());
+        environment.put("AGENT_RECONCILE_INTERVAL", "1s");
+        agent = cluster.startNodeAgent("agent-" + NODE, NODE, environment);
     }
 
     @AfterAll
@@ -88,7 +89,7 @@ class NodeAgentIT extends ClusterScenario {
     }
 
     @Test
-    void theAgentLabelsItsNodeCapsItsHardwareFollowsThePlanAndRestoresOnSigterm() throws Exception {
+    void theAgentLabelsItsNodeCapsItsHardwareFollowsThePlanAndItsSuccessorAfterACrashRestoresOnSigterm() throws Exception {
         cluster.policy("{\"type\":\"static_partition\",\"staticHpFrac\":1.0}");
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             Node node = cluster.admin.nodes().withName(NODE).get();
@@ -107,6 +108,21 @@ class NodeAgentIT extends ClusterScenario {
                 .untilAsserted(() -> assertThat(cluster.states()).containsEntry(NODE, "ActiveEco"));
         awaitLimitsFollowThePlan(60);
 
+        // a crash (SIGKILL, an OOM kill): the eco caps stay, and so do the originals the agent kept in its state directory
+        agent.kill();
+        assertThat(nvml.limitMw(0)).isEqualTo(420_000);
+        assertThat(host.stateDir().resolve("originals.json")).exists();
+        assertThat(host.stateDir().resolve("gpu-originals.json")).exists();
+        agent = cluster.startNodeAgent("agent-" + NODE + "-after-crash", NODE, environment);
+        JavaProcess successor = agent;
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> assertThat(successor.logLines())
+                .anySatisfy(line -> assertThat(line).contains("Using the originals an earlier agent process of this boot kept in "
+                        + host.stateDir().resolve("originals.json")))
+                .anySatisfy(line -> assertThat(line).contains("GPU limits an earlier agent process of this boot kept in "
+                        + host.stateDir().resolve("gpu-originals.json")).contains("{0=650000, 1=650000} mW")));
+        awaitLimitsFollowThePlan(60);
+
+        // the next agent process restores what the first found, not the caps the crash left
         agent.process.destroy();
         assertThat(agent.process.waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
         for (int pkg = 0; pkg < host.packages(); pkg++) {
