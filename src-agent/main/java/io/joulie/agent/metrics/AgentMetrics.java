@@ -81,7 +81,9 @@ public class AgentMetrics {
                         .description("1 for the GPU backend that acted last on the node").tags(tags.and("backend", b.label()))
                         .register(registry);
             }
-            // At 0 from the start, so that the first failure shows as an increase() to the alerts.
+            // At 0 from the start, so that the first failure shows as an increase() to the alerts and the first
+            // joules to rate(): a counter born at its first increment loses that increment to both.
+            energyCounter(n);
             for (ErrorKind kind : ErrorKind.values()) {
                 registry.counter(PREFIX + "errors", tags.and("kind", kind.label()));
             }
@@ -92,9 +94,13 @@ public class AgentMetrics {
     public void packagePower(String node, double watts, double joules) {
         gauges(node).packageWatts = watts;
         if (joules > 0) {
-            Counter.builder(PREFIX + "package.energy.joules").description("CPU package energy consumed")
-                    .tags("node", node).register(registry).increment(joules);
+            energyCounter(node).increment(joules);
         }
+    }
+
+    private Counter energyCounter(String node) {
+        return Counter.builder(PREFIX + "package.energy.joules").description("CPU package energy consumed")
+                .tags("node", node).register(registry);
     }
 
     /**
@@ -142,6 +148,7 @@ public class AgentMetrics {
                     .tags(tags).register(registry);
             Gauge.builder(PREFIX + "gpu.cap.watts", n, x -> x.capWatts).description("Power limit in force on a GPU board, as read back")
                     .tags(tags).register(registry);
+            gpuEnergyCounter(node, gpu); // at 0 from the first reading, as the package's (see gauges)
             return n;
         });
         g.powerWatts = powerWatts.orElse(Double.NaN);
@@ -149,11 +156,15 @@ public class AgentMetrics {
         if (energyJoules.isPresent()) {
             double now = energyJoules.getAsDouble();
             if (now > g.lastEnergyJoules) {
-                Counter.builder(PREFIX + "gpu.energy.joules").description("Energy consumed by a GPU board")
-                        .tags("node", node, "gpu", gpu).register(registry).increment(now - g.lastEnergyJoules);
+                gpuEnergyCounter(node, gpu).increment(now - g.lastEnergyJoules);
             }
             g.lastEnergyJoules = now;
         }
+    }
+
+    private Counter gpuEnergyCounter(String node, String gpu) {
+        return Counter.builder(PREFIX + "gpu.energy.joules").description("Energy consumed by a GPU board")
+                .tags("node", node, "gpu", gpu).register(registry);
     }
 
     public void error(String node, ErrorKind kind) {

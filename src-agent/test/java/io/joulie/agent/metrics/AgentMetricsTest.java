@@ -32,6 +32,19 @@ class AgentMetricsTest {
     }
 
     @Test
+    void theEnergyCounterExistsAtZeroBeforeAnyJoulesSoRateSeesTheFirstOnes() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AgentMetrics metrics = new AgentMetrics(registry);
+        metrics.packagePower("n1", 60, 0); // the first reading has no interval to count energy over
+        assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isZero();
+        metrics.packagePower("n1", 60, 120);
+        metrics.packagePower("n1", Double.NaN, 0);
+        assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isEqualTo(120.0);
+        metrics.forget("n1");
+        assertThat(registry.find("joulie.agent.package.energy.joules").counters()).isEmpty();
+    }
+
+    @Test
     void anOutcomeSetsTheBackendCapAndThrottleGaugesAndCountsOnlyAnActionWithAKind() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AgentMetrics metrics = new AgentMetrics(registry);
@@ -62,7 +75,8 @@ class AgentMetricsTest {
         metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(300), OptionalDouble.of(1000));
         assertThat(registry.get("joulie.agent.gpu.power.watts").tags("node", "n1", "gpu", "0").gauge().value()).isEqualTo(300);
         assertThat(registry.get("joulie.agent.gpu.cap.watts").tags("node", "n1", "gpu", "0").gauge().value()).isEqualTo(420);
-        assertThat(registry.find("joulie.agent.gpu.energy.joules").counters()).as("a first reading is a start, not energy").isEmpty();
+        assertThat(registry.get("joulie.agent.gpu.energy.joules").tags("node", "n1", "gpu", "0").counter().count())
+                .as("a first reading is a start, not energy; the counter exists from it, so rate() sees the first joules").isZero();
         metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.empty(), OptionalDouble.of(1250));
         metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(310), OptionalDouble.of(40)); // driver reloaded: starts again
         metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(310), OptionalDouble.of(100));
