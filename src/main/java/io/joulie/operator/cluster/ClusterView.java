@@ -22,7 +22,7 @@ import java.util.List;
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
  * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
  * only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks just the active
- * performance-only pods, by node. Nodes are kept without their status ({@link TrimmedStore}), and no object read by the
+ * performance-only pods, by node. Nodes are kept without their status but for the GPUs they advertise ({@link TrimmedStore}), and no object read by the
  * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
@@ -57,8 +57,7 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
-        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.

@@ -1,6 +1,7 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
@@ -23,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
@@ -127,6 +129,22 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+
+    /**
+     * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only the GPU
+     * boards it advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
+     */
+    static void trimStatus(Node node) {
+        Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
+                : node.getStatus().getAllocatable();
+        Map<String, Quantity> gpus = new TreeMap<>();
+        for (String resource : GPU_RESOURCES) {
+            if (allocatable.containsKey(resource)) {
+                gpus.put(resource, allocatable.get(resource));
+            }
+        }
+        node.setStatus(gpus.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(gpus).build());
+    }
 
     boolean isManaged(Map<String, String> labels) {
         return settings.nodeSelector().test(labels) && !"true".equalsIgnoreCase(labels.get(settings.reservedLabelKey()));
