@@ -116,34 +116,26 @@ public class InformerContextProvider implements ContextProvider {
 
     /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
     static int advertisedGpus(Node node) {
-        Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
-                : node.getStatus().getAllocatable();
-        int gpus = 0;
-        for (String resource : GPU_RESOURCES) {
-            Quantity q = allocatable.get(resource);
-            if (q != null) {
-                gpus += q.getNumericalAmount().intValue();
-            }
-        }
-        return gpus;
+        return gpusAllocatable(node).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
     }
-
-    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
 
     /**
      * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only the GPU
      * boards it advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
      */
     static void trimStatus(Node node) {
+        Map<String, Quantity> gpus = gpusAllocatable(node);
+        node.setStatus(gpus.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(gpus).build());
+    }
+
+    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+
+    private static Map<String, Quantity> gpusAllocatable(Node node) {
         Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
                 : node.getStatus().getAllocatable();
         Map<String, Quantity> gpus = new TreeMap<>();
-        for (String resource : GPU_RESOURCES) {
-            if (allocatable.containsKey(resource)) {
-                gpus.put(resource, allocatable.get(resource));
-            }
-        }
-        node.setStatus(gpus.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(gpus).build());
+        GPU_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> gpus.put(r, allocatable.get(r)));
+        return gpus;
     }
 
     boolean isManaged(Map<String, String> labels) {
