@@ -1,5 +1,7 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
@@ -116,11 +118,13 @@ class DemandSizedPolicyTest {
         list.add(new ManagedNode("d-perf", Map.of(JoulieApi.NODE_TYPE_LABEL, "big"), false, PowerState.ActivePerformance, T0, List.of(), 16));
         // 48 declared cores: three eco nodes (the three already eco), one performance
         Planner.TickPlan plan = new Planner(s).plan(demand(list, 0, 48));
-        Map<String, Double> caps = new HashMap<>();
-        plan.assignments(s).forEach(a -> caps.put(a.node(), a.capWatts()));
-        assertThat(caps).containsEntry("a-small", 150.0).containsEntry("b-big", 400.0)
-                .as("a type without its own cap takes ECO_CAP_WATTS").containsEntry("c-other", 120.0)
-                .as("performance nodes take the performance cap").containsEntry("d-perf", 5000.0);
+        Map<String, CpuPower> caps = new HashMap<>();
+        plan.assignments(s).forEach(a -> caps.put(a.node(), a.cpu()));
+        assertThat(caps).containsEntry("a-small", CpuPower.watts(150.0)).containsEntry("b-big", CpuPower.watts(400.0))
+                .as("a type without its own cap takes the eco cap (ECO_CAP_PERCENT by default)").containsEntry("c-other", CpuPower.percent(60))
+                .as("performance nodes take the performance cap").containsEntry("d-perf", CpuPower.percent(100));
+        assertThat(s.caps(Profile.ECO, Map.of(JoulieApi.NODE_TYPE_LABEL, "small"))).as("the type's cap is the CPU's; the GPUs keep eco's")
+                .isEqualTo(new ProfileCaps(CpuPower.watts(150.0), GpuPower.percent(60)));
     }
 
     @Test
@@ -131,6 +135,6 @@ class DemandSizedPolicyTest {
                 PowerState.ActivePerformance, T0, List.of(), 16));
         Planner.TickPlan plan = new Planner(s).plan(demand(list, 0, 16));
         assertThat(plan.transitions()).singleElement().satisfies(t -> assertThat(t.to()).isEqualTo(PowerState.DrainingPerformance));
-        assertThat(plan.assignments(s)).singleElement().satisfies(a -> assertThat(a.capWatts()).isEqualTo(5000.0));
+        assertThat(plan.assignments(s)).singleElement().satisfies(a -> assertThat(a.cpu()).isEqualTo(CpuPower.percent(100)));
     }
 }

@@ -5,6 +5,7 @@ import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.ProfileCaps;
 import io.joulie.planner.Transition;
 
 import java.time.Duration;
@@ -48,8 +49,13 @@ public final class InProcessPlanner implements ControlPlane {
     @Override
     public void start(SimCluster cluster) {
         for (SimNode n : cluster.nodes()) {
-            cluster.apply(n, n.state(), n.since(), planner.settings().capWatts(n.state().profile(), labels(n)));
+            cluster.apply(n, n.state(), n.since(), watts(n, planner.settings().caps(n.state().profile(), labels(n))));
         }
+    }
+
+    /** The CPU cap of {@code caps} on the node's model: its watts, or its percent of the model's highest cap. */
+    private static double watts(SimNode n, ProfileCaps caps) {
+        return n.type().model().capWatts(caps.cpu());
     }
 
     /** The labels a policy sees: the node's type. */
@@ -82,7 +88,7 @@ public final class InProcessPlanner implements ControlPlane {
                 moved.add(tr);
             }
             PowerState to = tr.to();
-            cluster.apply(n, to, tr.since(), plan.capWatts(tr, planner.settings()));
+            cluster.apply(n, to, tr.since(), watts(n, plan.caps(tr, planner.settings())));
             for (String pod : tr.evict()) {
                 cluster.evict(n, pod);
             }

@@ -57,6 +57,11 @@ public record NodeModel(int cores, LoadCurve curve, double beta, double frequenc
         return curve.idleWatts() + curve.dynamicWatts(Math.clamp(u, 0.0, 1.0)) * ((1 - frequencyShare) + frequencyShare * Math.pow(ff, beta));
     }
 
+    /** A profile's CPU cap on this node in watts, clamped: its watts, or its percent of the node's highest cap (capMax). */
+    public double capWatts(io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower cap) {
+        return clampCap(cap.packagePowerCapWatts() != null ? cap.packagePowerCapWatts() : capMaxWatts * cap.packagePowerCapPercent() / 100);
+    }
+
     /** A requested cap, clamped to [capMin, capMax]. */
     public double clampCap(double capWatts) {
         return Math.clamp(capWatts, capMinWatts, capMaxWatts);

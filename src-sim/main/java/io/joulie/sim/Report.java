@@ -1,5 +1,6 @@
 package io.joulie.sim;
 
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -93,15 +94,20 @@ public final class Report {
         return sb.toString();
     }
 
+    /** A CPU cap as the report gives it: {@code 260 W} or {@code 60 %}. */
+    static String cap(io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower cap) {
+        return cap.packagePowerCapWatts() != null ? num(cap.packagePowerCapWatts()) + " W" : num(cap.packagePowerCapPercent()) + " %";
+    }
+
     static String markdown(Comparison c) {
         SimConfig cfg = c.config();
         RunResult a = c.get(Baseline.A);
         StringBuilder sb = new StringBuilder();
         sb.append("# Joulie digital twin: ").append(c.name()).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "%d nodes (%s), %d jobs, caps %s / %s W%s, static fraction %s, queue-aware %s / %d / %d / %d, "
+        sb.append(String.format(Locale.ROOT, "%d nodes (%s), %d jobs, caps %s / %s%s, static fraction %s, queue-aware %s / %d / %d / %d, "
                         + "demand headroom %s.%n%n",
-                cfg.nodes(), types(cfg), a.jobsTotal(), num(cfg.planner().performanceCapWatts()),
-                num(cfg.planner().ecoCapWatts()), cfg.planner().ecoCapWattsByType().isEmpty() ? ""
+                cfg.nodes(), types(cfg), a.jobsTotal(), cap(cfg.planner().caps(Profile.PERFORMANCE).cpu()),
+                cap(cfg.planner().caps(Profile.ECO).cpu()), cfg.planner().ecoCapWattsByType().isEmpty() ? ""
                         : " (eco by type: " + String.join(", ", cfg.planner().ecoCapWattsByType().entrySet().stream()
                         .map(e -> e.getKey() + " " + num(e.getValue()) + " W").toList()) + ")",
                 num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),

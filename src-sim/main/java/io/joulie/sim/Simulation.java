@@ -1,6 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
 
 import java.time.Instant;
@@ -82,7 +83,7 @@ public final class Simulation {
             byName.put(n.name, n);
         }
         performanceCap = config.nodeTypes().stream()
-                .mapToDouble(t -> t.model().clampCap(config.planner().performanceCapWatts())).toArray();
+                .mapToDouble(t -> t.model().capWatts(config.planner().caps(Profile.PERFORMANCE).cpu())).toArray();
         scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement());
         queue = new JobQueue(jobs, maxCores);
         remaining = new double[jobs.size()];

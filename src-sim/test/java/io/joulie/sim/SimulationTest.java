@@ -146,7 +146,7 @@ class SimulationTest {
                 new Planner(config.planner().withPolicy(Baseline.D.policy())), config.tickSeconds(), (t, plan, moved) -> {
             for (Transition tr : plan.transitions()) {
                 if (tr.to() == io.joulie.api.v1alpha1.PowerState.ActiveEco) {
-                    ecoCaps.add(plan.capWatts(tr, config.planner()));
+                    ecoCaps.add(plan.caps(tr, config.planner()).cpu().packagePowerCapWatts());
                 }
             }
         }));

@@ -1,5 +1,7 @@
 package io.joulie.sim.optimum;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
 import io.joulie.sim.JobSpec;
 import io.joulie.sim.NodeModel;
@@ -35,23 +37,27 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
 
     /** The bound for the configured performance and eco caps, those by node type, and no cap. */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs) {
-        List<Double> eco = new ArrayList<>(List.of(config.planner().ecoCapWatts()));
-        eco.addAll(config.planner().ecoCapWattsByType().values());
+        List<CpuPower> eco = new ArrayList<>(List.of(config.planner().caps(Profile.ECO).cpu()));
+        config.planner().ecoCapWattsByType().values().forEach(w -> eco.add(CpuPower.watts(w)));
         return of(config, jobs, eco);
     }
 
-    /** The bound when nodes may also run under any of {@code lowerCaps} (for jobs that are not performance-only). */
-    public static EnergyBound of(SimConfig config, List<JobSpec> jobs, List<Double> lowerCaps) {
+    /**
+     * The bound when nodes may also run under any of {@code lowerCaps} (for jobs that are not performance-only), each
+     * resolved on each node type's model (a percent of its highest cap).
+     */
+    public static EnergyBound of(SimConfig config, List<JobSpec> jobs, List<CpuPower> lowerCaps) {
         SimConfig.require(!jobs.isEmpty(), "no jobs, no bound");
         List<NodeType> types = config.nodeTypes();
         int[] count = new int[types.size()];
         config.typeOfEachNode().forEach(t -> count[t]++);
-        double perfCap = config.planner().performanceCapWatts();
+        CpuPower perfCap = config.planner().caps(Profile.PERFORMANCE).cpu();
         List<TypePoints> points = new ArrayList<>();
         long totalCores = 0;
         for (int k = 0; k < types.size(); k++) {
             if (count[k] > 0) {
-                points.add(TypePoints.of(types.get(k).model(), count[k], perfCap, lowerCaps));
+                NodeModel m = types.get(k).model();
+                points.add(TypePoints.of(m, count[k], m.capWatts(perfCap), lowerCaps.stream().map(m::capWatts).toList()));
                 totalCores += (long) count[k] * types.get(k).model().cores();
             }
         }

@@ -2,6 +2,7 @@ package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
@@ -111,7 +112,7 @@ class InformerStoresTest {
 
     @Test
     void nodesKeepOnlyTheirAllocatableCpuOfTheStatus() {
-        TrimmedStore<Node> store = new TrimmedStore<>(ClusterView::trimStatus);
+        TrimmedStore<Node> store = new TrimmedStore<>(InformerContextProvider::trimStatus);
         Node node = new NodeBuilder().withNewMetadata().withName("n1").endMetadata().withNewStatus().addNewCondition()
                 .withType("Ready").withStatus("True").endCondition().addToAllocatable("cpu", new Quantity("56"))
                 .addToAllocatable("memory", new Quantity("256Gi")).addToCapacity("cpu", new Quantity("64")).endStatus().build();
@@ -139,5 +140,28 @@ class InformerStoresTest {
         assertThat(kept.getSpec().getUnschedulable()).isTrue();
         assertThat(store.remove("n1")).isSameAs(kept);
         assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void theViewsNodesKeepOfTheirStatusOnlyTheAllocatableCpuAndTheGpusTheyAdvertise() {
+        TrimmedStore<Node> store = new TrimmedStore<>(InformerContextProvider::trimStatus);
+        Node gpuNode = new NodeBuilder().withNewMetadata().withName("gpu").endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("True").endCondition()
+                .addToAllocatable("cpu", new Quantity("64")).addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+                .addToAllocatable("amd.com/gpu", new Quantity("2")).addToAllocatable("memory", new Quantity("1Ti"))
+                .addToCapacity("nvidia.com/gpu", new Quantity("8")).endStatus().build();
+        Node cpuNode = new NodeBuilder().withNewMetadata().withName("cpu").endMetadata().withNewStatus()
+                .addToAllocatable("cpu", new Quantity("64")).endStatus().build();
+        store.put(store.getKey(gpuNode), gpuNode);
+        store.put(store.getKey(cpuNode), cpuNode);
+
+        assertThat(store.get("gpu").getStatus().getAllocatable()).containsOnlyKeys("cpu", "nvidia.com/gpu", "amd.com/gpu");
+        assertThat(store.get("gpu").getStatus().getConditions()).isEmpty();
+        assertThat(store.get("gpu").getStatus().getCapacity()).isEmpty();
+        assertThat(InformerContextProvider.advertisedGpus(store.get("gpu"))).as("what eligibility and the GPU cap read").isEqualTo(10);
+        assertThat(InformerContextProvider.allocatableCpu(store.get("gpu"))).as("what demand_sized_v1 sizes pools by").isEqualTo(64);
+        assertThat(store.get("cpu").getStatus().getAllocatable()).containsOnlyKeys("cpu");
+        assertThat(InformerContextProvider.advertisedGpus(store.get("cpu"))).isZero();
+        assertThat(InformerContextProvider.allocatableCpu(store.get("cpu"))).isEqualTo(64);
     }
 }

@@ -1,6 +1,7 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
@@ -68,7 +69,7 @@ class JouliePolicyTest extends TickedOperatorTest {
     void specPolicyOverridesTheDefaultsAndAnInvalidOneKeepsTheSettingsInForce() {
         NODES.forEach(cluster::managedNode);
         cluster.joulie(null);
-        // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
+        // Defaults: static_partition 0.5 → 2 of 4 eco at 60 % of their packages' maximum.
         ticks.tick(2);
         assertThat(eco()).isEqualTo(2);
         await().atMost(WAIT).untilAsserted(() -> {
@@ -76,7 +77,8 @@ class JouliePolicyTest extends TickedOperatorTest {
             assertThat(s).isNotNull();
             assertThat(s.effectivePolicy().type()).isEqualTo("static_partition");
             assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(0.5);
-            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0);
+            assertThat(s.effectivePolicy().ecoCapPercent()).isEqualTo(60.0);
+            assertThat(s.effectivePolicy().ecoCapWatts()).as("one unit per cap in the effective policy").isNull();
             assertThat(s.effectivePolicy().reconcileInterval()).isEqualTo("1s");
             assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 2, 0, 2, 0));
         });
@@ -90,7 +92,9 @@ class JouliePolicyTest extends TickedOperatorTest {
             JoulieStatus s = status();
             assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(1.0);
             assertThat(s.effectivePolicy().performanceCapWatts()).isEqualTo(400.0);
-            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0); // not set: the default stays
+            assertThat(s.effectivePolicy().performanceCapPercent()).as("the watts set in spec.policy are the cap").isNull();
+            assertThat(s.effectivePolicy().ecoCapPercent()).isEqualTo(60.0);
+            assertThat(s.effectivePolicy().ecoCapWatts()).as("one unit per cap in the effective policy").isNull(); // not set: the default stays
             assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 4, 0, 0, 0));
             assertThat(condition("Degraded").getReason()).isNotEqualTo("InvalidPolicy");
         });
@@ -137,7 +141,7 @@ class JouliePolicyTest extends TickedOperatorTest {
         assertThat(loop.plannerSettings().policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
         assertThat(List.of("s2", "b1", "b2")).allSatisfy(n -> assertThat(cluster.state(n)).as(n).isEqualTo(PowerState.ActiveEco));
         assertThat(cluster.state("s1")).isEqualTo(PowerState.ActivePerformance);
-        assertThat(cluster.profile("s2").getSpec().cpu().packagePowerCapWatts()).as("no cap of its own: ECO_CAP_WATTS").isEqualTo(120.0);
+        assertThat(cluster.profile("s2").getSpec().cpu()).as("no cap of its own: the eco cap, ECO_CAP_PERCENT by default").isEqualTo(CpuPower.percent(60));
         assertThat(cluster.profile("b1").getSpec().cpu().packagePowerCapWatts()).as("big's cap").isEqualTo(300.0);
         assertThat(cluster.profile("b2").getSpec().cpu().packagePowerCapWatts()).isEqualTo(300.0);
         assertThat(cluster.profile("s2").getSpec().policy().name()).isEqualTo("demand-sized-v1");
