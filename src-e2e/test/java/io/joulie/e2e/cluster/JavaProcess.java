@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,13 +42,19 @@ public final class JavaProcess implements AutoCloseable {
 
     static JavaProcess start(String name, Path jar, Map<String, String> env, Path logDir, List<String> jvmOptions)
             throws IOException {
+        return start(name, jar, env, logDir, jvmOptions, UnaryOperator.identity());
+    }
+
+    /** @param launcher what runs the {@code java} command line (a {@link MemoryCgroup} wraps it to start inside itself) */
+    static JavaProcess start(String name, Path jar, Map<String, String> env, Path logDir, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         assertThat(jar).as("packaged " + name + " (run the reactor: ./mvnw verify)").exists();
         int management = ControlPlane.freePort();
         List<String> command = new java.util.ArrayList<>(List.of(JAVA.toString(), "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
-        ProcessBuilder pb = new ProcessBuilder(command);
+        ProcessBuilder pb = new ProcessBuilder(launcher.apply(command));
         pb.environment().putAll(env);
         pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(ControlPlane.freePort()));
         pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));

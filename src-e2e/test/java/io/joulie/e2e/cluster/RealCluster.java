@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -322,25 +323,33 @@ public final class RealCluster implements AutoCloseable {
      * bound to a Pod on that node ({@link #nodeAgentToken}) and this environment; its log is {@code <name>.log}.
      */
     public JavaProcess startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
+        return startNodeAgent(name, node, env, JavaProcess.TEST_JVM, UnaryOperator.identity());
+    }
+
+    /** A node-mode agent with these JVM options, its command line run by {@code launcher} (a memory cgroup). */
+    public JavaProcess startNodeAgent(String name, String node, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
         all.putAll(env);
-        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all);
+        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all,
+                jvmOptions, launcher);
     }
 
     /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */
     public JavaProcess startPoolAgent(String name, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("AGENT_MODE", "pool"));
         all.putAll(env);
-        return startAgent(name, poolAgentKubeconfig(), all);
+        return startAgent(name, poolAgentKubeconfig(), all, JavaProcess.TEST_JVM, UnaryOperator.identity());
     }
 
-    private JavaProcess startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
+    private JavaProcess startAgent(String name, Path kubeconfig, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", kubeconfig.toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
         JavaProcess p = JavaProcess.start(name, REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,
-                controlPlane.workDir());
+                controlPlane.workDir(), jvmOptions, launcher);
         synchronized (this) {
             started.add(p);
         }
