@@ -1,11 +1,15 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 
 /**
  * The planner's validated settings (see docs/configuration.md). Out-of-range numbers are not errors:
@@ -29,6 +33,9 @@ import java.util.OptionalDouble;
  * @param escalation          what to do when a drain outlasts the timeout
  * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
  * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
+ * @param demandHeadroomFrac  demand_sized_v1: spare share of performance capacity on top of the performance-only demand
+ * @param ecoCapWattsByType   eco CPU cap in watts of the nodes of a type (their {@code node.kubernetes.io/instance-type}
+ *                            label), instead of {@code ecoCapWatts} or {@code ecoCapPercent}
  */
 public record PlannerSettings(
         PolicyType policyType,
@@ -47,7 +54,14 @@ public record PlannerSettings(
         double gpuEcoCapPercent,
         Escalation escalation,
         Duration downgradeTimeout,
-        Duration reconcileInterval) {
+        Duration reconcileInterval,
+        double demandHeadroomFrac,
+        Map<String, Double> ecoCapWattsByType) {
+
+    public PlannerSettings {
+        // sorted by type, so that the settings print and compare the same way every time
+        ecoCapWattsByType = Collections.unmodifiableMap(new TreeMap<>(ecoCapWattsByType));
+    }
 
     private static final PlannerSettings DEFAULTS = PlannerSetting.documentedDefaults();
 
@@ -65,7 +79,7 @@ public record PlannerSettings(
         return toBuilder().policyType(type).build();
     }
 
-    /** A profile's caps: each family's watts where given, else its percent. */
+    /** A profile's caps: each family's watts where given, else its percent (the eco caps of nodes whose type has none of its own). */
     public ProfileCaps caps(Profile profile) {
         boolean performance = profile == Profile.PERFORMANCE;
         return new ProfileCaps(cpu(performance ? performanceCapWatts : ecoCapWatts, performance ? performanceCapPercent : ecoCapPercent),
@@ -78,6 +92,17 @@ public record PlannerSettings(
 
     private static GpuPower gpu(OptionalDouble watts, double percent) {
         return watts.isPresent() ? GpuPower.watts(watts.getAsDouble()) : GpuPower.percent(percent);
+    }
+
+    /** A profile's caps on a node with these labels: eco's CPU cap is that of the node's type, when one is set. */
+    public ProfileCaps caps(Profile profile, Map<String, String> nodeLabels) {
+        ProfileCaps caps = caps(profile);
+        if (profile == Profile.PERFORMANCE || ecoCapWattsByType.isEmpty()) {
+            return caps;
+        }
+        String type = nodeLabels.get(JoulieApi.NODE_TYPE_LABEL);
+        Double watts = type == null ? null : ecoCapWattsByType.get(type);
+        return watts == null ? caps : new ProfileCaps(CpuPower.watts(watts), caps.gpu());
     }
 
     /** Settings one at a time, starting from others: {@code defaults().toBuilder().staticHpFrac(0.75).build()}. */
@@ -99,6 +124,8 @@ public record PlannerSettings(
         private Escalation escalation;
         private Duration downgradeTimeout;
         private Duration reconcileInterval;
+        private double demandHeadroomFrac;
+        private Map<String, Double> ecoCapWattsByType = Map.of();
 
         Builder() {
         }
@@ -121,6 +148,8 @@ public record PlannerSettings(
             escalation = s.escalation;
             downgradeTimeout = s.downgradeTimeout;
             reconcileInterval = s.reconcileInterval;
+            demandHeadroomFrac = s.demandHeadroomFrac;
+            ecoCapWattsByType = s.ecoCapWattsByType;
         }
 
         public Builder policyType(PolicyType v) {
@@ -208,10 +237,21 @@ public record PlannerSettings(
             return this;
         }
 
+        public Builder demandHeadroomFrac(double v) {
+            demandHeadroomFrac = v;
+            return this;
+        }
+
+        public Builder ecoCapWattsByType(Map<String, Double> v) {
+            ecoCapWattsByType = v;
+            return this;
+        }
+
         public PlannerSettings build() {
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
                     performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent, gpuPerformanceCapWattsPerGpu,
-                    gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval);
+                    gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval,
+                    demandHeadroomFrac, ecoCapWattsByType);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Order;
@@ -40,7 +41,7 @@ class AgentFootprintIT extends ClusterScenario {
     static final Duration IDLE = Duration.ofSeconds(20);
     static final Duration FLIP = Duration.ofSeconds(3);
 
-    static JavaProcess agent;
+    static JavaApp agent;
     static MemoryCgroup cgroup;
 
     @AfterAll
@@ -122,7 +123,7 @@ class AgentFootprintIT extends ClusterScenario {
 
         long peakRss = agent.rssKiB()[1];
         if (Boolean.getBoolean("e2e.footprint.nmt")) {
-            Process jcmd = new ProcessBuilder(JavaProcess.JAVA.resolveSibling("jcmd").toString(), Long.toString(agent.process.pid()),
+            Process jcmd = new ProcessBuilder(JavaApp.JAVA.resolveSibling("jcmd").toString(), Long.toString(agent.process().pid()),
                     "VM.native_memory", "summary").redirectErrorStream(true).redirectOutput(Path.of("target/footprint-nmt.txt").toFile()).start();
             jcmd.waitFor();
         }
@@ -136,7 +137,7 @@ class AgentFootprintIT extends ClusterScenario {
                 "|---|---|---|---|---|---|---|---|---|", row, ""));
 
         assertThat(cgroup.oomKills()).as("OOM kills in the agent's cgroup").isZero();
-        assertThat(agent.process.isAlive()).as("agent alive after the churn").isTrue();
+        assertThat(agent.isAlive()).as("agent alive after the churn").isTrue();
         assertThat(sampler.peakAnonBytes).as("peak anonymous memory of the agent's cgroup (%d MiB) within %.0f %% of its %d MiB limit",
                 sampler.peakAnonBytes >> 20, MARGIN_SHARE * 100, limit >> 20).isLessThan((long) (limit * MARGIN_SHARE));
     }
@@ -149,7 +150,7 @@ class AgentFootprintIT extends ClusterScenario {
 
         void sample() throws Exception {
             assertThat(cgroup.oomKills()).as("OOM kills in the agent's cgroup").isZero();
-            assertThat(agent.process.isAlive()).as("agent alive (exit %s)", agent.process.isAlive() ? "-" : agent.process.exitValue())
+            assertThat(agent.isAlive()).as("agent alive (exit %s)", agent.isAlive() ? "-" : agent.process().exitValue())
                     .isTrue();
             rssKiB = agent.rssKiB()[0];
             anonBytes = cgroup.anonBytes();

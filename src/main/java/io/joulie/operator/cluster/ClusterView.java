@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.planner.ClusterContext;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -20,9 +21,11 @@ import java.util.List;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
- * only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks just the active
- * performance-only pods, by node. Nodes are kept without their status but for the GPUs they advertise ({@link TrimmedStore}), and no object read by the
+ * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it
+ * never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand are kept
+ * ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active performance-only
+ * pods, by node, and the CPU demands demand_sized_v1 sizes pools for. Nodes are kept without their status but for the
+ * allocatable CPU and the GPUs they advertise ({@link TrimmedStore}), and no object read by the
  * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
@@ -57,6 +60,7 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
+        // Of a Node's status (conditions, images: often the bulk of a real Node) only the allocatable CPU and GPUs are read here.
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
@@ -198,6 +202,11 @@ public class ClusterView {
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
         return podFacts.onNode(node);
+    }
+
+    /** The CPU active performance-only, eco-only and eco-declaring pods request, cluster-wide, scheduled or pending. */
+    public ClusterContext.CpuDemand cpuDemand() {
+        return podFacts.demand();
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
