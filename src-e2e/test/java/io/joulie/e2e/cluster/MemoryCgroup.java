@@ -24,23 +24,27 @@ final class MemoryCgroup implements AutoCloseable {
         this.v2 = v2;
     }
 
-    /** Creates (or empties and reuses) the cgroup {@code joulie-e2e-<name>} with this limit. */
+    /**
+     * Creates the cgroup {@code joulie-e2e-<name>-<pid of this JVM>} with this limit: its own for each test run, so that
+     * two builds on one machine never share a limit or each other's OOM kill count.
+     */
     static MemoryCgroup create(String name, long limitBytes) {
         boolean v2 = Files.isRegularFile(ROOT.resolve("cgroup.controllers"));
         Path parent = v2 ? ROOT : ROOT.resolve("memory");
-        Path dir = parent.resolve("joulie-e2e-" + name);
+        Path dir = parent.resolve("joulie-e2e-" + name + "-" + ProcessHandle.current().pid());
         try {
             if (!Files.isDirectory(parent) || !Files.isWritable(parent)) {
                 throw new IllegalStateException("no writable memory cgroup hierarchy at " + parent + " (the footprint "
                         + "checks run the applications under a memory limit as a container runtime would: they need root "
                         + "and the memory controller, see docs/testing.md)");
             }
+            if (Files.isDirectory(dir)) {
+                throw new IllegalStateException("memory cgroup " + dir + " exists already: a cgroup per run and name");
+            }
             Files.createDirectories(dir);
             Files.writeString(dir.resolve(v2 ? "memory.max" : "memory.limit_in_bytes"), Long.toString(limitBytes));
             if (v2) {
                 Files.writeString(dir.resolve("memory.swap.max"), "0");
-            } else if (Files.exists(dir.resolve("memory.max_usage_in_bytes"))) {
-                Files.writeString(dir.resolve("memory.max_usage_in_bytes"), "0"); // reset the peak of an earlier run
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot set up the memory cgroup " + dir, e);
