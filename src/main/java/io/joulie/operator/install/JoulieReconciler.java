@@ -1,6 +1,10 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
@@ -27,6 +31,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Converges the active {@code Joulie} resource: the agent DaemonSet and the metrics Services (dependent
@@ -48,6 +53,8 @@ import java.util.Objects;
 public class JoulieReconciler implements Reconciler<Joulie> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
     private static final ResourceID ACTIVE = new ResourceID(Joulie.ACTIVE_NAME);
+    static final String AGENT_PODS = "agent-pods";
+    static final String AGENT_EVENTS = "agent-events";
 
     private final EffectivePolicy policy;
     private final PlannerStatus planner;
@@ -70,7 +77,16 @@ public class JoulieReconciler implements Reconciler<Joulie> {
         SimpleInboundEventSource<Joulie> signals = new SimpleInboundEventSource<>("joulie-signals");
         planner.onChange(() -> signals.propagateEvent(ACTIVE));
         monitoring.onChange(() -> signals.propagateEvent(ACTIVE));
-        return List.of(signals);
+        // What the cluster says about the agent pods (why they are refused, unschedulable or failing) re-runs this
+        // reconciler: the DaemonSet's status alone does not change when the controller keeps failing to create pods.
+        InformerEventSource<Pod, Joulie> pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Joulie.class)
+                .withName(AGENT_PODS).withWatchCurrentNamespace()
+                .withLabelSelector(AgentTemplate.NAME_LABEL + "=" + AgentTemplate.NAME)
+                .withSecondaryToPrimaryMapper(p -> Set.of(ACTIVE)).build(), context);
+        InformerEventSource<Event, Joulie> events = new InformerEventSource<>(InformerEventSourceConfiguration.from(Event.class, Joulie.class)
+                .withName(AGENT_EVENTS).withWatchCurrentNamespace()
+                .withSecondaryToPrimaryMapper(e -> AgentTemplate.isAboutAgents(e) ? Set.of(ACTIVE) : Set.of()).build(), context);
+        return List.of(signals, pods, events);
     }
 
     @Override
@@ -86,6 +102,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
             return write(joulie, JoulieStatusAggregator.of(joulie).notActive(clock.instant()));
         }
         return write(joulie, statusOf(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null),
+                context.getSecondaryResources(Pod.class), context.getSecondaryResources(Event.class),
                 policy.resolve(joulie), planner.latest().orElse(null), monitoring.condition().orElse(null)));
     }
 
@@ -115,19 +132,23 @@ public class JoulieReconciler implements Reconciler<Joulie> {
      * The active resource's status.
      *
      * @param daemonSet  the agent DaemonSet as last seen, or null
+     * @param pods       the agent pods
+     * @param events     Events about the agent DaemonSet and its pods
      * @param policy     the effective policy and why spec.policy was rejected, if it was
      * @param report     the leader's last planner report, or null before its first tick (the status then keeps
      *                   the counts written before)
      * @param monitoring the MonitoringReady condition from the monitoring controller, or null before its first run
      */
-    private JoulieStatus statusOf(Joulie joulie, DaemonSet daemonSet, EffectivePolicy.Resolution policy,
+    private JoulieStatus statusOf(Joulie joulie, DaemonSet daemonSet, Set<Pod> pods, Set<Event> events,
+                                  EffectivePolicy.Resolution policy,
                                   PlannerStatus.Report report, Condition monitoring) {
         JoulieStatusAggregator status = JoulieStatusAggregator.of(joulie).effectivePolicy(policy.describe());
         DaemonSetStatus s = daemonSet == null ? null : daemonSet.getStatus();
         if (s != null && s.getDesiredNumberScheduled() != null) {
             status.agents(s.getDesiredNumberScheduled(), Objects.requireNonNullElse(s.getNumberReady(), 0),
                     Objects.requireNonNullElse(s.getUpdatedNumberScheduled(), 0),
-                    daemonSet.getSpec().getTemplate().getSpec().getNodeSelector());
+                    AgentTemplate.nodeSelection(daemonSet.getSpec().getTemplate().getSpec()));
+            status.agentProblems(AgentPodProblems.of(daemonSet, pods, events));
         }
         if (!policy.errors().isEmpty()) {
             status.problem(ConditionReason.InvalidPolicy, "spec.policy is not applied, the settings in "
