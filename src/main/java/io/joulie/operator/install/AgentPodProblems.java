@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
 import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator.Problem;
+import io.joulie.operator.metrics.AgentPodMetrics;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,10 @@ import java.util.Set;
  * that were placed but do not start. Pure: the caller hands in what its informers hold.
  */
 public final class AgentPodProblems {
+    /** What was found: the problems for the status, and the counts for {@code joulie_agent_pods}. */
+    public record Found(List<Problem> problems, AgentPodMetrics.Counts counts) {
+    }
+
     /** Waiting reasons of a container that will not start by itself. */
     static final Set<String> STUCK = Set.of("ErrImagePull", "ImagePullBackOff", "InvalidImageName", "CrashLoopBackOff",
             "CreateContainerConfigError", "CreateContainerError", "RunContainerError");
@@ -39,9 +44,10 @@ public final class AgentPodProblems {
      * @param pods      the agent DaemonSet's pods
      * @param events    Events of the operator's namespace (only those about the DaemonSet and its pods count)
      */
-    public static List<Problem> of(DaemonSet daemonSet, Collection<Pod> pods, Collection<Event> events) {
+    public static Found of(DaemonSet daemonSet, Collection<Pod> pods, Collection<Event> events) {
         List<Problem> found = new ArrayList<>();
         refused(daemonSet, events).ifPresent(found::add);
+        DaemonSetStatus s = daemonSet.getStatus();
         List<String> unschedulable = new ArrayList<>();
         List<String> failing = new ArrayList<>();
         for (Pod p : pods.stream().sorted(Comparator.comparing(p -> p.getMetadata().getName())).toList()) {
@@ -55,14 +61,20 @@ public final class AgentPodProblems {
         if (!failing.isEmpty()) {
             found.add(new Problem(ConditionReason.AgentPodsFailing, count(failing.size()) + " not running: " + named(failing)));
         }
-        return found;
+        int desired = number(s == null ? null : s.getDesiredNumberScheduled());
+        return new Found(found, new AgentPodMetrics.Counts(desired, number(s == null ? null : s.getNumberReady()),
+                Math.max(0, desired - number(s == null ? null : s.getCurrentNumberScheduled())), unschedulable.size(), failing.size()));
+    }
+
+    private static int number(Integer n) {
+        return n == null ? 0 : n;
     }
 
     /** Pods missing (fewer created than the nodes selected) and the controller's latest FailedCreate Event says why. */
     private static Optional<Problem> refused(DaemonSet ds, Collection<Event> events) {
         DaemonSetStatus s = ds.getStatus();
-        int desired = s == null || s.getDesiredNumberScheduled() == null ? 0 : s.getDesiredNumberScheduled();
-        int created = s == null || s.getCurrentNumberScheduled() == null ? 0 : s.getCurrentNumberScheduled();
+        int desired = number(s == null ? null : s.getDesiredNumberScheduled());
+        int created = number(s == null ? null : s.getCurrentNumberScheduled());
         if (created >= desired) {
             return Optional.empty();
         }

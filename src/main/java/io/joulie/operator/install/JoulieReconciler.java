@@ -20,6 +20,7 @@ import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -61,9 +62,11 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     private final LeaderElection leader;
     private final MonitoringState monitoring;
     private final Clock clock;
+    private final AgentPodMetrics agentPods;
 
     public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, MonitoringState monitoring,
-                            Clock clock) {
+                            Clock clock, AgentPodMetrics agentPods) {
+        this.agentPods = agentPods;
         this.policy = policy;
         this.clock = clock;
         this.planner = planner;
@@ -148,7 +151,11 @@ public class JoulieReconciler implements Reconciler<Joulie> {
             status.agents(s.getDesiredNumberScheduled(), Objects.requireNonNullElse(s.getNumberReady(), 0),
                     Objects.requireNonNullElse(s.getUpdatedNumberScheduled(), 0),
                     AgentTemplate.nodeSelection(daemonSet.getSpec().getTemplate().getSpec()));
-            status.agentProblems(AgentPodProblems.of(daemonSet, pods, events));
+            AgentPodProblems.Found found = AgentPodProblems.of(daemonSet, pods, events);
+            status.agentProblems(found.problems());
+            agentPods.record(found.counts());
+        } else {
+            agentPods.record(AgentPodMetrics.Counts.NONE);
         }
         if (!policy.errors().isEmpty()) {
             status.problem(ConditionReason.InvalidPolicy, "spec.policy is not applied, the settings in "

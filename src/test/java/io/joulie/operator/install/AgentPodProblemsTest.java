@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator.Problem;
+import io.joulie.operator.metrics.AgentPodMetrics;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -41,16 +42,18 @@ class AgentPodProblemsTest {
                 event("DaemonSet", "joulie-agent", "ds-1", "FailedCreate", "Error creating: an older reason", "2026-11-24T10:00:00Z"),
                 event("DaemonSet", "joulie-agent", "ds-1", "FailedCreate", POD_SECURITY, "2026-11-24T10:05:00Z"),
                 event("DaemonSet", "joulie-agent", "ds-0", "FailedCreate", "a DaemonSet of the same name that is gone", "2026-11-24T10:09:00Z"),
-                event("DaemonSet", "other", null, "FailedCreate", "another DaemonSet", "2026-11-24T10:10:00Z")));
+                event("DaemonSet", "other", null, "FailedCreate", "another DaemonSet", "2026-11-24T10:10:00Z"))).problems();
         assertThat(found).containsExactly(new Problem(ConditionReason.AgentPodsRefused,
                 "6 of 6 agent pods cannot be created: " + POD_SECURITY));
+        assertThat(AgentPodProblems.of(daemonSet(6, 0), List.of(), List.of()).counts())
+                .isEqualTo(new AgentPodMetrics.Counts(6, 0, 6, 0, 0));
     }
 
     @Test
     void aFailureThatNoLongerKeepsPodsMissingIsNoProblem() {
         assertThat(AgentPodProblems.of(daemonSet(6, 6), List.of(), List.of(
-                event("DaemonSet", "joulie-agent", "ds-1", "FailedCreate", POD_SECURITY, "2026-11-24T10:05:00Z")))).isEmpty();
-        assertThat(AgentPodProblems.of(daemonSet(6, 0), List.of(), List.of())).as("no reason known yet").isEmpty();
+                event("DaemonSet", "joulie-agent", "ds-1", "FailedCreate", POD_SECURITY, "2026-11-24T10:05:00Z"))).problems()).isEmpty();
+        assertThat(AgentPodProblems.of(daemonSet(6, 0), List.of(), List.of()).problems()).as("no reason known yet").isEmpty();
     }
 
     @Test
@@ -64,7 +67,9 @@ class AgentPodProblemsTest {
         Pod starting = new PodBuilder(pod("joulie-agent-c", "kwok-2")).editStatus().addNewContainerStatus().withName("agent")
                 .withNewState().withNewWaiting().withReason("ContainerCreating").endWaiting().endState().endContainerStatus()
                 .endStatus().build();
-        assertThat(AgentPodProblems.of(daemonSet(3, 3), List.of(starting, pulling, pending), List.of())).containsExactly(
+        AgentPodProblems.Found found = AgentPodProblems.of(daemonSet(3, 3), List.of(starting, pulling, pending), List.of());
+        assertThat(found.counts()).isEqualTo(new AgentPodMetrics.Counts(3, 0, 0, 1, 1));
+        assertThat(found.problems()).containsExactly(
                 new Problem(ConditionReason.AgentPodsUnschedulable,
                         "1 agent pod cannot be scheduled: joulie-agent-a: Unschedulable (0/7 nodes are available: 1 Insufficient cpu.)"),
                 new Problem(ConditionReason.AgentPodsFailing,
@@ -78,7 +83,7 @@ class AgentPodProblemsTest {
             pods.add(new PodBuilder(pod("joulie-agent-" + i, null)).editStatus().addNewCondition().withType("PodScheduled")
                     .withStatus("False").withReason("Unschedulable").endCondition().endStatus().build());
         }
-        assertThat(AgentPodProblems.of(daemonSet(5, 5), pods, List.of())).singleElement()
+        assertThat(AgentPodProblems.of(daemonSet(5, 5), pods, List.of()).problems()).singleElement()
                 .satisfies(p -> assertThat(p.message()).startsWith("5 agent pods cannot be scheduled: joulie-agent-0: Unschedulable;")
                         .endsWith("; +2 more"));
     }
