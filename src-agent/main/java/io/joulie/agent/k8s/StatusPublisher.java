@@ -32,6 +32,14 @@ public final class StatusPublisher {
          * @param own the node's node-scoped TelemetryProfile as the cache has it, if any
          */
         void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome);
+
+        /** This sink, then {@code next} once this one succeeded (e.g. the status, then an Event on the Node). */
+        default Sink andThen(Sink next) {
+            return (node, own, outcome) -> {
+                write(node, own, outcome);
+                next.write(node, own, outcome);
+            };
+        }
     }
 
     /** The part of a status that decides whether it is written again (updatedAt and packagePowerWatts left out). */

@@ -9,6 +9,7 @@ import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
 import io.joulie.agent.k8s.InformerView;
+import io.joulie.agent.k8s.NodeEvents;
 import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
@@ -83,7 +84,7 @@ public class NodeAgent {
         controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, controls,
                 new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock),
-                new StatusPublisher(new StatusWriter(client, clock), metrics), metrics);
+                new StatusPublisher(new StatusWriter(client, clock).andThen(new NodeEvents(client, clock, metrics)), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
         view.start(settings.mode() == AgentMode.POOL, loop::nodeChanged, loop::everyNodeChanged)

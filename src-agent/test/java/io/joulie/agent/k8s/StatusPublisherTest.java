@@ -103,4 +103,29 @@ class StatusPublisherTest {
         publisher.publish("a", List.of(own), applied(80));
         assertThat(writes).hasSize(2);
     }
+
+    @Test
+    void theEventSinkRecordsOnlyAfterTheStatusWasWrittenAndOnlyWhatChanged() {
+        List<String> events = new ArrayList<>();
+        StatusPublisher.Sink status = (node, own, outcome) -> {
+            if (failing) {
+                throw new IllegalStateException("409 three times");
+            }
+            writes.add(new Write(node, own, outcome));
+        };
+        StatusPublisher both = new StatusPublisher(status.andThen((node, own, outcome) -> events.add(node + " " + outcome.result())),
+                new AgentMetrics(registry));
+        failing = true;
+        both.publish("a", List.of(), applied(80));
+        assertThat(events).as("no Event for a status that was not written").isEmpty();
+        failing = false;
+        both.publish("a", List.of(), applied(80));
+        both.publish("a", List.of(own(null)), applied(95));
+        both.publish("a", List.of(own(null)), ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()));
+        assertThat(events).containsExactly("a APPLIED", "a BLOCKED");
+        assertThat(NodeEvents.Reason.of(ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of())))
+                .contains(NodeEvents.Reason.CapBlocked);
+        assertThat(NodeEvents.Reason.of(ControlOutcome.none(CpuBackend.POWERCAP, "no control"))).isEmpty();
+        assertThat(NodeEvents.message(applied(80))).isEqualTo("powercap: applied node cap 240 W as long_term limit on 2 packages");
+    }
 }

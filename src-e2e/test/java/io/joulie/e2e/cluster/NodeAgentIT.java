@@ -84,6 +84,12 @@ class NodeAgentIT extends ClusterScenario {
         double eco = PoolAgentIT.plannedCap(NODE);
         assertThat(eco).as("the eco cap is below the performance cap").isLessThan(performance);
         awaitLimitsFollowThePlan(eco);
+        // Each change of what the agent applied is an Event on its Node, which kubectl describe node shows.
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            String describe = cluster.kubectl(null, "describe", "node", NODE).ok().output();
+            assertThat(describe.lines().filter(l -> l.contains("CapApplied") && l.contains("joulie-agent")).count())
+                    .as("CapApplied Events in kubectl describe node %s:%n%s", NODE, describe).isGreaterThanOrEqualTo(2);
+        });
 
         agent.process.destroy();
         assertThat(agent.process.waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
