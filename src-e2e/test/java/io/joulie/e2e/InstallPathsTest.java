@@ -143,7 +143,9 @@ public class InstallPathsTest {
                 "--kube-version", KUBE_VERSION, "--set", "namespace.name=power", "--set", "namespace.create=false",
                 "--set", "operator.image=registry.example.com/op:1", "--set", "agent.image=registry.example.com/agent:1",
                 "--set", "operator.env.POLICY_TYPE=queue_aware_v1", "--set", "operator.resources.limits.memory=1Gi",
-                "--set", "joulie.create=false")));
+                "--set", "joulie.create=false",
+                "--set-json", "operator.volumes=[{\"name\":\"prometheus\",\"secret\":{\"secretName\":\"prometheus-credentials\"}}]",
+                "--set-json", "operator.volumeMounts=[{\"name\":\"prometheus\",\"mountPath\":\"/etc/prometheus-credentials\",\"readOnly\":true}]")));
         assertThat(rendered.keySet()).noneMatch(k -> k.startsWith("Namespace/") || k.startsWith("Joulie/"));
         JsonNode deployment = rendered.get("Deployment/power/joulie-operator");
         JsonNode container = deployment.at("/spec/template/spec/containers/0");
@@ -153,6 +155,8 @@ public class InstallPathsTest {
         assertThat(env).containsEntry("RELATED_IMAGE_AGENT", "registry.example.com/agent:1")
                 .containsEntry("POLICY_TYPE", "queue_aware_v1");
         assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("1Gi");
+        assertThat(container.at("/volumeMounts/0/mountPath").asText()).isEqualTo("/etc/prometheus-credentials");
+        assertThat(deployment.at("/spec/template/spec/volumes/0/secret/secretName").asText()).isEqualTo("prometheus-credentials");
         List<String> subjects = new ArrayList<>();
         rendered.values().forEach(o -> o.path("subjects").forEach(s -> subjects.add(s.get("namespace").asText())));
         assertThat(subjects).isNotEmpty().containsOnly("power");

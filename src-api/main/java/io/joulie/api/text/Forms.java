@@ -32,6 +32,8 @@ public final class Forms {
     public static final String PROMETHEUS_LABEL = "^[a-zA-Z_][a-zA-Z0-9_]*$";
     /** A Kubernetes object name that is a DNS subdomain (Nodes, PriorityClasses, Secrets). */
     public static final String DNS_SUBDOMAIN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+    /** An absolute file path (a file mounted into a container). */
+    public static final String ABSOLUTE_PATH = "^/[^\\s]*$";
     /** An image pull policy. */
     public static final String PULL_POLICY = "^(Always|IfNotPresent|Never)$";
 

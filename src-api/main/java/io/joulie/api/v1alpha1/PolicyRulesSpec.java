@@ -75,6 +75,7 @@ public final class PolicyRulesSpec {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.bearerTokenFile) || !has(self.basicAuth)", message = "give bearerTokenFile or basicAuth, not both")
     public record Prometheus(
             @JsonPropertyDescription("Base URL, e.g. http://prometheus-k8s.monitoring:9090.")
             @Pattern(Forms.HTTP_URL)
@@ -89,7 +90,29 @@ public final class PolicyRulesSpec {
             @Pattern(Forms.DURATION)
             String staleAfter,
             @JsonPropertyDescription("PromQL per signal.")
-            Queries queries) {
+            Queries queries,
+            @JsonPropertyDescription("A file in the operator's container holding a bearer token sent with every query, read "
+                    + "again each time (a rotated token is picked up), e.g. /var/run/secrets/kubernetes.io/serviceaccount/token "
+                    + "for OpenShift's Thanos querier, or a mounted Secret.")
+            @Pattern(Forms.ABSOLUTE_PATH)
+            String bearerTokenFile,
+            @JsonPropertyDescription("Basic authentication: a user and a file holding its password.")
+            BasicAuth basicAuth,
+            @JsonPropertyDescription("A PEM file in the operator's container with the CA certificates that sign the server's "
+                    + "certificate (https URLs); default: the JVM's trusted authorities.")
+            @Pattern(Forms.ABSOLUTE_PATH)
+            String caFile) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record BasicAuth(
+            @JsonPropertyDescription("User name.")
+            @io.fabric8.generator.annotation.Required
+            String username,
+            @JsonPropertyDescription("A file in the operator's container (a mounted Secret) holding the password.")
+            @io.fabric8.generator.annotation.Required
+            @Pattern(Forms.ABSOLUTE_PATH)
+            String passwordFile) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

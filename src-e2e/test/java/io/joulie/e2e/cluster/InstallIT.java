@@ -80,6 +80,9 @@ class InstallIT {
             pull policy typo       | Joulie           | {agent: {imagePullPolicy: IfNotPresnt}}                             | spec.agent.imagePullPolicy
             endpoint without scheme | TelemetryProfile | {target: {scope: cluster}, controls: {cpu: {type: http, http: {endpoint: 'sim:8080/{node}'}}}} | spec.controls.cpu.http.endpoint
             node scope without node | TelemetryProfile | {target: {scope: node}}                                            | a node-scoped profile names its node
+            token and password      | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: /t, basicAuth: {username: u, passwordFile: /p}}}}} | give bearerTokenFile or basicAuth, not both
+            relative token file     | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: token}}}} | spec.policy.telemetry.prometheus.bearerTokenFile
+            basic auth without file | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', basicAuth: {username: u}}}}} | spec.policy.telemetry.prometheus.basicAuth.passwordFile: Required value
             """)
     void theApiServerRefusesWhatTheSchemaForbids(String what, String kind, String spec, String message) {
         cluster.install().ok();
@@ -124,7 +127,13 @@ class InstallIT {
                     schedules:
                     - {days: [Mon-Fri, saturday, SUN], start: '00:00', end: '23:59', timeZone: '+01:00'}
                     - {days: [Fri-Mon], start: '18:00', end: '08:00', timeZone: Etc/GMT+1}
-                    telemetry: {prometheus: {url: 'https://thanos-querier.openshift-monitoring.svc:9091/', timeout: 2.5s, staleAfter: '0'}}
+                    telemetry:
+                      prometheus:
+                        url: 'https://thanos-querier.openshift-monitoring.svc:9091/'
+                        timeout: 2.5s
+                        staleAfter: '0'
+                        bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+                        caFile: /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt
                 """, "create", "--dry-run=server", "-f", "-");
         assertThat(r.exit()).as("kubectl said:\n%s", r.output()).isZero();
         RealCluster.Result tp = cluster.kubectl("""

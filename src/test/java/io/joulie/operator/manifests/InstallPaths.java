@@ -97,6 +97,11 @@ public final class InstallPaths {
                   env: {}
                   resources:
                 %s
+                  # Volumes of the operator's pod and their mounts, e.g. a Secret holding the Prometheus credentials
+                  # that spec.policy.telemetry.prometheus names (docs/configuration.md#prometheus-authentication).
+                  volumes: []
+                  volumeMounts: []
+
                 agent:
                   # The agent image the operator deploys unless the Joulie resource's spec.agent.image names another.
                   image: %s
@@ -126,7 +131,17 @@ public final class InstallPaths {
                                 + "          value: {{ $value | quote }}\n"
                                 + "        {{- end }}\n")
                 .replace("\n        resources:\n" + resources, "\n        resources:\n"
-                        + "          {{- toYaml .Values.operator.resources | nindent 10 }}\n");
+                        + "          {{- toYaml .Values.operator.resources | nindent 10 }}\n")
+                .replace("        name: \"joulie-operator\"\n", "        name: \"joulie-operator\"\n"
+                        + "        {{- with .Values.operator.volumeMounts }}\n"
+                        + "        volumeMounts:\n"
+                        + "          {{- toYaml . | nindent 10 }}\n"
+                        + "        {{- end }}\n")
+                .replace("      serviceAccountName: \"joulie-operator\"\n", "      serviceAccountName: \"joulie-operator\"\n"
+                        + "      {{- with .Values.operator.volumes }}\n"
+                        + "      volumes:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n");
         files.put(CHART + "templates/operator.yaml", HEADER + template);
         files.put(CHART + "templates/joulie.yaml", HEADER + """
                 {{- if .Values.joulie.create }}
