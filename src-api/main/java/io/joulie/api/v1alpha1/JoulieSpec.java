@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -37,6 +38,8 @@ public record JoulieSpec(
      * same meaning; unset fields keep the environment's value.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.ecoCapWatts) || !has(self.performanceCapWatts) || self.ecoCapWatts <= self.performanceCapWatts",
+            message = "ecoCapWatts must not be above performanceCapWatts")
     public record Policy(
             @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
             @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
@@ -151,6 +154,10 @@ public record JoulieSpec(
             @JsonPropertyDescription("How often the agent re-checks the hardware, e.g. 20s (default).")
             @Pattern(Forms.DURATION)
             String reconcileInterval,
+            @JsonPropertyDescription("No CPU package gets a RAPL limit below this many watts: a node cap that would is reported "
+                    + "blocked (JOULIE_PACKAGE_FLOOR_WATTS, default 10).")
+            @Min(0)
+            Double packageFloorWatts,
             @JsonPropertyDescription("Nodes that run an agent, as a label selector (matchLabels, matchExpressions with In, "
                     + "NotIn, Exists, DoesNotExist); it becomes the agent DaemonSet's required node affinity.")
             LabelSelector nodeLabelSelector,

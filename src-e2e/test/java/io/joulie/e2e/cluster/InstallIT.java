@@ -83,6 +83,7 @@ class InstallIT {
             token and password      | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: /t, basicAuth: {username: u, passwordFile: /p}}}}} | give bearerTokenFile or basicAuth, not both
             relative token file     | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: token}}}} | spec.policy.telemetry.prometheus.bearerTokenFile
             basic auth without file | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', basicAuth: {username: u}}}}} | spec.policy.telemetry.prometheus.basicAuth.passwordFile: Required value
+            eco above performance  | Joulie           | {policy: {ecoCapWatts: 300, performanceCapWatts: 250}}              | ecoCapWatts must not be above performanceCapWatts
             """)
     void theApiServerRefusesWhatTheSchemaForbids(String what, String kind, String spec, String message) {
         cluster.install().ok();
