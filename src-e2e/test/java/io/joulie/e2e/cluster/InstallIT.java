@@ -135,7 +135,7 @@ class InstallIT {
                         staleAfter: '0'
                         bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
                         caFile: /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt
-                """, "create", "--dry-run=server", "-f", "-");
+                """, "apply", "--dry-run=server", "-f", "-"); // the joulie resource exists: an update, validated as a whole
         assertThat(r.exit()).as("kubectl said:\n%s", r.output()).isZero();
         RealCluster.Result tp = cluster.kubectl("""
                 apiVersion: joulie.io/v1alpha1
