@@ -20,6 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * them.
  */
 class PrometheusAuthTest {
+    /** Generous: a TLS handshake on a loaded CI machine took over 2 s, and a timed-out query reads as unreachable. */
+    static final Duration QUERY_TIMEOUT = Duration.ofSeconds(15);
     static SyntheticExporter exporter;
     static PrometheusServer prometheus;
     static Credentials basic;
@@ -44,7 +46,7 @@ class PrometheusAuthTest {
 
     static PrometheusTelemetry.Reading read(URI url, Credentials credentials) {
         return new PrometheusTelemetry(new TelemetryConfig(url, "node", Optional.of("test_power_watts"), Optional.empty(),
-                Optional.empty(), Optional.empty(), Duration.ofSeconds(2), Duration.ofMinutes(5), credentials)).read();
+                Optional.empty(), Optional.empty(), QUERY_TIMEOUT, Duration.ofMinutes(5), credentials)).read();
     }
 
     @Test
@@ -65,7 +67,7 @@ class PrometheusAuthTest {
     void aWrongPasswordOrNoneIsRefusedAndSaysSo() throws Exception {
         Path wrong = prometheus.file("wrong-password", "guess\n");
         var refused = read(prometheus.url(), new Credentials(Optional.empty(), basic.username(), Optional.of(wrong), basic.caFile()));
-        assertThat(refused.failure()).contains("query_error");
+        assertThat(refused.failure()).as(refused.telemetry().detail()).contains("query_error");
         assertThat(refused.telemetry().detail()).contains("refused the request: HTTP 401 (check the credentials)");
         var none = read(prometheus.url(), new Credentials(Optional.empty(), Optional.empty(), Optional.empty(), basic.caFile()));
         assertThat(none.telemetry().detail()).contains("HTTP 401 (no credentials configured)");
@@ -77,7 +79,7 @@ class PrometheusAuthTest {
         try (BearerProxy proxy = new BearerProxy(prometheus, basic, "first-token")) {
             Credentials bearer = new Credentials(Optional.of(token), Optional.empty(), Optional.empty(), Optional.empty());
             PrometheusTelemetry source = new PrometheusTelemetry(new TelemetryConfig(proxy.url(), "node", Optional.of("test_power_watts"),
-                    Optional.empty(), Optional.empty(), Optional.empty(), Duration.ofSeconds(2), Duration.ofMinutes(5), bearer));
+                    Optional.empty(), Optional.empty(), Optional.empty(), QUERY_TIMEOUT, Duration.ofMinutes(5), bearer));
             assertThat(await(Duration.ofSeconds(20), () -> source.read().telemetry().power("n1").isPresent())).isTrue();
 
             // the token rotates: the same source sends the new one
@@ -87,7 +89,7 @@ class PrometheusAuthTest {
 
             proxy.expect("third-token");
             var refused = source.read();
-            assertThat(refused.failure()).contains("query_error");
+            assertThat(refused.failure()).as(refused.telemetry().detail()).contains("query_error");
             assertThat(refused.telemetry().detail()).contains("HTTP 401 (check the credentials)");
 
             Files.delete(token);
