@@ -1,14 +1,10 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import io.joulie.planner.PodClass;
-import io.joulie.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,13 +14,13 @@ import org.jboss.logging.Logger;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
- * the fields classification needs) and indexed inside the cache update: the view tracks just the
- * active performance-only pods, by node.
+ * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
+ * only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks just the active
+ * performance-only pods, by node. Nodes are kept without their status ({@link TrimmedStore}), and no object read by the
+ * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
 public class ClusterView {
@@ -37,40 +33,30 @@ public class ClusterView {
      */
     static final long LIST_PAGE = 500;
 
-    /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
-    private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
-            "spec.affinity", "status.phase"};
 
     private final KubernetesClient client;
     private SharedIndexInformer<Node> nodes;
-    private SharedIndexInformer<Pod> pods;
+    /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
+    private final PodFacts podFacts = new PodFacts();
+    private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
-    /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
-    static final String PERFORMANCE_BY_NODE = "performance-by-node";
-    /** Pod index with the single value "performance": every active performance-only pod. */
-    static final String PERFORMANCE = "performance";
 
     public ClusterView(KubernetesClient client) {
         this.client = client;
     }
 
     void start(@Observes StartupEvent ev) {
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
+        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
-                .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-                        client.getKubernetesSerialization(), POD_FIELDS));
-        // Indexes are maintained inside the cache update, so they are complete whenever the store is.
-        pods.addIndexers(Map.of(
-                PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
-                PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
+        pods = new PodWatch(client, podFacts, LIST_PAGE);
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(Joulie obj) {
@@ -86,7 +72,8 @@ public class ClusterView {
             }
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
+        started.add(pods.start());
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -106,18 +93,18 @@ public class ClusterView {
         for (SharedIndexInformer<?> informer : informers()) {
             informer.stop();
         }
+        if (pods != null) {
+            pods.close();
+        }
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(3);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
-        }
-        if (pods != null) {
-            list.add(pods);
         }
         if (installation != null) {
             list.add(installation);
@@ -137,14 +124,6 @@ public class ClusterView {
                 && o.getUid() != null && !o.getUid().equals(node.getMetadata().getUid()));
     }
 
-    private static boolean isPerformance(Pod pod) {
-        return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
-    }
-
-    private static String nodeOf(Pod pod) {
-        return pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-    }
-
     /**
      * True once every watch has delivered its initial list and is watching: planning on an incomplete or
      * stale view could downgrade busy nodes.
@@ -156,11 +135,15 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4) {
+        if (all.size() < 3 || pods == null) {
             return List.of("watches not started");
         }
-        return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
-                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
+        List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList());
+        if (!pods.synced() || !pods.watching()) {
+            unsynced.add(pods.synced() ? "Pod (reconnecting)" : "Pod (listing)");
+        }
+        return unsynced;
     }
 
     /**
@@ -199,13 +182,11 @@ public class ClusterView {
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
-        List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
-        keys.sort(null);
-        return keys;
+        return podFacts.onNode(node);
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
-        return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
+        return podFacts.performanceCount();
     }
 }
