@@ -15,13 +15,33 @@ import java.util.Map;
  * @param state            current transition state (from the cluster: NodePowerProfile status or label)
  * @param since            when it entered that state
  * @param performancePods  active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param cpuCores         allocatable CPU cores ({@code status.allocatable.cpu}); 0 when unknown
+ * @param power            its power hardware, as far as known (caps in percent resolve against it)
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
-                          Instant since, List<String> performancePods) {
+                          Instant since, List<String> performancePods, double cpuCores, NodePower power) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
         performancePods = List.copyOf(performancePods);
+    }
+
+    /** A node whose CPU capacity and power hardware are not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods) {
+        this(name, labels, cordoned, state, since, performancePods, 0, NodePower.UNKNOWN);
+    }
+
+    /** A node whose power hardware is not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, double cpuCores) {
+        this(name, labels, cordoned, state, since, performancePods, cpuCores, NodePower.UNKNOWN);
+    }
+
+    /** A node whose CPU capacity is not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, NodePower power) {
+        this(name, labels, cordoned, state, since, performancePods, 0, power);
     }
 
     public boolean hasPerformancePods() {

@@ -4,7 +4,9 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -34,8 +36,11 @@ public final class Planner {
         this(settings, Policies.create(settings), rules, Policies.counting(settings).isPresent());
     }
 
-    /** A planner of {@code policy} alone, whatever the settings name (tests of the guard's part). */
-    Planner(PlannerSettings settings, PolicyModule policy) {
+    /**
+     * A planner of {@code policy} alone, without rules, whatever the settings name: the simulator's hindsight optimizer
+     * plans its schedules through the same guard as the policies (and tests of the guard's part use it).
+     */
+    public Planner(PlannerSettings settings, PolicyModule policy) {
         this(settings, policy, PolicyRules.NONE, false);
     }
 
@@ -92,7 +97,10 @@ public final class Planner {
             ruleState = r.next();
         }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
+        Map<String, ProfileCaps> caps = new HashMap<>(context.nodes().size() * 2);
+        Map<String, NodePower> power = new HashMap<>(context.nodes().size() * 2);
         for (ManagedNode node : context.nodes()) {
+            power.put(node.name(), node.power());
             Profile target = plan.targets().get(node.name());
             if (node.cordoned() || target == null) {
                 continue;
@@ -101,23 +109,44 @@ public final class Planner {
             Transition t = guard.check(node, requested, plan.policyName(), context.now());
             String note = plan.notes().get(node.name());
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
+            caps.put(node.name(), settings.caps(t.to().profile(), node.labels()));
         }
-        return new TickPlan(plan, transitions, context.released(), report);
+        return new TickPlan(plan, transitions, context.released(), report, caps, power);
     }
 
-    /** The result of one planning step. */
-    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
+    /**
+     * The result of one planning step.
+     *
+     * @param caps  the caps each node with a verdict runs under, for the state it is in after the tick (the performance
+     *              caps while it drains; the eco caps, with the eco CPU cap of its type, once eco)
+     * @param power each planned node's power hardware, for the caps of its assignment
+     */
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
+                           Map<String, ProfileCaps> caps, Map<String, NodePower> power) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+            caps = Map.copyOf(caps);
+            power = Map.copyOf(power);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE);
+            this(plan, transitions, released, RuleReport.NONE, Map.of(), Map.of());
+        }
+
+        /** The caps of a node the tick planned; a node without any gets the settings' caps of its profile. */
+        public ProfileCaps caps(Transition t, PlannerSettings settings) {
+            ProfileCaps c = caps.get(t.node());
+            return c != null ? c : settings.caps(t.to().profile());
+        }
+
+        /** The verdict's assignment: the caps the tick chose for the node, for the node's hardware. */
+        public NodeAssignment assignment(Transition t, PlannerSettings settings) {
+            return NodeAssignment.of(t, caps(t, settings), plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {
-            return transitions.stream().map(t -> NodeAssignment.of(t, settings, plan.policyName())).toList();
+            return transitions.stream().map(t -> assignment(t, settings)).toList();
         }
 
         /**

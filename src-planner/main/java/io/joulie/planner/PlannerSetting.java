@@ -1,6 +1,7 @@
 package io.joulie.planner;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.text.LabelSelector;
 import io.joulie.api.text.Problems;
 import io.joulie.api.text.Problems.DurationBound;
 
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -62,13 +64,37 @@ public final class PlannerSetting<T> {
             "performance-only pods per performance node", PlannerSettings::queuePerfPerHpNode,
             PlannerSettings.Builder::queuePerfPerHpNode)
             .simulator("planner.queuePerfPerHpNode", "15");
-    public static final PlannerSetting<Double> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
-            "joulie.performance-cap-watts", "performanceCapWatts", Kind.WATTS, "5000", "cap of the performance profile",
-            PlannerSettings::performanceCapWatts, PlannerSettings.Builder::performanceCapWatts)
+    public static final PlannerSetting<OptionalDouble> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
+            "joulie.performance-cap-watts", "performanceCapWatts", Kind.OPTIONAL_WATTS, "none",
+            "CPU cap of the performance profile, watts for the node; wins over the percent", PlannerSettings::performanceCapWatts,
+            PlannerSettings.Builder::performanceCapWatts)
             .simulator("planner.performanceCapWatts", "500");
-    public static final PlannerSetting<Double> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
-            Kind.WATTS, "120", "cap of the eco profile", PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
+    public static final PlannerSetting<Double> PERFORMANCE_CAP_PERCENT = row("PERFORMANCE_CAP_PERCENT",
+            "joulie.performance-cap-percent", "performanceCapPercent", Kind.PERCENT, "100",
+            "CPU cap of the performance profile, percent of each package's maximum", PlannerSettings::performanceCapPercent,
+            PlannerSettings.Builder::performanceCapPercent);
+    public static final PlannerSetting<OptionalDouble> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
+            Kind.OPTIONAL_WATTS, "none", "CPU cap of the eco profile, watts for the node; wins over the percent",
+            PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
             .simulator("planner.ecoCapWatts", "260");
+    public static final PlannerSetting<Double> ECO_CAP_PERCENT = row("ECO_CAP_PERCENT", "joulie.eco-cap-percent", "ecoCapPercent",
+            Kind.PERCENT, "60", "CPU cap of the eco profile, percent of each package's maximum", PlannerSettings::ecoCapPercent,
+            PlannerSettings.Builder::ecoCapPercent);
+    public static final PlannerSetting<OptionalDouble> GPU_PERFORMANCE_CAP_WATTS_PER_GPU = row("GPU_PERFORMANCE_CAP_WATTS_PER_GPU",
+            "joulie.gpu-performance-cap-watts-per-gpu", "gpuPerformanceCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "GPU cap of the performance profile, watts per board; wins over the percent",
+            PlannerSettings::gpuPerformanceCapWattsPerGpu, PlannerSettings.Builder::gpuPerformanceCapWattsPerGpu);
+    public static final PlannerSetting<Double> GPU_PERFORMANCE_CAP_PERCENT = row("GPU_PERFORMANCE_CAP_PERCENT",
+            "joulie.gpu-performance-cap-percent", "gpuPerformanceCapPercent", Kind.PERCENT, "100",
+            "GPU cap of the performance profile, percent of each board's maximum", PlannerSettings::gpuPerformanceCapPercent,
+            PlannerSettings.Builder::gpuPerformanceCapPercent);
+    public static final PlannerSetting<OptionalDouble> GPU_ECO_CAP_WATTS_PER_GPU = row("GPU_ECO_CAP_WATTS_PER_GPU",
+            "joulie.gpu-eco-cap-watts-per-gpu", "gpuEcoCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "GPU cap of the eco profile, watts per board; wins over the percent", PlannerSettings::gpuEcoCapWattsPerGpu,
+            PlannerSettings.Builder::gpuEcoCapWattsPerGpu);
+    public static final PlannerSetting<Double> GPU_ECO_CAP_PERCENT = row("GPU_ECO_CAP_PERCENT", "joulie.gpu-eco-cap-percent",
+            "gpuEcoCapPercent", Kind.PERCENT, "60", "GPU cap of the eco profile, percent of each board's maximum",
+            PlannerSettings::gpuEcoCapPercent, PlannerSettings.Builder::gpuEcoCapPercent);
     public static final PlannerSetting<Escalation> DOWNGRADE_ESCALATION = row("DOWNGRADE_ESCALATION",
             "joulie.downgrade-escalation", "downgradeEscalation", Kind.ESCALATION, "hold", "hold, force or evict",
             PlannerSettings::escalation, PlannerSettings.Builder::escalation)
@@ -80,11 +106,29 @@ public final class PlannerSetting<T> {
     public static final PlannerSetting<Duration> RECONCILE_INTERVAL = row("RECONCILE_INTERVAL", "joulie.reconcile-interval",
             "reconcileInterval", Kind.duration(DurationBound.POSITIVE), "1m", "planning interval",
             PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
+    public static final PlannerSetting<Double> DEMAND_HEADROOM_FRAC = row("DEMAND_HEADROOM_FRAC",
+            "joulie.demand-headroom-frac", "demandHeadroomFrac", Kind.HEADROOM, "0.2",
+            "demand_sized_v1 spare performance capacity", PlannerSettings::demandHeadroomFrac,
+            PlannerSettings.Builder::demandHeadroomFrac)
+            .simulator("planner.demandHeadroomFrac", "0.2");
+    public static final PlannerSetting<Map<String, Double>> ECO_CAP_WATTS_BY_TYPE = row("ECO_CAP_WATTS_BY_TYPE",
+            "joulie.eco-cap-watts-by-type", "ecoCapWattsByType", Kind.CAPS_BY_TYPE, "none", "eco cap by node type",
+            PlannerSettings::ecoCapWattsByType, PlannerSettings.Builder::ecoCapWattsByType)
+            .simulator("planner.ecoCapWattsByType", "none");
 
     /** Every row, in documentation order. */
     public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
-            QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, ECO_CAP_WATTS, DOWNGRADE_ESCALATION,
-            DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL);
+            QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT, ECO_CAP_WATTS, ECO_CAP_PERCENT,
+            GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT, GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT,
+            DOWNGRADE_ESCALATION, DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, DEMAND_HEADROOM_FRAC, ECO_CAP_WATTS_BY_TYPE);
+
+    /**
+     * Each profile's cap of one family, in watts or in percent: the watts, where set, are the cap; in {@code spec.policy}
+     * one unit at a time, and the one set there replaces the environment's cap of that profile and family.
+     */
+    static final List<List<PlannerSetting<?>>> CAP_PAIRS = List.of(List.of(PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT),
+            List.of(ECO_CAP_WATTS, ECO_CAP_PERCENT), List.of(GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT),
+            List.of(GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT));
 
     private final String env;
     private final String property;
@@ -225,7 +269,28 @@ public final class PlannerSetting<T> {
                 boundsInOrder(field, b.build(), problems);
             }
         }
+        onePerCap(field, b, problems);
         return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
+    }
+
+    /**
+     * A cap set in {@code spec.policy} replaces the environment's cap of its profile and family, whichever unit: a
+     * percent set there clears the environment's watts (which would win over it); watts and percent of one cap together
+     * are an error.
+     */
+    @SuppressWarnings("unchecked")
+    private static void onePerCap(Function<String, Object> field, PlannerSettings.Builder b, Problems problems) {
+        for (List<PlannerSetting<?>> pair : CAP_PAIRS) {
+            PlannerSetting<OptionalDouble> watts = (PlannerSetting<OptionalDouble>) pair.get(0);
+            PlannerSetting<?> percent = pair.get(1);
+            boolean wattsSet = field.apply(watts.specField) != null;
+            boolean percentSet = field.apply(percent.specField) != null;
+            if (wattsSet && percentSet) {
+                problems.add("spec.policy.%s and spec.policy.%s are mutually exclusive".formatted(watts.specField, percent.specField));
+            } else if (percentSet) {
+                watts.set.accept(b, OptionalDouble.empty());
+            }
+        }
     }
 
     private void overlayField(Object value, Problems problems, PlannerSettings.Builder b) {
@@ -245,11 +310,24 @@ public final class PlannerSetting<T> {
         }
     }
 
-    /** The settings as {@code spec.policy} fields, every one set ({@code status.effectivePolicy}). */
+    /**
+     * The settings as {@code spec.policy} fields ({@code status.effectivePolicy}): every one set, but of each cap only
+     * the unit in force (its watts where given, else its percent), as {@code spec.policy} may hold one.
+     */
     public static Map<String, Object> specFields(PlannerSettings s) {
         Map<String, Object> fields = new LinkedHashMap<>();
-        ALL.forEach(row -> fields.put(row.specField, row.specValue(s)));
+        ALL.forEach(row -> {
+            Object value = row.specValue(s);
+            if (value != null && !shadowed(row, s)) {
+                fields.put(row.specField, value);
+            }
+        });
         return fields;
+    }
+
+    /** A cap's percent where its watts are given: not in force. */
+    private static boolean shadowed(PlannerSetting<?> row, PlannerSettings s) {
+        return CAP_PAIRS.stream().anyMatch(pair -> pair.get(1) == row && ((OptionalDouble) pair.get(0).get(s)).isPresent());
     }
 
     private Object specValue(PlannerSettings s) {
@@ -282,12 +360,51 @@ public final class PlannerSetting<T> {
     abstract static class Kind<T> {
         static final Kind<Double> FRACTION = Numeric.decimal(v -> Double.isFinite(v) && v >= 0 && v <= 1,
                 "must be between 0 and 1", true);
-        static final Kind<Double> WATTS = Numeric.decimal(v -> Double.isFinite(v) && v > 0,
-                "a power cap must be greater than 0 watts", false);
+        static final Kind<Double> PERCENT = Numeric.decimal(v -> Double.isFinite(v) && v > 0 && v <= 100,
+                "a percent cap must be greater than 0 and at most 100", false);
+        /** Watts, or {@code none}: not set (the percent of the same cap applies). */
+        static final Kind<OptionalDouble> OPTIONAL_WATTS = new Kind<>() {
+            @Override
+            Optional<OptionalDouble> parse(String where, String text, Problems problems) {
+                if (text.strip().equalsIgnoreCase("none")) {
+                    return Optional.of(OptionalDouble.empty());
+                }
+                OptionalDouble v = problems.number(where, text);
+                return v.isPresent() ? Optional.of(v) : Optional.empty();
+            }
+
+            @Override
+            Optional<OptionalDouble> fromSpec(String where, Object value, Problems problems) {
+                return Optional.of(OptionalDouble.of(((Number) value).doubleValue()));
+            }
+
+            @Override
+            String format(OptionalDouble value) {
+                return value.isPresent() ? String.valueOf(value.getAsDouble()) : "none";
+            }
+
+            @Override
+            Object toSpec(OptionalDouble value) {
+                return value.isPresent() ? value.getAsDouble() : null;
+            }
+
+            @Override
+            boolean check(String where, Object raw, OptionalDouble value, Source source, Problems problems) {
+                if (value.isEmpty() || (Double.isFinite(value.getAsDouble()) && value.getAsDouble() > 0)) {
+                    return true;
+                }
+                problems.add(where, raw, "a power cap must be greater than 0 watts (or none)");
+                return false;
+            }
+        };
         static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
                 "must be hold, force or evict");
         static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
-                "is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)");
+                "is not a known policy (" + PolicyType.knownValues() + ")");
+        /** A share of capacity on top of a demand: no upper bound, never negative (everywhere). */
+        static final Kind<Double> HEADROOM = Numeric.decimal(v -> Double.isFinite(v) && v >= 0, "must be at least 0", false);
+        /** Eco caps by node type. */
+        static final Kind<Map<String, Double>> CAPS_BY_TYPE = new CapsByType();
         /** A number of seconds (the simulator's {@code planner.downgradeTimeoutSeconds}). */
         static final Kind<Duration> SECONDS = new Kind<>() {
             @Override
@@ -455,6 +572,87 @@ public final class PlannerSetting<T> {
         @Override
         String format(T value) {
             return format.apply(value);
+        }
+    }
+
+    /**
+     * Caps by node type: as text {@code dell-r640=260,dell-r940=507} (or {@code none}), in {@code spec.policy} a JSON
+     * object {@code {dell-r640: 260}}. Each type must be a label value and each cap greater than 0 watts, everywhere.
+     */
+    private static final class CapsByType extends Kind<Map<String, Double>> {
+        private static final String NONE = "none";
+
+        @Override
+        Optional<Map<String, Double>> parse(String where, String text, Problems problems) {
+            Map<String, Double> caps = new TreeMap<>();
+            if (text.isBlank() || text.trim().equalsIgnoreCase(NONE)) {
+                return Optional.of(caps);
+            }
+            int before = problems.lines().size();
+            for (String part : text.split(",")) {
+                String entry = part.trim();
+                String[] kv = entry.split("=", 2);
+                if (kv.length != 2) {
+                    problems.add(where, text, "'" + entry + "' is not type=watts");
+                    continue;
+                }
+                double watts;
+                try {
+                    watts = Double.parseDouble(kv[1].trim());
+                } catch (NumberFormatException e) {
+                    problems.add(where, text, "'" + entry + "': the cap is not a number");
+                    continue;
+                }
+                String problem = problem(kv[0].trim(), watts);
+                if (problem != null) {
+                    problems.add(where, text, "'" + entry + "': " + problem);
+                } else {
+                    caps.put(kv[0].trim(), watts);
+                }
+            }
+            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
+        }
+
+        @Override
+        Optional<Map<String, Double>> fromSpec(String where, Object value, Problems problems) {
+            if (!(value instanceof Map<?, ?> map)) {
+                problems.add(where, value, "must map node types to watts");
+                return Optional.empty();
+            }
+            Map<String, Double> caps = new TreeMap<>();
+            int before = problems.lines().size();
+            map.forEach((type, watts) -> {
+                String problem = watts instanceof Number n ? problem(String.valueOf(type), n.doubleValue()) : "is not a number";
+                if (problem != null) {
+                    problems.add(where + "." + type, watts, problem);
+                } else {
+                    caps.put(String.valueOf(type), ((Number) watts).doubleValue());
+                }
+            });
+            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
+        }
+
+        /** What is wrong with one type's cap, or null. */
+        private static String problem(String type, double watts) {
+            if (type.isEmpty() || !LabelSelector.isValidValue(type)) {
+                return "'" + type + "' is not a node type (a label value)";
+            }
+            return watts > 0 && Double.isFinite(watts) ? null : "a power cap must be greater than 0 watts";
+        }
+
+        @Override
+        String format(Map<String, Double> value) {
+            if (value.isEmpty()) {
+                return NONE;
+            }
+            StringBuilder text = new StringBuilder();
+            value.forEach((type, watts) -> text.append(text.isEmpty() ? "" : ",").append(type).append('=').append(watts));
+            return text.toString();
+        }
+
+        @Override
+        Object toSpec(Map<String, Double> value) {
+            return value;
         }
     }
 }

@@ -1,8 +1,15 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.TreeMap;
 
 /**
  * The planner's validated settings (see docs/configuration.md). Out-of-range numbers are not errors:
@@ -15,11 +22,20 @@ import java.time.Duration;
  * @param queueHpMin          queue_aware_v1 lower bound on performance nodes
  * @param queueHpMax          queue_aware_v1 upper bound on performance nodes
  * @param queuePerfPerHpNode  performance-only pods one performance node absorbs
- * @param performanceCapWatts cap written for the performance profile
- * @param ecoCapWatts         cap written for the eco profile
+ * @param performanceCapWatts CPU cap of the performance profile, watts for the node, when given in watts
+ * @param performanceCapPercent CPU cap of the performance profile, percent of each package's maximum (unless watts are given)
+ * @param ecoCapWatts         CPU cap of the eco profile, watts, when given in watts
+ * @param ecoCapPercent       CPU cap of the eco profile, percent (unless watts are given)
+ * @param gpuPerformanceCapWattsPerGpu GPU cap of the performance profile, watts per board, when given in watts
+ * @param gpuPerformanceCapPercent     GPU cap of the performance profile, percent of each board's maximum
+ * @param gpuEcoCapWattsPerGpu         GPU cap of the eco profile, watts per board, when given in watts
+ * @param gpuEcoCapPercent             GPU cap of the eco profile, percent
  * @param escalation          what to do when a drain outlasts the timeout
  * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
  * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
+ * @param demandHeadroomFrac  demand_sized_v1: spare share of performance capacity on top of the performance-only demand
+ * @param ecoCapWattsByType   eco CPU cap in watts of the nodes of a type (their {@code node.kubernetes.io/instance-type}
+ *                            label), instead of {@code ecoCapWatts} or {@code ecoCapPercent}
  */
 public record PlannerSettings(
         PolicyType policyType,
@@ -28,11 +44,24 @@ public record PlannerSettings(
         int queueHpMin,
         int queueHpMax,
         int queuePerfPerHpNode,
-        double performanceCapWatts,
-        double ecoCapWatts,
+        OptionalDouble performanceCapWatts,
+        double performanceCapPercent,
+        OptionalDouble ecoCapWatts,
+        double ecoCapPercent,
+        OptionalDouble gpuPerformanceCapWattsPerGpu,
+        double gpuPerformanceCapPercent,
+        OptionalDouble gpuEcoCapWattsPerGpu,
+        double gpuEcoCapPercent,
         Escalation escalation,
         Duration downgradeTimeout,
-        Duration reconcileInterval) {
+        Duration reconcileInterval,
+        double demandHeadroomFrac,
+        Map<String, Double> ecoCapWattsByType) {
+
+    public PlannerSettings {
+        // sorted by type, so that the settings print and compare the same way every time
+        ecoCapWattsByType = Collections.unmodifiableMap(new TreeMap<>(ecoCapWattsByType));
+    }
 
     private static final PlannerSettings DEFAULTS = PlannerSetting.documentedDefaults();
 
@@ -50,9 +79,30 @@ public record PlannerSettings(
         return toBuilder().policyType(type).build();
     }
 
-    /** The cap written for a profile. */
-    public double capWatts(Profile profile) {
-        return profile == Profile.PERFORMANCE ? performanceCapWatts : ecoCapWatts;
+    /** A profile's caps: each family's watts where given, else its percent (the eco caps of nodes whose type has none of its own). */
+    public ProfileCaps caps(Profile profile) {
+        boolean performance = profile == Profile.PERFORMANCE;
+        return new ProfileCaps(cpu(performance ? performanceCapWatts : ecoCapWatts, performance ? performanceCapPercent : ecoCapPercent),
+                gpu(performance ? gpuPerformanceCapWattsPerGpu : gpuEcoCapWattsPerGpu, performance ? gpuPerformanceCapPercent : gpuEcoCapPercent));
+    }
+
+    private static CpuPower cpu(OptionalDouble watts, double percent) {
+        return watts.isPresent() ? CpuPower.watts(watts.getAsDouble()) : CpuPower.percent(percent);
+    }
+
+    private static GpuPower gpu(OptionalDouble watts, double percent) {
+        return watts.isPresent() ? GpuPower.watts(watts.getAsDouble()) : GpuPower.percent(percent);
+    }
+
+    /** A profile's caps on a node with these labels: eco's CPU cap is that of the node's type, when one is set. */
+    public ProfileCaps caps(Profile profile, Map<String, String> nodeLabels) {
+        ProfileCaps caps = caps(profile);
+        if (profile == Profile.PERFORMANCE || ecoCapWattsByType.isEmpty()) {
+            return caps;
+        }
+        String type = nodeLabels.get(JoulieApi.NODE_TYPE_LABEL);
+        Double watts = type == null ? null : ecoCapWattsByType.get(type);
+        return watts == null ? caps : new ProfileCaps(CpuPower.watts(watts), caps.gpu());
     }
 
     /** Settings one at a time, starting from others: {@code defaults().toBuilder().staticHpFrac(0.75).build()}. */
@@ -63,11 +113,19 @@ public record PlannerSettings(
         private int queueHpMin;
         private int queueHpMax;
         private int queuePerfPerHpNode;
-        private double performanceCapWatts;
-        private double ecoCapWatts;
+        private OptionalDouble performanceCapWatts;
+        private double performanceCapPercent;
+        private OptionalDouble ecoCapWatts;
+        private double ecoCapPercent;
+        private OptionalDouble gpuPerformanceCapWattsPerGpu;
+        private double gpuPerformanceCapPercent;
+        private OptionalDouble gpuEcoCapWattsPerGpu;
+        private double gpuEcoCapPercent;
         private Escalation escalation;
         private Duration downgradeTimeout;
         private Duration reconcileInterval;
+        private double demandHeadroomFrac;
+        private Map<String, Double> ecoCapWattsByType = Map.of();
 
         Builder() {
         }
@@ -80,10 +138,18 @@ public record PlannerSettings(
             queueHpMax = s.queueHpMax;
             queuePerfPerHpNode = s.queuePerfPerHpNode;
             performanceCapWatts = s.performanceCapWatts;
+            performanceCapPercent = s.performanceCapPercent;
             ecoCapWatts = s.ecoCapWatts;
+            ecoCapPercent = s.ecoCapPercent;
+            gpuPerformanceCapWattsPerGpu = s.gpuPerformanceCapWattsPerGpu;
+            gpuPerformanceCapPercent = s.gpuPerformanceCapPercent;
+            gpuEcoCapWattsPerGpu = s.gpuEcoCapWattsPerGpu;
+            gpuEcoCapPercent = s.gpuEcoCapPercent;
             escalation = s.escalation;
             downgradeTimeout = s.downgradeTimeout;
             reconcileInterval = s.reconcileInterval;
+            demandHeadroomFrac = s.demandHeadroomFrac;
+            ecoCapWattsByType = s.ecoCapWattsByType;
         }
 
         public Builder policyType(PolicyType v) {
@@ -116,13 +182,43 @@ public record PlannerSettings(
             return this;
         }
 
-        public Builder performanceCapWatts(double v) {
+        public Builder performanceCapWatts(OptionalDouble v) {
             performanceCapWatts = v;
             return this;
         }
 
-        public Builder ecoCapWatts(double v) {
+        public Builder performanceCapPercent(double v) {
+            performanceCapPercent = v;
+            return this;
+        }
+
+        public Builder ecoCapWatts(OptionalDouble v) {
             ecoCapWatts = v;
+            return this;
+        }
+
+        public Builder ecoCapPercent(double v) {
+            ecoCapPercent = v;
+            return this;
+        }
+
+        public Builder gpuPerformanceCapWattsPerGpu(OptionalDouble v) {
+            gpuPerformanceCapWattsPerGpu = v;
+            return this;
+        }
+
+        public Builder gpuPerformanceCapPercent(double v) {
+            gpuPerformanceCapPercent = v;
+            return this;
+        }
+
+        public Builder gpuEcoCapWattsPerGpu(OptionalDouble v) {
+            gpuEcoCapWattsPerGpu = v;
+            return this;
+        }
+
+        public Builder gpuEcoCapPercent(double v) {
+            gpuEcoCapPercent = v;
             return this;
         }
 
@@ -141,9 +237,21 @@ public record PlannerSettings(
             return this;
         }
 
+        public Builder demandHeadroomFrac(double v) {
+            demandHeadroomFrac = v;
+            return this;
+        }
+
+        public Builder ecoCapWattsByType(Map<String, Double> v) {
+            ecoCapWattsByType = v;
+            return this;
+        }
+
         public PlannerSettings build() {
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
-                    performanceCapWatts, ecoCapWatts, escalation, downgradeTimeout, reconcileInterval);
+                    performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent, gpuPerformanceCapWattsPerGpu,
+                    gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval,
+                    demandHeadroomFrac, ecoCapWattsByType);
         }
     }
 }

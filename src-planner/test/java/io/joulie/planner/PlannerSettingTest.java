@@ -1,6 +1,8 @@
 package io.joulie.planner;
 
 import io.joulie.api.text.Problems;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -9,6 +11,7 @@ import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,8 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlannerSettingTest {
     static final PlannerSettings OTHER = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
             .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
-            .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
-            .reconcileInterval(Duration.ofSeconds(15)).build();
+            .performanceCapWatts(OptionalDouble.of(450.5)).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty())
+            .ecoCapPercent(55).gpuPerformanceCapWattsPerGpu(OptionalDouble.of(600)).gpuPerformanceCapPercent(100)
+            .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(45).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+            .reconcileInterval(Duration.ofSeconds(15)).demandHeadroomFrac(0.35)
+            .ecoCapWattsByType(Map.of("dell-r940", 507.5, "dell-r640", 260.0)).build();
 
     @Test
     void everySettingHasItsOwnNamesAndTheVariableIsThePropertyInCapitals() {
@@ -37,8 +43,10 @@ class PlannerSettingTest {
     void theDefaultsAreTheDocumentedOnes() {
         assertThat(PlannerSettings.defaults()).isEqualTo(new PlannerSettings.Builder().policyType(PolicyType.STATIC_PARTITION)
                 .staticHpFrac(0.5).queueHpBaseFrac(0.6).queueHpMin(1).queueHpMax(1_000_000).queuePerfPerHpNode(10)
-                .performanceCapWatts(5000).ecoCapWatts(120).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
-                .reconcileInterval(Duration.ofMinutes(1)).build());
+                .performanceCapWatts(OptionalDouble.empty()).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty()).ecoCapPercent(60)
+                .gpuPerformanceCapWattsPerGpu(OptionalDouble.empty()).gpuPerformanceCapPercent(100)
+                .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(60).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
+                .reconcileInterval(Duration.ofMinutes(1)).demandHeadroomFrac(0.2).ecoCapWattsByType(Map.of()).build());
     }
 
     @Test
@@ -46,7 +54,9 @@ class PlannerSettingTest {
         Map<String, String> env = PlannerSetting.environment(OTHER);
         assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")
                 .containsEntry("QUEUE_HP_MIN", "2").containsEntry("DOWNGRADE_TIMEOUT", "1h30m")
-                .containsEntry("DOWNGRADE_ESCALATION", "evict").hasSize(PlannerSetting.ALL.size());
+                .containsEntry("DOWNGRADE_ESCALATION", "evict").containsEntry("ECO_CAP_WATTS_BY_TYPE", "dell-r640=260.0,dell-r940=507.5")
+                .hasSize(PlannerSetting.ALL.size());
+        assertThat(PlannerSetting.environment(PlannerSettings.defaults())).containsEntry("ECO_CAP_WATTS_BY_TYPE", "none");
 
         Problems problems = new Problems();
         var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
@@ -60,7 +70,12 @@ class PlannerSettingTest {
     void theSpecFieldsItWritesOverlayBackToTheSameSettings() {
         Map<String, Object> fields = PlannerSetting.specFields(OTHER);
         assertThat(fields).containsEntry("type", "queue_aware_v1").containsEntry("staticHpFrac", 0.25)
-                .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m");
+                .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m")
+                .containsEntry("ecoCapWattsByType", Map.of("dell-r640", 260.0, "dell-r940", 507.5));
+        // one unit per cap: the watts where they are the cap, else the percent
+        assertThat(fields).containsEntry("performanceCapWatts", 450.5).doesNotContainKey("performanceCapPercent")
+                .containsEntry("ecoCapPercent", 55.0).doesNotContainKey("ecoCapWatts")
+                .containsEntry("gpuPerformanceCapWattsPerGpu", 600.0).containsEntry("gpuEcoCapPercent", 45.0);
 
         Problems problems = new Problems();
         assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), fields::get, problems)).contains(OTHER);
@@ -86,7 +101,8 @@ class PlannerSettingTest {
         Problems strict = new Problems();
         assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), spec::get, strict)).isEmpty();
         assertThat(strict.lines()).containsExactly(
-                "spec.policy.type 'carbon_magic_v9' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)",
+                "spec.policy.type 'carbon_magic_v9' is not a known policy (static_partition, queue_aware_v1, demand_sized_v1,"
+                        + " rule_swap_v1)",
                 "spec.policy.staticHpFrac = 1.5: must be between 0 and 1",
                 "spec.policy.queueHpMin = -3: must be at least 0");
     }
@@ -104,7 +120,7 @@ class PlannerSettingTest {
 
         assertThat(problems.lines()).isEmpty();
         assertThat(s.orElseThrow().downgradeTimeout()).isEqualTo(Duration.ofMillis(90_500));
-        assertThat(s.orElseThrow().ecoCapWatts()).isEqualTo(260);
+        assertThat(s.orElseThrow().ecoCapWatts()).hasValue(260);
         assertThat(s.orElseThrow().reconcileInterval()).as("not a parameter: the default").isEqualTo(Duration.ofMinutes(1));
 
         params.put("planner.escalation", "panic");
@@ -112,7 +128,39 @@ class PlannerSettingTest {
         Problems bad = new Problems();
         assertThat(PlannerSetting.read(PlannerSetting.Source.SIMULATOR, row -> params.get(row.simulatorKey().orElseThrow()),
                 row -> row.simulatorKey().orElseThrow(), bad).settings()).isEmpty();
-        assertThat(bad.lines()).containsExactly("planner.ecoCapWatts = '0': a power cap must be greater than 0 watts",
+        assertThat(bad.lines()).containsExactly("planner.ecoCapWatts = '0': a power cap must be greater than 0 watts (or none)",
                 "planner.escalation = 'panic': must be hold, force or evict");
+    }
+
+    @Test
+    void aCapIsWattsWhereGivenElseItsPercentAndSpecPolicySetsOneUnitThatReplacesTheEnvironmentsCap() {
+        PlannerSettings env = PlannerSettings.defaults().toBuilder().ecoCapWatts(OptionalDouble.of(120)).build();
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.ECO).cpu()).isEqualTo(CpuPower.watts(120));
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.PERFORMANCE).cpu()).isEqualTo(CpuPower.percent(100));
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.ECO).gpu()).isEqualTo(GpuPower.percent(60));
+
+        Problems problems = new Problems();
+        PlannerSettings overlaid = PlannerSetting.overlay(env, Map.<String, Object>of("ecoCapPercent", 50.0)::get, problems).orElseThrow();
+        assertThat(overlaid.caps(io.joulie.api.v1alpha1.Profile.ECO).cpu()).as("the percent set in spec.policy is the cap")
+                .isEqualTo(CpuPower.percent(50));
+
+        Problems both = new Problems();
+        assertThat(PlannerSetting.overlay(env, Map.<String, Object>of("gpuEcoCapWattsPerGpu", 300.0, "gpuEcoCapPercent", 50.0)::get,
+                both)).isEmpty();
+        assertThat(both.lines()).containsExactly(
+                "spec.policy.gpuEcoCapWattsPerGpu and spec.policy.gpuEcoCapPercent are mutually exclusive");
+
+        Problems range = new Problems();
+        assertThat(PlannerSetting.overlay(env, Map.<String, Object>of("ecoCapPercent", 120.0)::get, range)).isEmpty();
+        assertThat(range.lines()).containsExactly("spec.policy.ecoCapPercent = 120.0: a percent cap must be greater than 0 and at most 100");
+        Map<String, String> text = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        text.put("ECO_CAP_PERCENT", "0");
+        text.put("GPU_ECO_CAP_WATTS_PER_GPU", "-1");
+        Problems strictEverywhere = new Problems();
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> text.get(s.env()), PlannerSetting::env, strictEverywhere)
+                .settings()).isEmpty();
+        assertThat(strictEverywhere.lines()).containsExactly(
+                "ECO_CAP_PERCENT = '0': a percent cap must be greater than 0 and at most 100",
+                "GPU_ECO_CAP_WATTS_PER_GPU = '-1': a power cap must be greater than 0 watts (or none)");
     }
 }

@@ -4,25 +4,27 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
 import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
 import io.joulie.api.v1alpha1.JoulieEvents;
-import io.joulie.api.v1alpha1.TelemetryProfile;
 import org.jboss.logging.Logger;
 
 import java.time.InstantSource;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Records on the Node an Event for each change of what the agent did there (docs/metrics.md#events):
  * {@code CapApplied} (Normal), {@code CapBlocked} and {@code CapError} (Warning), with the backend and the outcome's
- * message; an outcome of no control records none. It is the second part of the status sink, so it records exactly
- * when the TelemetryProfile status changes (decision 13): a converged node, and an agent that restarts into the
- * same outcome, record nothing. The Event names the Node by name as its uid, as the kubelet's own do, so
+ * message, one per family (CPU, GPU) whose outcome changed; an outcome of no control records none. The
+ * {@link StatusPublisher} calls it once the status was written, so it records exactly when the TelemetryProfile
+ * status of that family changes (decision 13): a converged node, and an agent that restarts into the same outcome,
+ * record nothing. The Event names the Node by name as its uid, as the kubelet's own do, so
  * {@code kubectl describe node} lists it without the agent reading the Node. A failure is logged and counted,
  * never fatal.
  */
-public final class NodeEvents implements StatusPublisher.Sink {
+public final class NodeEvents implements StatusPublisher.Changes {
     private static final Logger LOG = Logger.getLogger(NodeEvents.class);
     static final String COMPONENT = "joulie-agent";
 
@@ -59,7 +61,11 @@ public final class NodeEvents implements StatusPublisher.Sink {
     }
 
     @Override
-    public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
+    public void changed(String node, Map<Family, ControlOutcome> changed) {
+        changed.values().forEach(outcome -> record(node, outcome));
+    }
+
+    private void record(String node, ControlOutcome outcome) {
         Reason.of(outcome).ifPresent(reason -> {
             var about = new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(node).withUid(node).build();
             var event = JoulieEvents.event(about, reason.type, reason.name(), message(outcome), COMPONENT, node, clock.instant());

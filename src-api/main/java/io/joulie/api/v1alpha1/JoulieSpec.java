@@ -38,11 +38,26 @@ public record JoulieSpec(
      * same meaning; unset fields keep the environment's value.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!(has(self.performanceCapWatts) && has(self.performanceCapPercent))",
+            message = "performanceCapWatts and performanceCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.ecoCapWatts) && has(self.ecoCapPercent))",
+            message = "ecoCapWatts and ecoCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.gpuPerformanceCapWattsPerGpu) && has(self.gpuPerformanceCapPercent))",
+            message = "gpuPerformanceCapWattsPerGpu and gpuPerformanceCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.gpuEcoCapWattsPerGpu) && has(self.gpuEcoCapPercent))",
+            message = "gpuEcoCapWattsPerGpu and gpuEcoCapPercent are mutually exclusive")
     @ValidationRule(value = "!has(self.ecoCapWatts) || !has(self.performanceCapWatts) || self.ecoCapWatts <= self.performanceCapWatts",
             message = "ecoCapWatts must not be above performanceCapWatts")
+    @ValidationRule(value = "!has(self.ecoCapPercent) || !has(self.performanceCapPercent) || self.ecoCapPercent <= self.performanceCapPercent",
+            message = "ecoCapPercent must not be above performanceCapPercent")
+    @ValidationRule(value = "!has(self.gpuEcoCapWattsPerGpu) || !has(self.gpuPerformanceCapWattsPerGpu) "
+            + "|| self.gpuEcoCapWattsPerGpu <= self.gpuPerformanceCapWattsPerGpu",
+            message = "gpuEcoCapWattsPerGpu must not be above gpuPerformanceCapWattsPerGpu")
+    @ValidationRule(value = "!has(self.gpuEcoCapPercent) || !has(self.gpuPerformanceCapPercent) || self.gpuEcoCapPercent <= self.gpuPerformanceCapPercent",
+            message = "gpuEcoCapPercent must not be above gpuPerformanceCapPercent")
     public record Policy(
-            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
-            @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
+            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1 (POLICY_TYPE).")
+            @Pattern("^(static_partition|queue_aware_v1|demand_sized_v1|rule_swap_v1)$")
             String type,
             @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1 (STATIC_HP_FRAC).")
             @Min(0) @Max(1)
@@ -59,12 +74,37 @@ public record JoulieSpec(
             @JsonPropertyDescription("queue_aware_v1: performance-only pods one performance node absorbs (QUEUE_PERF_PER_HP_NODE).")
             @Min(1)
             Integer queuePerfPerHpNode,
-            @JsonPropertyDescription("CPU power cap of the performance profile in watts (PERFORMANCE_CAP_WATTS).")
+            @JsonPropertyDescription("CPU power cap of the performance profile in watts for the node (PERFORMANCE_CAP_WATTS); "
+                    + "instead of performanceCapPercent.")
             @Min(1)
             Double performanceCapWatts,
-            @JsonPropertyDescription("CPU power cap of the eco profile in watts (ECO_CAP_WATTS).")
+            @JsonPropertyDescription("CPU power cap of the performance profile, percent of each package's maximum, 0..100 "
+                    + "(PERFORMANCE_CAP_PERCENT); instead of performanceCapWatts.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double performanceCapPercent,
+            @JsonPropertyDescription("CPU power cap of the eco profile in watts for the node (ECO_CAP_WATTS); instead of ecoCapPercent.")
             @Min(1)
             Double ecoCapWatts,
+            @JsonPropertyDescription("CPU power cap of the eco profile, percent of each package's maximum, 0..100 (ECO_CAP_PERCENT); "
+                    + "instead of ecoCapWatts.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double ecoCapPercent,
+            @JsonPropertyDescription("GPU power cap of the performance profile in watts per board (GPU_PERFORMANCE_CAP_WATTS_PER_GPU); "
+                    + "instead of gpuPerformanceCapPercent.")
+            @Min(1)
+            Double gpuPerformanceCapWattsPerGpu,
+            @JsonPropertyDescription("GPU power cap of the performance profile, percent of each board's maximum, 0..100 "
+                    + "(GPU_PERFORMANCE_CAP_PERCENT); instead of gpuPerformanceCapWattsPerGpu.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double gpuPerformanceCapPercent,
+            @JsonPropertyDescription("GPU power cap of the eco profile in watts per board (GPU_ECO_CAP_WATTS_PER_GPU); instead of "
+                    + "gpuEcoCapPercent.")
+            @Min(1)
+            Double gpuEcoCapWattsPerGpu,
+            @JsonPropertyDescription("GPU power cap of the eco profile, percent of each board's maximum, 0..100 (GPU_ECO_CAP_PERCENT); "
+                    + "instead of gpuEcoCapWattsPerGpu.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double gpuEcoCapPercent,
             @JsonPropertyDescription("What a drain that outlasts downgradeTimeout does: hold, force or evict (DOWNGRADE_ESCALATION).")
             @Pattern("^(hold|force|evict)$")
             String downgradeEscalation,
@@ -74,12 +114,19 @@ public record JoulieSpec(
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
             @Pattern(Forms.DURATION)
             String reconcileInterval,
+            @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
+                    + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
+            @Min(0)
+            Double demandHeadroomFrac,
+            @JsonPropertyDescription("Eco cap in watts by node type (the node.kubernetes.io/instance-type label), instead "
+                    + "of ecoCapWatts or ecoCapPercent for the nodes of that type (ECO_CAP_WATTS_BY_TYPE).")
+            Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             @Pattern(Forms.TIME_ZONE)
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
             List<PolicyRulesSpec.Schedule> schedules,
-            @JsonPropertyDescription("Upper bound on the managed nodes' summed CPU package power.")
+            @JsonPropertyDescription("Upper bound on the managed nodes' summed power (CPU packages, and GPU boards where capped).")
             PolicyRulesSpec.PowerBudget powerBudget,
             @JsonPropertyDescription("Hot nodes and racks become the first choice for eco.")
             PolicyRulesSpec.Hotspots hotspots,
@@ -102,8 +149,10 @@ public record JoulieSpec(
         /** These planner settings with the rule fields of {@code rules} (none when it is null). */
         public Policy withRulesOf(Policy rules) {
             return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
-                    queuePerfPerHpNode, performanceCapWatts, ecoCapWatts, downgradeEscalation, downgradeTimeout,
-                    reconcileInterval, rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+                    queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
+                    gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
+                    downgradeEscalation, downgradeTimeout, reconcileInterval, demandHeadroomFrac, ecoCapWattsByType,
+                    rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
         }
     }
 

@@ -4,7 +4,11 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.planner.ClusterContext;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,9 +21,11 @@ import java.util.List;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Of each Pod
- * only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks just the active
- * performance-only pods, by node. Nodes are kept without their status ({@link TrimmedStore}), and no object read by the
+ * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it
+ * never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand are kept
+ * ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active performance-only
+ * pods, by node, and the CPU demands demand_sized_v1 sizes pools for. Nodes are kept without their status but for the
+ * allocatable CPU and the GPUs they advertise ({@link TrimmedStore}), and no object read by the
  * operator's client carries its managedFields ({@link IgnoreManagedFields}).
  */
 @ApplicationScoped
@@ -32,6 +38,8 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
+    /** Nodes, NodePowerProfiles, NodeHardware, the Joulie resource (Pods have a watch of their own, {@link PodWatch}). */
+    private static final int INFORMERS = 4;
 
 
     private final KubernetesClient client;
@@ -40,6 +48,7 @@ public class ClusterView {
     private final PodFacts podFacts = new PodFacts();
     private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
+    private SharedIndexInformer<NodeHardware> hardware;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -51,9 +60,10 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
-        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
+        // Of a Node's status (conditions, images: often the bulk of a real Node) only the allocatable CPU and GPUs are read here.
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = new PodWatch(client, podFacts, LIST_PAGE);
@@ -71,9 +81,9 @@ public class ClusterView {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
-        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
+        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(INFORMERS + 1);
         started.add(pods.start());
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, installation)) {
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, hardware, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -86,7 +96,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, NodeHardware and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -99,12 +109,15 @@ public class ClusterView {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(3);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(INFORMERS);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
+        }
+        if (hardware != null) {
+            list.add(hardware);
         }
         if (installation != null) {
             list.add(installation);
@@ -135,7 +148,7 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 3 || pods == null) {
+        if (all.size() < INFORMERS || pods == null) {
             return List.of("watches not started");
         }
         List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
@@ -180,9 +193,20 @@ public class ClusterView {
         return profiles.getStore().getByKey(name);
     }
 
+    /** The node's hardware as its agent published it (the NodeHardware of the node's name whose spec names it), or null. */
+    public NodeHardwareStatus hardware(String node) {
+        NodeHardware nhw = hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node));
+        return nhw != null && nhw.getSpec() != null && node.equals(nhw.getSpec().nodeName()) ? nhw.getStatus() : null;
+    }
+
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
         return podFacts.onNode(node);
+    }
+
+    /** The CPU active performance-only, eco-only and eco-declaring pods request, cluster-wide, scheduled or pending. */
+    public ClusterContext.CpuDemand cpuDemand() {
+        return podFacts.demand();
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */

@@ -1,6 +1,8 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
@@ -8,6 +10,7 @@ import io.joulie.operator.config.OperatorSettings;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodePower;
 import io.joulie.operator.telemetry.TelemetrySource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -21,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
@@ -66,7 +70,8 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            ClusterContext.Exclusion exclusion = exclusion(name, labels);
+            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            ClusterContext.Exclusion exclusion = exclusion(name, labels, power);
             if (exclusion != null) {
                 excluded.add(exclusion);
                 if (npp != null) {
@@ -77,7 +82,7 @@ public class InformerContextProvider implements ContextProvider {
             boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
             StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
             managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    view.performancePods(name)));
+                    view.performancePods(name), allocatableCpu(node), power));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -85,21 +90,69 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read());
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read(),
+                view.cpuDemand());
+    }
+
+    /** The node's allocatable CPU cores, 0 when it reports none. */
+    static double allocatableCpu(Node node) {
+        Quantity cpu = allocatable(node).get(CPU);
+        return cpu == null ? 0 : Quantity.getAmountInBytes(cpu).doubleValue();
     }
 
     /**
-     * Node probing: a node whose agent reported that it can write neither a RAPL limit nor cpufreq limits
-     * has no way to enforce a profile, so planning it would only move its label. A node not probed yet
-     * (no capability labels) is planned.
+     * Capability-based eligibility: a node whose agent found no way to cap either its CPU or its GPUs has no way to
+     * enforce a profile, so planning it would only move its label. The node's NodeHardware says what its agent found
+     * (a GPU node whose CPU cannot be capped is managed through its boards); before the agent has published one, the
+     * capability labels do (no writable RAPL limit and no cpufreq, and no GPU the Node advertises). A node not probed
+     * yet is planned.
      */
-    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels) {
-        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))) {
+    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels, NodePower power) {
+        if (power.inventory()) {
+            return power.controllable() ? null : new ClusterContext.Exclusion(node, "NoPowerControl",
+                    "its NodeHardware says neither the CPU nor the GPUs can be capped (cpu.control and gpu.control none)");
+        }
+        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))
+                && power.gpus() == 0) {
             return new ClusterContext.Exclusion(node, "NoPowerControl",
-                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false)"
+                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false) and the node advertises no GPU"
                             .formatted(JoulieApi.FEATURE_RAPL_WRITABLE, JoulieApi.FEATURE_CPUFREQ));
         }
         return null;
+    }
+
+    /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
+    static int advertisedGpus(Node node) {
+        return gpusAllocatable(node).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
+    }
+
+    /**
+     * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only its
+     * allocatable CPU, which {@link #allocatableCpu} reads (demand_sized_v1 sizes pools by it), and the GPU boards it
+     * advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
+     */
+    static void trimStatus(Node node) {
+        Map<String, Quantity> allocatable = allocatable(node);
+        Map<String, Quantity> kept = new TreeMap<>();
+        KEPT_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> kept.put(r, allocatable.get(r)));
+        node.setStatus(kept.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(kept).build());
+    }
+
+    private static final String CPU = "cpu";
+    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+    /** The allocatable resources the view keeps of a Node's status. */
+    private static final List<String> KEPT_RESOURCES = java.util.stream.Stream.concat(java.util.stream.Stream.of(CPU),
+            GPU_RESOURCES.stream()).toList();
+
+    private static Map<String, Quantity> allocatable(Node node) {
+        return node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of() : node.getStatus().getAllocatable();
+    }
+
+    private static Map<String, Quantity> gpusAllocatable(Node node) {
+        Map<String, Quantity> allocatable = allocatable(node);
+        Map<String, Quantity> gpus = new TreeMap<>();
+        GPU_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> gpus.put(r, allocatable.get(r)));
+        return gpus;
     }
 
     boolean isManaged(Map<String, String> labels) {

@@ -78,7 +78,7 @@ public class KubernetesActuator implements ActuationAdapter {
 
     private boolean writeProfile(NodeAssignment a, String name, NodePowerProfile current) {
         NodePowerProfileSpec spec = new NodePowerProfileSpec(a.node(), a.profile(),
-                new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
+                a.cpu(), a.gpu(), new NodePowerProfileSpec.PolicyRef(a.policyName()));
         boolean wrote = false;
         if (current == null) {
             current = create(name, a.node(), spec);

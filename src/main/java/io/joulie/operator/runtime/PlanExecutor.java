@@ -81,10 +81,9 @@ public class PlanExecutor {
         List<BooleanSupplier> raises = new ArrayList<>();
         List<BooleanSupplier> others = new ArrayList<>();
         Map<String, String> owners = profileOwners(plan.transitions());
-        String policyName = plan.plan().policyName();
         for (Transition t : plan.transitions()) {
             String owner = owners.get(JoulieApi.nodePowerProfileName(t.node()));
-            BooleanSupplier write = owner.equals(t.node()) ? () -> apply(t, settings, policyName) : () -> collides(t, owner);
+            BooleanSupplier write = owner.equals(t.node()) ? () -> apply(t, plan.assignment(t, settings)) : () -> collides(t, owner);
             (t.changed() && t.to() == PowerState.ActivePerformance ? raises : others).add(write);
         }
         List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
@@ -121,13 +120,13 @@ public class PlanExecutor {
         return false;
     }
 
-    private boolean apply(Transition t, PlannerSettings settings, String policyName) {
+    private boolean apply(Transition t, NodeAssignment assignment) {
         try {
             boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t);
             if (t.outcome() != Outcome.EVICTED) {
                 refusedEvictions.remove(t.node());
             }
-            actuation.apply(NodeAssignment.of(t, settings, policyName));
+            actuation.apply(assignment);
             if (t.outcome() != Outcome.STEADY) {
                 metrics.transition(t.from(), t.changed() ? t.to() : t.requested(), t.outcome());
             }

@@ -6,10 +6,14 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareSpec;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
@@ -51,6 +55,7 @@ final class Cluster {
         client.pods().inAnyNamespace().delete();
         await().atMost(WAIT).until(() -> view.nodes().isEmpty() && view.performancePodCount() == 0);
         client.resources(NodePowerProfile.class).delete();
+        client.resources(NodeHardware.class).delete();
         client.v1().events().inAnyNamespace().list().getItems().stream()
                 .filter(e -> "NodePowerProfile".equals(e.getInvolvedObject().getKind()))
                 .forEach(e -> client.resource(e).delete());
@@ -133,9 +138,57 @@ final class Cluster {
         return node(name, Map.of(MANAGED, "true"));
     }
 
+    /** A managed node whose device plugin advertises {@code gpus} allocatable {@code nvidia.com/gpu}. */
+    Node managedGpuNode(String name, int gpus) {
+        return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(Map.of(MANAGED, "true"))
+                .endMetadata().withNewSpec().endSpec().withNewStatus()
+                .addToAllocatable("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity(Integer.toString(gpus)))
+                .endStatus().build()).create();
+    }
+
+    /** The node's NodeHardware as its agent writes it, once the operator's view has it. */
+    void hardware(String node, NodeHardwareStatus status) {
+        NodeHardware nhw = new NodeHardware();
+        nhw.getMetadata().setName(JoulieApi.nodePowerProfileName(node));
+        nhw.setSpec(new NodeHardwareSpec(node));
+        nhw = client.resource(nhw).create();
+        nhw.setStatus(status);
+        client.resource(nhw).updateStatus();
+        await().atMost(WAIT).until(() -> status.equals(view.hardware(node)));
+    }
+
     Node node(String name, Map<String, String> labels) {
         return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
                 .withNewSpec().endSpec().build()).create();
+    }
+
+    /**
+     * A managed node of type {@code type} (its {@code node.kubernetes.io/instance-type} label) reporting {@code cores}
+     * of allocatable CPU, as a kubelet does through the status subresource.
+     */
+    Node typedNode(String name, String type, int cores) {
+        Quantity cpu = new Quantity(Integer.toString(cores));
+        node(name, Map.of(MANAGED, "true", JoulieApi.NODE_TYPE_LABEL, type));
+        return client.nodes().withName(name).editStatus(n -> new NodeBuilder(n).editOrNewStatus().addToAllocatable("cpu", cpu)
+                .addToCapacity("cpu", cpu).endStatus().build());
+    }
+
+    /**
+     * A pod requesting {@code cpu} cores whose nodeSelector asks for {@code profile} (null: none), running on {@code node}
+     * or pending (null), declaring {@code joulie.io/workload-class: eco} or not.
+     */
+    Pod podRequesting(String ns, String name, String node, String profile, String cpu, boolean declaresEco) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox")
+                .withNewResources().addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase(node == null ? "Pending" : "Running").endStatus();
+        if (profile != null) {
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
+        }
+        if (declaresEco) {
+            b.editMetadata().addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, JoulieApi.WORKLOAD_CLASS_ECO).endMetadata();
+        }
+        return client.pods().inNamespace(ns).resource(b.build()).create();
     }
 
     /** A running pod pinned to {@code node} whose nodeSelector asks for {@code profile} (null: none). */
