@@ -1,6 +1,6 @@
 // kubectl-joulie is a kubectl plugin for Joulie (docs/troubleshooting.md): "kubectl joulie status" shows, per
-// managed node, the profile and state the operator planned, since when and why, the cap it asks for and the cap the
-// agent applied, the agent's result and the node's performance-only pods; --watch redraws it on every change.
+// managed node, the profile and state the operator planned, since when and why, the CPU and GPU caps it asks for and
+// those the agent applied, the agent's results and the node's performance-only pods; --watch redraws it on every change.
 package main
 
 import (
@@ -36,8 +36,9 @@ var (
 
 const usage = `Usage: kubectl joulie status [--watch] [--node NAME] [--kubeconfig FILE] [--context NAME]
 
-Per managed node: the profile and state the operator planned, since when, the cap it asks for (CAP) and the one
-the agent applied (APPLIED), the agent's result, the node's performance-only pods and why the node is where it is;
+Per managed node: the profile and state the operator planned, since when, the CPU and GPU caps it asks for (CAP,
+GPU CAP: watts or a percent of the hardware's maximum) and the watts the agent applied (APPLIED, GPU APPLIED per
+board), the agent's results, the node's performance-only pods and why the node is where it is;
 first a line on the Joulie resource (conditions, agents, policy). --watch redraws on every change (Ctrl-C ends).
 `
 

@@ -15,27 +15,27 @@ import (
 
 // snapshot is what the status is made of: the objects as the API server has them.
 type snapshot struct {
-	joulie   *unstructured.Unstructured   // the Joulie resource named joulie, nil when there is none
-	profiles []unstructured.Unstructured  // NodePowerProfiles
+	joulie    *unstructured.Unstructured  // the Joulie resource named joulie, nil when there is none
+	profiles  []unstructured.Unstructured // NodePowerProfiles
 	telemetry []unstructured.Unstructured // TelemetryProfiles
-	pods     []corev1.Pod
+	pods      []corev1.Pod
 }
 
 // row is one node of the table.
 type row struct {
-	node, profile, state, since, desired, applied, agent, perfPods, why string
+	node, profile, state, since, desired, applied, gpuDesired, gpuApplied, agent, perfPods, why string
 }
 
 // rows joins what the operator wants (NodePowerProfile), what the agent did (the node's TelemetryProfile status) and the
 // node's performance-only pods, one row per planned node, then the nodes the operator left out of planning.
 func rows(s snapshot, now time.Time, only string) []row {
-	agents := map[string]map[string]any{}
+	agents := map[string]map[string]any{} // node -> status.control of its TelemetryProfile
 	for _, tp := range s.telemetry {
 		scope, _, _ := unstructured.NestedString(tp.Object, "spec", "target", "scope")
 		node, _, _ := unstructured.NestedString(tp.Object, "spec", "target", "nodeName")
-		cpu, found, _ := unstructured.NestedMap(tp.Object, "status", "control", "cpu")
+		control, found, _ := unstructured.NestedMap(tp.Object, "status", "control")
 		if scope == "node" && node != "" && found {
-			agents[node] = cpu
+			agents[node] = control
 		}
 	}
 	perf := map[string]int{}
@@ -55,20 +55,30 @@ func rows(s snapshot, now time.Time, only string) []row {
 		r.profile, _, _ = unstructured.NestedString(npp.Object, "spec", "profile")
 		r.state = orDash(str(npp.Object, "status", "state"))
 		r.since = age(str(npp.Object, "status", "since"), now)
-		r.desired = watts(npp.Object, "spec", "cpu", "packagePowerCapWatts")
+		r.desired = capOf(npp.Object, "cpu", "packagePowerCapWatts", "packagePowerCapPercent")
+		r.gpuDesired = capOf(npp.Object, "gpu", "powerCapWattsPerGpu", "powerCapPercent")
 		r.why = str(npp.Object, "status", "reason")
-		r.applied, r.agent = "-", "-"
-		if cpu, ok := agents[node]; ok {
-			r.applied = watts(cpu, "observed", "capWatts")
-			result, backend := str(cpu, "result"), str(cpu, "backend")
-			r.agent = result
-			if backend != "" {
-				r.agent += "/" + backend
+		r.applied, r.gpuApplied, r.agent = "-", "-", ""
+		for _, family := range []struct{ name, observed string }{{"cpu", "capWatts"}, {"gpu", "capWattsPerGpu"}} {
+			c, ok := agents[node][family.name].(map[string]any)
+			if !ok || (family.name == "gpu" && str(c, "result") == "none") { // no GPU control there: nothing to show
+				continue
 			}
-			if result != "applied" && str(cpu, "message") != "" {
-				r.why = join(r.why, "agent: "+str(cpu, "message"))
+			if family.name == "cpu" {
+				r.applied = watts(c, "observed", family.observed)
+			} else {
+				r.gpuApplied = watts(c, "observed", family.observed)
+			}
+			result, backend := str(c, "result"), str(c, "backend")
+			if backend != "" {
+				result += "/" + backend
+			}
+			r.agent = strings.TrimSpace(r.agent + " " + result)
+			if str(c, "result") != "applied" && str(c, "message") != "" {
+				r.why = join(r.why, "agent: "+str(c, "message"))
 			}
 		}
+		r.agent = orDash(r.agent)
 		r.why = orDash(r.why)
 		out = append(out, r)
 	}
@@ -80,7 +90,8 @@ func rows(s snapshot, now time.Time, only string) []row {
 			if only != "" && node != only {
 				continue
 			}
-			out = append(out, row{node: node, profile: "-", state: "Excluded", since: "-", desired: "-", applied: "-", agent: "-",
+			out = append(out, row{node: node, profile: "-", state: "Excluded", since: "-", desired: "-", applied: "-", gpuDesired: "-",
+				gpuApplied: "-", agent: "-",
 				perfPods: strconv.Itoa(perf[node]), why: orDash(join(str(m, "reason"), str(m, "message")))})
 		}
 	}
@@ -92,10 +103,10 @@ func rows(s snapshot, now time.Time, only string) []row {
 func render(w io.Writer, s snapshot, now time.Time, only string) {
 	fmt.Fprintln(w, summary(s))
 	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(t, "NODE\tPROFILE\tSTATE\tSINCE\tCAP (W)\tAPPLIED (W)\tAGENT\tPERF PODS\tWHY")
+	fmt.Fprintln(t, "NODE\tPROFILE\tSTATE\tSINCE\tCAP\tAPPLIED (W)\tGPU CAP\tGPU APPLIED (W)\tAGENT\tPERF PODS\tWHY")
 	for _, r := range rows(s, now, only) {
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.profile, r.state, r.since, r.desired, r.applied,
-			r.agent, r.perfPods, r.why)
+		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.profile, r.state, r.since, r.desired, r.applied,
+			r.gpuDesired, r.gpuApplied, r.agent, r.perfPods, r.why)
 	}
 	t.Flush()
 }
@@ -167,6 +178,17 @@ func watts(obj map[string]any, fields ...string) string {
 		return strconv.FormatInt(n, 10)
 	}
 	return fmt.Sprint(v)
+}
+
+// capOf is the cap a NodePowerProfile asks of a family: "240 W" or "60 %" (per package or board); "-" when it asks none.
+func capOf(npp map[string]any, family, wattsField, percentField string) string {
+	if w := watts(npp, "spec", family, wattsField); w != "-" {
+		return w + " W"
+	}
+	if p := watts(npp, "spec", family, percentField); p != "-" {
+		return p + " %"
+	}
+	return "-"
 }
 
 // age is how long ago an RFC 3339 time was, as kubectl shows ages (45s, 12m, 3h5m, 2d).

@@ -75,16 +75,18 @@ func TestARowJoinsPlanAgentAndPods(t *testing.T) {
 				"status": map[string]any{"state": "DrainingPerformance", "since": "2026-11-24T11:55:00Z",
 					"reason": "draining 1 performance-only pod: work/p1"}}),
 			obj(map[string]any{"spec": map[string]any{"nodeName": "n2", "profile": "performance",
-				"cpu": map[string]any{"packagePowerCapWatts": int64(5000)}},
+				"cpu": map[string]any{"packagePowerCapPercent": int64(100)}, "gpu": map[string]any{"powerCapPercent": 60.0}},
 				"status": map[string]any{"state": "ActivePerformance", "since": "2026-11-24T09:30:00Z", "reason": "selected for performance"}}),
 		},
 		telemetry: []unstructured.Unstructured{
 			obj(map[string]any{"spec": map[string]any{"target": map[string]any{"scope": "node", "nodeName": "n1"}},
 				"status": map[string]any{"control": map[string]any{"cpu": map[string]any{"backend": "powercap", "result": "applied",
-					"message": "applied", "observed": map[string]any{"capWatts": 400.0}}}}}),
+					"message": "applied", "observed": map[string]any{"capWatts": 400.0}},
+					"gpu": map[string]any{"backend": "none", "result": "none", "message": "GPU control is disabled"}}}}),
 			obj(map[string]any{"spec": map[string]any{"target": map[string]any{"scope": "node", "nodeName": "n2"}},
 				"status": map[string]any{"control": map[string]any{"cpu": map[string]any{"backend": "powercap", "result": "blocked",
-					"message": "RAPL limit locked by the firmware"}}}}),
+					"message": "RAPL limit locked by the firmware"}, "gpu": map[string]any{"backend": "nvml", "result": "applied",
+					"message": "applied", "observed": map[string]any{"capWattsPerGpu": 420.0}}}}}),
 			obj(map[string]any{"spec": map[string]any{"target": map[string]any{"scope": "cluster"}}}),
 		},
 		pods: []corev1.Pod{perf, done},
@@ -105,10 +107,10 @@ func TestARowJoinsPlanAgentAndPods(t *testing.T) {
 		t.Fatalf("rows: %+v", rs)
 	}
 	want := []row{
-		{"n1", "eco", "DrainingPerformance", "5m", "120", "400", "applied/powercap", "1", "draining 1 performance-only pod: work/p1"},
-		{"n2", "performance", "ActivePerformance", "2h30m", "5000", "-", "blocked/powercap", "0",
+		{"n1", "eco", "DrainingPerformance", "5m", "120 W", "400", "-", "-", "applied/powercap", "1", "draining 1 performance-only pod: work/p1"},
+		{"n2", "performance", "ActivePerformance", "2h30m", "100 %", "-", "60 %", "420", "blocked/powercap applied/nvml", "0",
 			"selected for performance; agent: RAPL limit locked by the firmware"},
-		{"n3", "-", "Excluded", "-", "-", "-", "-", "0", "NoPowerControl; no RAPL, no cpufreq"},
+		{"n3", "-", "Excluded", "-", "-", "-", "-", "-", "-", "0", "NoPowerControl; no RAPL, no cpufreq"},
 	}
 	for i := range want {
 		if rs[i] != want[i] {

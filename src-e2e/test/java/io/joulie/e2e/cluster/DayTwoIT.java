@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -74,7 +75,7 @@ class DayTwoIT extends ClusterScenario {
             if (line.startsWith("NODE ")) {
                 body = true;
             } else if (body && !line.isBlank() && !line.startsWith("---") && !line.startsWith("Joulie:")) {
-                String[] cols = line.split("\\s{2,}", 9);
+                String[] cols = line.split("\\s{2,}", 11);
                 rows.put(cols[0], cols);
             } else if (line.startsWith("---") || line.startsWith("Joulie:")) {
                 body = false;
@@ -111,16 +112,26 @@ class DayTwoIT extends ClusterScenario {
                 String[] row = rows.get(node);
                 assertThat(row[1]).as("profile of " + node).isEqualTo(npp.getSpec().profile().name().toLowerCase());
                 assertThat(row[2]).as("state of " + node).isEqualTo(npp.getStatus().state().name());
-                assertThat(Double.parseDouble(row[4])).as("cap of " + node).isEqualTo(npp.getSpec().cpu().packagePowerCapWatts());
+                var cpuCap = npp.getSpec().cpu();
+                assertThat(row[4]).as("CPU cap of " + node).isEqualTo(cpuCap.packagePowerCapWatts() != null
+                        ? trim(cpuCap.packagePowerCapWatts()) + " W" : trim(cpuCap.packagePowerCapPercent()) + " %");
+                var gpuCap = npp.getSpec().gpu();
+                assertThat(row[6]).as("GPU cap of " + node).isEqualTo(gpuCap == null ? "-" : gpuCap.powerCapWattsPerGpu() != null
+                        ? trim(gpuCap.powerCapWattsPerGpu()) + " W" : trim(gpuCap.powerCapPercent()) + " %");
                 TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
                 if (tp != null && tp.getStatus() != null && tp.getStatus().control().cpu() != null) {
                     var cpu = tp.getStatus().control().cpu();
-                    assertThat(row[6]).as("agent result of " + node).isEqualTo(cpu.result().name().toLowerCase() + "/" + cpu.backend());
+                    var reported = tp.getStatus().control().gpu();
+                    var gpu = reported == null || reported.result() == TelemetryProfileStatus.Result.NONE ? null : reported;
+                    assertThat(row[8]).as("agent results of " + node).isEqualTo(cpu.result().name().toLowerCase() + "/" + cpu.backend()
+                            + (gpu == null ? "" : " " + gpu.result().name().toLowerCase() + "/" + gpu.backend()));
                     Double applied = cpu.observed() == null ? null : cpu.observed().get("capWatts");
                     assertThat(row[5]).as("applied cap of " + node).isEqualTo(applied == null ? "-" : trim(applied));
+                    Double gpuApplied = gpu == null || gpu.observed() == null ? null : gpu.observed().get("capWattsPerGpu");
+                    assertThat(row[7]).as("applied GPU cap of " + node).isEqualTo(gpuApplied == null ? "-" : trim(gpuApplied));
                 }
-                assertThat(row[7]).as("performance-only pods on " + node).isEqualTo(node.equals(perfNode) ? "1" : "0");
-                assertThat(row[8]).as("why " + node).startsWith(npp.getStatus().reason());
+                assertThat(row[9]).as("performance-only pods on " + node).isEqualTo(node.equals(perfNode) ? "1" : "0");
+                assertThat(row[10]).as("why " + node).startsWith(npp.getStatus().reason());
             }
         });
         RealCluster.Result one = kubectlJoulie("status", "--node", perfNode);
