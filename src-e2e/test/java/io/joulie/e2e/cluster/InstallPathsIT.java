@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.e2e.InstallPathsTest;
+import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -47,7 +48,7 @@ class InstallPathsIT {
     }
 
     /** A Joulie installed by one path, its operator running. */
-    record Installed(RealCluster cluster, String namespace, String agentImage, JavaProcess operator) {
+    record Installed(RealCluster cluster, String namespace, String agentImage, JavaApp operator) {
     }
 
     static Installed install(String path, String command, Map<String, String> env, Map<String, String> nodeLabels)
@@ -67,7 +68,7 @@ class InstallPathsIT {
         }
         cluster.kwokNodes(List.of("kwok-0", "kwok-1"), nodeLabels);
         cluster.kwokNodes(List.of(RealCluster.UNMANAGED), Map.of());
-        JavaProcess operator = cluster.startOperator(namespace, "joulie-operator-0", operatorEnv, JavaProcess.TEST_JVM);
+        JavaApp operator = cluster.startOperator(namespace, "joulie-operator-0", operatorEnv, JavaApp.SMALL_JVM);
         return new Installed(cluster, namespace, operatorEnv.get("RELATED_IMAGE_AGENT"), operator);
     }
 

@@ -277,8 +277,8 @@ public final class RealCluster implements AutoCloseable {
     }
 
     /** {@link #startOperator(String, Map, List)} for an installation in another namespace. */
-    public synchronized JavaProcess startOperator(String namespace, String podName, Map<String, String> env,
-                                                  List<String> jvmOptions) throws IOException {
+    public synchronized JavaApp startOperator(String namespace, String podName, Map<String, String> env,
+                                              List<String> jvmOptions) throws IOException {
         Path kubeconfig = serviceAccountKubeconfig(namespace, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
                 "KUBERNETES_NAMESPACE", namespace, "POD_NAMESPACE", namespace, "POD_NAME", podName,
