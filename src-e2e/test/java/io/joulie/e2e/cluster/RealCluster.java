@@ -194,19 +194,25 @@ public final class RealCluster implements AutoCloseable {
 
     /** Runs a shell command from the repository root with the admin kubeconfig. */
     public Result sh(String command) {
-        return run(List.of("bash", "-c", command), null);
+        return sh(command, Map.of());
+    }
+
+    /** {@link #sh(String)} with more environment (e.g. a PATH that finds helm). */
+    public Result sh(String command, Map<String, String> env) {
+        return run(List.of("bash", "-c", command), null, env);
     }
 
     /** kubectl as the cluster admin, with stdin. */
     public Result kubectl(String stdin, String... args) {
         List<String> cmd = new ArrayList<>(List.of("kubectl"));
         cmd.addAll(List.of(args));
-        return run(cmd, stdin);
+        return run(cmd, stdin, Map.of());
     }
 
-    private Result run(List<String> command, String stdin) {
+    private Result run(List<String> command, String stdin, Map<String, String> env) {
         try {
             ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
+            pb.environment().putAll(env);
             pb.environment().put("KUBECONFIG", controlPlane.adminKubeconfig().toString());
             Process p = pb.start();
             try (var in = p.getOutputStream()) {
@@ -268,10 +274,16 @@ public final class RealCluster implements AutoCloseable {
     /** {@link #startOperator(String, Map)} with these JVM options instead of the suite's. */
     public synchronized JavaApp startOperator(String podName, Map<String, String> env, List<String> jvmOptions)
             throws IOException {
-        Path kubeconfig = serviceAccountKubeconfig(NAMESPACE, OPERATOR_SA);
+        return startOperator(NAMESPACE, podName, env, jvmOptions);
+    }
+
+    /** {@link #startOperator(String, Map, List)} for an installation in another namespace. */
+    public synchronized JavaApp startOperator(String namespace, String podName, Map<String, String> env,
+                                              List<String> jvmOptions) throws IOException {
+        Path kubeconfig = serviceAccountKubeconfig(namespace, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
-                "KUBERNETES_NAMESPACE", NAMESPACE, "POD_NAMESPACE", NAMESPACE, "POD_NAME", podName,
-                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE, "RECONCILE_INTERVAL", "2s"));
+                "KUBERNETES_NAMESPACE", namespace, "POD_NAMESPACE", namespace, "POD_NAME", podName,
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", namespace, "RECONCILE_INTERVAL", "2s"));
         all.putAll(env);
         JavaApp p = JavaApp.start(podName, JavaApp.Packaged.OPERATOR.jar(REPO), all,
                 controlPlane.workDir(), jvmOptions);
