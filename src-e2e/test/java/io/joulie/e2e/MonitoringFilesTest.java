@@ -3,6 +3,7 @@ package io.joulie.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -79,7 +80,9 @@ class MonitoringFilesTest {
         assertThat(groups.get(0).path("name").asText()).isEqualTo("joulie");
         Map<String, JsonNode> alerts = new HashMap<>();
         groups.get(0).path("rules").forEach(r -> alerts.put(r.path("alert").asText(), r));
-        assertThat(alerts).containsKeys("JoulieDrainBlocked", "JoulieAgentApplyErrors", "JoulieAgentDown", "JoulieNotPlanning");
+        assertThat(alerts).containsKeys("JoulieDrainBlocked", "JoulieAgentApplyErrors", "JoulieAgentDown", "JoulieNotPlanning",
+                "JoulieOperatorDown", "JoulieNoLeader", "JoulieTelemetryUnavailable", "JouliePowerBudgetUnmet",
+                "JoulieAgentPodsNotRunning");
         alerts.forEach((name, r) -> {
             assertThat(r.path("for").asText()).as("for of %s", name).matches("\\d+[smh]");
             assertThat(r.path("labels").path("severity").asText()).as("severity of %s", name).isIn("warning", "critical");
@@ -91,6 +94,26 @@ class MonitoringFilesTest {
         assertThat(alerts.get("JoulieNotPlanning").path("expr").asText())
                 .contains("joulie_last_tick_timestamp_seconds", "joulie_leader == 1");
     }
+
+    /**
+     * Every alert links its runbook: a section of docs/runbooks.md named after the alert (GitHub's anchor is the
+     * heading in lower case), which says what the alert means, what to check and what to do.
+     */
+    @Test
+    void everyAlertHasARunbookSection() throws Exception {
+        List<String> headings = Files.readAllLines(java.nio.file.Path.of(System.getProperty("repository.root"), "docs", "runbooks.md"))
+                .stream().filter(l -> l.startsWith("## ")).map(l -> l.substring(3).strip()).toList();
+        List<String> names = new java.util.ArrayList<>();
+        Monitoring.alerts().path("groups").get(0).path("rules").forEach(r -> {
+            String name = r.path("alert").asText();
+            names.add(name);
+            assertThat(r.path("annotations").path("runbook_url").asText()).as("runbook_url of %s", name)
+                    .isEqualTo(RUNBOOKS + name.toLowerCase(java.util.Locale.ROOT));
+        });
+        assertThat(headings).as("sections of docs/runbooks.md, one per alert").containsAll(names);
+    }
+
+    static final String RUNBOOKS = "https://github.com/joulie-io/joulie/blob/main/docs/runbooks.md#";
 
     @Test
     void aScrapeExportsSampleNamesAndTheSeriesOfItsHistograms() {

@@ -44,6 +44,11 @@ public final class StatusPublisher {
         void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes);
     }
 
+    /** Told, once the status was written, of the families whose outcome changed (e.g. an Event on the Node). */
+    public interface Changes {
+        void changed(String node, Map<Family, ControlOutcome> changed);
+    }
+
     /** The part of a status that decides whether it is written again (updatedAt and live readings left out). */
     record StatusKey(String backend, Result result, String message, Map<String, Double> observed, List<Device> devices) {
         static StatusKey of(String backend, Result result, String message, Map<String, Double> observed, List<Device> devices) {
@@ -64,12 +69,18 @@ public final class StatusPublisher {
     }
 
     private final Sink sink;
+    private final Changes changes;
     private final AgentMetrics metrics;
     /** Per family and node, the status as last written (or found); absent until one is known. */
     private final Map<Family, Map<String, StatusKey>> written = new EnumMap<>(Family.class);
 
     public StatusPublisher(Sink sink, AgentMetrics metrics) {
+        this(sink, (node, changed) -> { }, metrics);
+    }
+
+    public StatusPublisher(Sink sink, Changes changes, AgentMetrics metrics) {
         this.sink = sink;
+        this.changes = changes;
         this.metrics = metrics;
         for (Family family : Family.values()) {
             written.put(family, new HashMap<>());
@@ -91,7 +102,7 @@ public final class StatusPublisher {
         }
         Optional<TelemetryProfile> own = Routing.nodeScoped(profiles, node);
         Map<Family, StatusKey> keys = new EnumMap<>(Family.class);
-        boolean changed = own.isEmpty();
+        Map<Family, ControlOutcome> changed = new EnumMap<>(Family.class);
         for (Map.Entry<Family, ControlOutcome> e : outcomes.entrySet()) {
             Family family = e.getKey();
             Map<String, StatusKey> known = written.get(family);
@@ -103,9 +114,11 @@ public final class StatusPublisher {
             }
             StatusKey key = StatusKey.of(e.getValue());
             keys.put(family, key);
-            changed |= !key.equals(known.get(node));
+            if (!key.equals(known.get(node))) {
+                changed.put(family, e.getValue());
+            }
         }
-        if (!changed) {
+        if (changed.isEmpty() && own.isPresent()) {
             return;
         }
         try {
@@ -114,6 +127,10 @@ public final class StatusPublisher {
         } catch (RuntimeException e) {
             LOG.warnf("Node %s: writing the TelemetryProfile status failed (%s); retried next reconcile", node, e.toString());
             metrics.error(node, ErrorKind.STATUS);
+            return;
+        }
+        if (!changed.isEmpty()) {
+            changes.changed(node, changed);
         }
     }
 

@@ -13,7 +13,9 @@ public enum ErrorKind {
     /** Putting the capability labels on the Node failed. */
     LABELS,
     /** A reconcile threw. */
-    RECONCILE;
+    RECONCILE,
+    /** Recording an Event on the Node failed. */
+    EVENT;
 
     public String label() {
         return name().toLowerCase(Locale.ROOT);

@@ -19,6 +19,7 @@ import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.HardwareWriter;
 import io.joulie.agent.k8s.InformerView;
+import io.joulie.agent.k8s.NodeEvents;
 import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
@@ -106,7 +107,7 @@ public class NodeAgent {
         PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
                 new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
-                new StatusPublisher(new StatusWriter(client, clock), metrics),
+                new StatusPublisher(new StatusWriter(client, clock), new NodeEvents(client, clock, metrics), metrics),
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);

@@ -181,6 +181,36 @@ class AgentTest {
         });
     }
 
+    List<io.fabric8.kubernetes.api.model.Event> nodeEvents() {
+        return client.v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "Node".equals(e.getInvolvedObject().getKind()) && NODE.equals(e.getInvolvedObject().getName()))
+                .sorted(java.util.Comparator.comparing(e -> e.getMetadata().getCreationTimestamp() + e.getMetadata().getName()))
+                .toList();
+    }
+
+    @Test
+    void recordsAnEventOnTheNodeWhenWhatItAppliedChangesAndNoneWhileItStays() throws InterruptedException {
+        client.v1().events().inNamespace("default").delete();
+        await().atMost(WAIT).until(() -> nodeEvents().isEmpty());
+
+        create(Profile.ECO, 240.0);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(nodeEvents()).singleElement().satisfies(e -> {
+            assertThat(e.getReason()).isEqualTo("CapApplied");
+            assertThat(e.getType()).isEqualTo("Normal");
+            assertThat(e.getMessage()).startsWith("powercap: ");
+            assertThat(e.getInvolvedObject().getUid()).as("the node's name, as the kubelet's Events have it").isEqualTo(NODE);
+            assertThat(e.getSource().getComponent()).isEqualTo("joulie-agent");
+            assertThat(e.getSource().getHost()).isEqualTo(NODE);
+        }));
+        // converged: periodic passes find the same outcome and record nothing more
+        Thread.sleep(2_500);
+        assertThat(nodeEvents()).hasSize(1);
+
+        update(Profile.PERFORMANCE, 300.0);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(nodeEvents()).extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+                .containsExactly("CapApplied", "CapApplied"));
+    }
+
     @Test
     void writesIntoAnExistingNodeScopedProfile() {
         TelemetryProfile mine = new TelemetryProfile();

@@ -89,7 +89,8 @@ class InformerViewTest {
         client.resource(other).update();
         tp("node-w3-extra", Scope.NODE, "w3", Map.of(JoulieApi.NODE_LABEL, "w3"));
         tp("node-w2-extra", Scope.NODE, "w2", Map.of(JoulieApi.NODE_LABEL, "w2"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> names(view.telemetryProfiles()).contains("node-w2-extra"));
+        // the informer stores an object before it calls the handler: wait for both
+        await().atMost(Duration.ofSeconds(10)).until(() -> names(view.telemetryProfiles()).contains("node-w2-extra") && !events.isEmpty());
         assertThat(names(view.telemetryProfiles())).containsExactly("by-hand-w2", "cluster-default", "node-w2", "node-w2-extra");
         assertThat(events).as("only the profile of this node was delivered").containsExactly("w2");
     }

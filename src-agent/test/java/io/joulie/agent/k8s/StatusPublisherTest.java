@@ -107,6 +107,36 @@ class StatusPublisherTest {
         assertThat(writes).hasSize(2);
     }
 
+    @Test
+    void theEventSinkRecordsOnlyAfterTheStatusWasWrittenAndOnlyWhatChanged() {
+        List<String> events = new ArrayList<>();
+        StatusPublisher.Sink status = (node, own, outcomes) -> {
+            if (failing) {
+                throw new IllegalStateException("409 three times");
+            }
+            outcomes.forEach((family, outcome) -> writes.add(new Write(node, own, family, outcome)));
+        };
+        StatusPublisher both = new StatusPublisher(status,
+                (node, changed) -> changed.forEach((family, outcome) -> events.add(node + " " + family + " " + outcome.result())),
+                new AgentMetrics(registry));
+        failing = true;
+        both.publish("a", List.of(), applied(80));
+        assertThat(events).as("no Event for a status that was not written").isEmpty();
+        failing = false;
+        both.publish("a", List.of(), applied(80));
+        both.publish("a", List.of(own(null)), applied(95));
+        both.publish("a", List.of(own(null)), ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()));
+        assertThat(events).containsExactly("a CPU APPLIED", "a CPU BLOCKED");
+        both.publish("a", List.of(own(null)), Map.of(Family.CPU, ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()),
+                Family.GPU, gpus(420, 300, 1000)));
+        assertThat(writes).as("both families in the one status write").hasSize(4);
+        assertThat(events).as("an Event for the family that changed only").containsExactly("a CPU APPLIED", "a CPU BLOCKED", "a GPU APPLIED");
+        assertThat(NodeEvents.Reason.of(ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of())))
+                .contains(NodeEvents.Reason.CapBlocked);
+        assertThat(NodeEvents.Reason.of(ControlOutcome.none(CpuBackend.POWERCAP, "no control"))).isEmpty();
+        assertThat(NodeEvents.message(applied(80))).isEqualTo("powercap: applied node cap 240 W as long_term limit on 2 packages");
+    }
+
     static ControlOutcome gpus(double limitWatts, double powerWatts, double energyJoules) {
         return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, "applied 60 % of each board's maximum as power limit on 1 board",
                 Map.of(Observed.CAP_WATTS_PER_GPU, limitWatts, Observed.GPUS, 1.0, Observed.GPU_POWER_WATTS, powerWatts),

@@ -3,7 +3,6 @@ package io.joulie.api.text;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -14,46 +13,65 @@ import java.util.function.Predicate;
  * filtered watch.
  */
 public final class LabelSelector implements Predicate<Map<String, String>> {
-    private final String text;
-    private final List<Predicate<Map<String, String>>> requirements;
-    /** key → value when every requirement is {@code key=value}; empty otherwise. */
-    private final java.util.Optional<Map<String, String>> equalities;
-
-    private LabelSelector(String text, List<Predicate<Map<String, String>>> requirements,
-                          java.util.Optional<Map<String, String>> equalities) {
-        this.text = text;
-        this.requirements = requirements;
-        this.equalities = equalities;
+    /** How a requirement tests a label: the operators of Kubernetes label selectors and node selector requirements. */
+    public enum Operator {
+        /** The label is set to one of the values. */
+        In,
+        /** The label is absent or set to none of the values. */
+        NotIn,
+        /** The label is set. */
+        Exists,
+        /** The label is absent. */
+        DoesNotExist
     }
 
-    /** The selector as a pod {@code nodeSelector} map, when it consists only of {@code key=value} requirements. */
-    public java.util.Optional<Map<String, String>> asEqualityMap() {
-        return equalities;
+    /**
+     * One requirement of a selector, in the structured form of a label selector's {@code matchExpressions} (and of a
+     * node selector requirement): {@code key=v} is {@code In [v]}, {@code key!=v} is {@code NotIn [v]}, {@code key} is
+     * {@code Exists}, {@code !key} is {@code DoesNotExist}.
+     */
+    public record Requirement(String key, Operator operator, List<String> values) implements Predicate<Map<String, String>> {
+        public Requirement {
+            values = List.copyOf(values);
+        }
+
+        @Override
+        public boolean test(Map<String, String> labels) {
+            return switch (operator) {
+                case In -> labels.containsKey(key) && values.contains(labels.get(key));
+                case NotIn -> !labels.containsKey(key) || !values.contains(labels.get(key));
+                case Exists -> labels.containsKey(key);
+                case DoesNotExist -> !labels.containsKey(key);
+            };
+        }
+    }
+
+    private final String text;
+    private final List<Requirement> requirements;
+
+    private LabelSelector(String text, List<Requirement> requirements) {
+        this.text = text;
+        this.requirements = requirements;
+    }
+
+    /** The requirements, all of which a node must meet. */
+    public List<Requirement> requirements() {
+        return requirements;
     }
 
     public static LabelSelector parse(String text) {
         String t = text == null ? "" : text.trim();
-        List<Predicate<Map<String, String>>> reqs = new ArrayList<>();
-        Map<String, String> equalities = new java.util.LinkedHashMap<>();
-        boolean onlyEqualities = true;
+        List<Requirement> reqs = new ArrayList<>();
         for (String part : split(t)) {
-            String r = part.trim();
-            reqs.add(requirement(r));
-            var eq = java.util.regex.Pattern.compile("^([^!=\\s]+)\\s*==?\\s*([^=\\s]*)$").matcher(r);
-            if (eq.matches()) {
-                equalities.put(eq.group(1), eq.group(2));
-            } else {
-                onlyEqualities = false;
-            }
+            reqs.add(requirement(part.trim()));
         }
-        return new LabelSelector(t, List.copyOf(reqs),
-                onlyEqualities ? java.util.Optional.of(Map.copyOf(equalities)) : java.util.Optional.empty());
+        return new LabelSelector(t, List.copyOf(reqs));
     }
 
     @Override
     public boolean test(Map<String, String> labels) {
         Map<String, String> l = labels == null ? Map.of() : labels;
-        for (Predicate<Map<String, String>> r : requirements) {
+        for (Requirement r : requirements) {
             if (!r.test(l)) {
                 return false;
             }
@@ -90,43 +108,38 @@ public final class LabelSelector implements Predicate<Map<String, String>> {
         return parts;
     }
 
-    private static Predicate<Map<String, String>> requirement(String r) {
+    private static Requirement requirement(String r) {
         if (r.isEmpty()) {
             throw new IllegalArgumentException("empty requirement");
         }
         var set = java.util.regex.Pattern.compile("^(\\S+)\\s+(in|notin)\\s*\\(([^)]*)\\)$").matcher(r);
         if (set.matches()) {
-            String key = key(set.group(1));
-            Set<String> values = new java.util.HashSet<>();
+            List<String> values = new ArrayList<>();
             for (String v : set.group(3).split(",")) {
-                values.add(value(v.trim()));
+                String value = value(v.trim());
+                if (!values.contains(value)) {
+                    values.add(value);
+                }
             }
-            return set.group(2).equals("in")
-                    ? l -> l.containsKey(key) && values.contains(l.get(key))
-                    : l -> !l.containsKey(key) || !values.contains(l.get(key));
+            return new Requirement(key(set.group(1)), set.group(2).equals("in") ? Operator.In : Operator.NotIn, values);
         }
         int ne = r.indexOf("!=");
         if (ne > 0) {
-            String key = key(r.substring(0, ne));
-            String value = value(r.substring(ne + 2));
-            return l -> !value.equals(l.get(key));
+            return new Requirement(key(r.substring(0, ne)), Operator.NotIn, List.of(value(r.substring(ne + 2))));
         }
         int eq = r.indexOf('=');
         if (eq > 0) {
-            String key = key(r.substring(0, eq));
-            String value = value(r.substring(r.startsWith("==", eq) ? eq + 2 : eq + 1));
-            return l -> value.equals(l.get(key));
+            return new Requirement(key(r.substring(0, eq)), Operator.In,
+                    List.of(value(r.substring(r.startsWith("==", eq) ? eq + 2 : eq + 1))));
         }
         if (r.startsWith("!")) {
-            String key = key(r.substring(1));
-            return l -> !l.containsKey(key);
+            return new Requirement(key(r.substring(1)), Operator.DoesNotExist, List.of());
         }
-        String key = key(r);
-        return l -> l.containsKey(key);
+        return new Requirement(key(r), Operator.Exists, List.of());
     }
 
     private static final java.util.regex.Pattern KEY =
-            java.util.regex.Pattern.compile("^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$");
+            java.util.regex.Pattern.compile(Forms.LABEL_KEY);
     private static final java.util.regex.Pattern VALUE =
             java.util.regex.Pattern.compile("^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$");
 

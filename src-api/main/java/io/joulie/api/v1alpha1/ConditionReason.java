@@ -9,6 +9,12 @@ public enum ConditionReason {
     // Problems, most important first.
     /** The agent DaemonSet selects no node. */
     NoNodesSelected(false),
+    /** The DaemonSet controller cannot create agent pods: admission (Pod Security, SCC, quota, policy) refuses them. */
+    AgentPodsRefused(false),
+    /** Agent pods were created but the scheduler cannot place them (resources, taints, affinity). */
+    AgentPodsUnschedulable(false),
+    /** Agent pods were placed but do not run (image pull, crash loop, container configuration). */
+    AgentPodsFailing(false),
     /** {@code spec.policy} cannot be used; the settings in force stay. */
     InvalidPolicy(false),
     /** Prometheus cannot be read; the telemetry-driven rules hold their last decisions. Found by the planner. */

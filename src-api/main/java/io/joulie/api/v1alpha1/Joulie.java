@@ -1,6 +1,8 @@
 package io.joulie.api.v1alpha1;
 
+import com.fasterxml.jackson.annotation.JsonClassDescription;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
 import io.fabric8.kubernetes.model.annotation.Kind;
@@ -13,6 +15,11 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * installation the operator manages: the node agent DaemonSet and its supporting objects, and the planner's
  * {@code spec.policy}. The API's constants (group, labels, object names) are in {@link JoulieApi}.
  */
+@JsonClassDescription("The Joulie installation, one per cluster, named joulie: the node agent DaemonSet the operator deploys "
+        + "and its supporting objects (spec.agent), the planner's settings and rules (spec.policy) and the monitoring objects "
+        + "(spec.monitoring). docs/install.md")
+@ValidationRule(value = "self.metadata.name == '" + Joulie.ACTIVE_NAME + "'",
+        message = "a cluster has one Joulie resource, named " + Joulie.ACTIVE_NAME, reason = "FieldValueInvalid")
 @Group(JoulieApi.GROUP)
 @Version(JoulieApi.VERSION)
 @Kind("Joulie")

@@ -6,8 +6,13 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.joulie.api.text.Forms;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -16,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 /** What the operator installs and how. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("What the operator installs (the agent DaemonSet, monitoring objects) and how it plans (spec.policy).")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieSpec(
         @JsonPropertyDescription("The node agent DaemonSet.") Agent agent,
@@ -103,8 +109,10 @@ public record JoulieSpec(
             @Pattern("^(hold|force|evict)$")
             String downgradeEscalation,
             @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m (DOWNGRADE_TIMEOUT).")
+            @Pattern(Forms.DURATION)
             String downgradeTimeout,
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
+            @Pattern(Forms.DURATION)
             String reconcileInterval,
             @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
                     + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
@@ -114,6 +122,7 @@ public record JoulieSpec(
                     + "of ecoCapWatts or ecoCapPercent for the nodes of that type (ECO_CAP_WATTS_BY_TYPE).")
             Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
+            @Pattern(Forms.TIME_ZONE)
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
             List<PolicyRulesSpec.Schedule> schedules,
@@ -123,8 +132,6 @@ public record JoulieSpec(
             PolicyRulesSpec.Hotspots hotspots,
             @JsonPropertyDescription("Where the rules read measurements (Prometheus).")
             PolicyRulesSpec.Telemetry telemetry) {
-
-        private static final ObjectMapper JSON = new ObjectMapper();
 
         /**
          * A {@code spec.policy} with these fields set, by their names in the resource, as the API server would read
@@ -136,13 +143,7 @@ public record JoulieSpec(
 
         /** {@link #of(Map)} with names and values alternating; a null value leaves its field unset. */
         public static Policy of(Object... namesAndValues) {
-            Map<String, Object> fields = new LinkedHashMap<>();
-            for (int i = 0; i < namesAndValues.length; i += 2) {
-                if (namesAndValues[i + 1] != null) {
-                    fields.put((String) namesAndValues[i], namesAndValues[i + 1]);
-                }
-            }
-            return of(fields);
+            return of(fields(namesAndValues));
         }
 
         /** These planner settings with the rule fields of {@code rules} (none when it is null). */
@@ -186,25 +187,65 @@ public record JoulieSpec(
     public record Agent(
             @JsonPropertyDescription("Agent image; defaults to the image the operator was released with (RELATED_IMAGE_AGENT).")
             String image,
-            @JsonPropertyDescription("Nodes that run an agent; defaults to the operator's managed-node selector.")
+            @JsonPropertyDescription("Nodes that run an agent, by label equality (key: value); with nodeLabelSelector and the "
+                    + "required node affinity of affinity, all must hold. Neither set: the operator's managed-node selector "
+                    + "(NODE_SELECTOR).")
             Map<String, String> nodeSelector,
             @JsonPropertyDescription("Tolerations of the agent pods, e.g. to reach tainted HPC nodes.")
             List<Toleration> tolerations,
             @JsonPropertyDescription("Resources of the agent container.")
             ResourceRequirements resources,
             @JsonPropertyDescription("Image pull policy: Always, IfNotPresent or Never.")
+            @Pattern(Forms.PULL_POLICY)
             String imagePullPolicy,
             @JsonPropertyDescription("Restore the hardware limits found at start when the agent stops (default true).")
             Boolean restoreOnExit,
             @JsonPropertyDescription("How often the agent re-checks the hardware, e.g. 20s (default).")
+            @Pattern(Forms.DURATION)
             String reconcileInterval,
             @JsonPropertyDescription("No CPU package gets a RAPL limit below this many watts: a node cap that would is reported "
                     + "blocked (JOULIE_PACKAGE_FLOOR_WATTS, default 10).")
             @Min(0)
-            Double packageFloorWatts) {
-        public Agent(String image, Map<String, String> nodeSelector, List<Toleration> tolerations, ResourceRequirements resources,
-                     String imagePullPolicy, Boolean restoreOnExit, String reconcileInterval) {
-            this(image, nodeSelector, tolerations, resources, imagePullPolicy, restoreOnExit, reconcileInterval, null);
+            Double packageFloorWatts,
+            @JsonPropertyDescription("Nodes that run an agent, as a label selector (matchLabels, matchExpressions with In, "
+                    + "NotIn, Exists, DoesNotExist); it becomes the agent DaemonSet's required node affinity.")
+            LabelSelector nodeLabelSelector,
+            @JsonPropertyDescription("Affinity of the agent pods; its required node affinity is combined with the node "
+                    + "selection above (every term must also meet the selectors).")
+            Affinity affinity,
+            @JsonPropertyDescription("Secrets holding the credentials to pull the agent image from a private registry "
+                    + "(in the operator's namespace).")
+            List<LocalObjectReference> imagePullSecrets,
+            @JsonPropertyDescription("Priority class of the agent pods, e.g. system-node-critical where the cluster allows "
+                    + "it outside kube-system (default: none).")
+            @Pattern(Forms.DNS_SUBDOMAIN)
+            String priorityClassName,
+            @JsonPropertyDescription("How many agent pods a rollout replaces at once, a number or a percentage of the "
+                    + "nodes (default 1).")
+            IntOrString maxUnavailable) {
+
+        private static final Agent NONE = of();
+
+        /** A {@code spec.agent} with these fields set, by their names in the resource (see {@link Policy#of(Object...)}). */
+        public static Agent of(Object... namesAndValues) {
+            return JSON.convertValue(fields(namesAndValues), Agent.class);
         }
+
+        /** The agent settings of a {@code Joulie} spec; every field unset when there are none. */
+        public static Agent of(JoulieSpec spec) {
+            return spec == null || spec.agent() == null ? NONE : spec.agent();
+        }
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static Map<String, Object> fields(Object... namesAndValues) {
+        Map<String, Object> fields = new LinkedHashMap<>();
+        for (int i = 0; i < namesAndValues.length; i += 2) {
+            if (namesAndValues[i + 1] != null) {
+                fields.put((String) namesAndValues[i], namesAndValues[i + 1]);
+            }
+        }
+        return fields;
     }
 }

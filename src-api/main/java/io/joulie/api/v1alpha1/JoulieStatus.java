@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
 /** Written by the operator, only when something in it changes. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("Written by the operator's leader, only when something in it changes: conditions, agent counts, the settings in force and the nodes by state.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieStatus(
         @JsonPropertyDescription("Available, Progressing and Degraded (installation and planning) and MonitoringReady, "

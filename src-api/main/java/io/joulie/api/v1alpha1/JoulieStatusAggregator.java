@@ -41,6 +41,7 @@ public final class JoulieStatusAggregator {
     private JoulieStatus.Nodes nodes;
     private List<JoulieStatus.ExcludedNode> excluded;
     private final List<Condition> more = new ArrayList<>();
+    private Problem agentProblem;
 
     private JoulieStatusAggregator(Joulie joulie) {
         this.joulie = joulie;
@@ -57,13 +58,13 @@ public final class JoulieStatusAggregator {
     /**
      * The agent DaemonSet's counts: nodes it should run on, agents ready and agents on the current template.
      *
-     * @param nodeSelector how the DaemonSet selects nodes, for the message when it selects none
+     * @param nodeSelection how the DaemonSet selects nodes, in words, for the message when it selects none
      */
-    public JoulieStatusAggregator agents(int desired, int ready, int updated, Map<String, String> nodeSelector) {
+    public JoulieStatusAggregator agents(int desired, int ready, int updated, String nodeSelection) {
         agents = new JoulieStatus.Agents(desired, ready, updated);
         if (desired == 0) {
             rollout = ConditionReason.NoNodesSelected;
-            rolloutMessage = "the agent DaemonSet selects no node (nodeSelector " + nodeSelector + ")";
+            rolloutMessage = "the agent DaemonSet selects no node (" + nodeSelection + ")";
             problem(ConditionReason.NoNodesSelected, rolloutMessage);
         } else {
             boolean done = ready == desired && updated == desired;
@@ -81,6 +82,22 @@ public final class JoulieStatusAggregator {
 
     public JoulieStatusAggregator problem(ConditionReason reason, String message) {
         problems.add(new Problem(reason, message));
+        return this;
+    }
+
+    /**
+     * Why agent pods do not run ({@link ConditionReason#AgentPodsRefused}, {@link ConditionReason#AgentPodsUnschedulable},
+     * {@link ConditionReason#AgentPodsFailing}): each makes the resource {@code Degraded}, and the first (in that
+     * order) also names why it is not {@code Available}. Call after {@link #agents}.
+     */
+    public JoulieStatusAggregator agentProblems(List<Problem> found) {
+        if (found.isEmpty() || rollout == ConditionReason.AllAgentsReady) {
+            return this;
+        }
+        List<Problem> sorted = new ArrayList<>(found);
+        sorted.sort(Comparator.comparing(Problem::reason));
+        agentProblem = sorted.getFirst();
+        problems.addAll(sorted);
         return this;
     }
 
@@ -115,7 +132,9 @@ public final class JoulieStatusAggregator {
         boolean done = rollout == ConditionReason.AllAgentsReady;
         boolean deploying = rollout == ConditionReason.Deploying;
         List<Condition> conditions = new ArrayList<>();
-        conditions.add(condition(JoulieCondition.Available, done, done ? ConditionReason.AllAgentsReady
+        conditions.add(agentProblem != null
+                ? condition(JoulieCondition.Available, false, agentProblem.reason(), rolloutMessage + ": " + agentProblem.message())
+                : condition(JoulieCondition.Available, done, done ? ConditionReason.AllAgentsReady
                 : deploying || rollout == ConditionReason.NoNodesSelected ? rollout : ConditionReason.AgentsNotReady,
                 rolloutMessage));
         conditions.add(condition(JoulieCondition.Progressing, deploying || rollout == ConditionReason.RollingOut,

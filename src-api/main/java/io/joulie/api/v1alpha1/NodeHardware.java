@@ -18,6 +18,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Group(JoulieApi.GROUP)
 @Version(JoulieApi.VERSION)
 @Kind("NodeHardware")
+@com.fasterxml.jackson.annotation.JsonClassDescription("What the agent of one node found on its hardware (CPU packages, GPU boards, their power ranges) "
+        + "and which controls work there; written by that node's agent, read by the operator.")
 @Singular("nodehardware")
 @Plural("nodehardwares")
 @ShortNames("nhw")

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import java.util.List;
 
 /** Written by the node's agent: what it found, and which controls work. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("Written by the node's agent when what it found changes: the CPUs and GPUs, their power ranges and which controls work.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodeHardwareStatus(
         @JsonPropertyDescription("The CPUs.") Cpu cpu,

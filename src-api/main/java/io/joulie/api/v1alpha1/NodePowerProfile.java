@@ -13,6 +13,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * The desired power state of one node, written by the operator and applied by that node's agent.
  * Cluster-scoped; one per managed node, owned by its Node.
  */
+@com.fasterxml.jackson.annotation.JsonClassDescription("The desired power profile and CPU cap of one node, written by the "
+        + "operator (one per managed node, owned by its Node) and applied by that node's agent. kubectl joulie status shows "
+        + "it beside what the agent applied.")
 @Group(JoulieApi.GROUP)
 @Version(JoulieApi.VERSION)
 @Kind("NodePowerProfile")

@@ -4,13 +4,17 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.ValidationRule;
+import io.joulie.api.text.Forms;
 
 /** What the operator wants the node's agent to apply. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("What the operator wants the node's agent to apply: the profile and its CPU and GPU caps.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodePowerProfileSpec(
         @Required @JsonPropertyDescription("Name of the Node this profile applies to. Agents find their object by this field.")
+        @Pattern(Forms.DNS_SUBDOMAIN)
         String nodeName,
         @Required @JsonPropertyDescription("Power profile of the node: performance (unconstrained) or eco (energy-saving cap).")
         Profile profile,

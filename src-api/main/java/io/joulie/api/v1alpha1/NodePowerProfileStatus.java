@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 /** Written by the operator: where the node stands in the transition state machine, and why. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("Written by the operator: where the node stands in the transition from performance to eco and back, since when, and why.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodePowerProfileStatus(
         @JsonPropertyDescription("Transition state: ActivePerformance, DrainingPerformance or ActiveEco.")

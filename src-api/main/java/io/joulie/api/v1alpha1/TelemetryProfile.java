@@ -13,6 +13,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
  * How the agent reads its inputs and applies its controls (host, HTTP, Prometheus) for a node, or for
  * every node when cluster-scoped. Its status is written by the agent after every action.
  */
+@com.fasterxml.jackson.annotation.JsonClassDescription("How an agent reads its inputs and applies its controls, for one node "
+        + "(scope node, created by the agent) or as every node's default (scope cluster); its status is what the agent applied "
+        + "last.")
 @Group(JoulieApi.GROUP)
 @Version(JoulieApi.VERSION)
 @Kind("TelemetryProfile")

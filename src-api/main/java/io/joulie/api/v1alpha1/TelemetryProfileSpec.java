@@ -5,9 +5,13 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.joulie.api.text.Forms;
 
 /** Routing of each signal family. {@code {node}} in an endpoint is replaced by the node name. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("Where each signal family is read and how each control family is applied; {node} in an endpoint is replaced by the node name.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TelemetryProfileSpec(
         @Required @JsonPropertyDescription("Which node(s) this profile configures.") Target target,
@@ -20,9 +24,10 @@ public record TelemetryProfileSpec(
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "self.scope != 'node' || has(self.nodeName)", message = "a node-scoped profile names its node (nodeName)")
     public record Target(
             @Required @JsonPropertyDescription("node: applies to nodeName only; cluster: the default for every node.") Scope scope,
-            @JsonPropertyDescription("The node, when scope is node.") String nodeName) {
+            @JsonPropertyDescription("The node, when scope is node.") @Pattern(Forms.DNS_SUBDOMAIN) String nodeName) {
     }
 
     public enum SourceType {
@@ -49,13 +54,13 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record HttpEndpoint(
-            @Required @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PrometheusSource(
-            @Required @JsonPropertyDescription("Base URL of the Prometheus HTTP API.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("Base URL of the Prometheus HTTP API.") String endpoint,
             @Required @JsonPropertyDescription("PromQL query; {node} is replaced by the node name.") String query) {
     }
 
@@ -91,7 +96,7 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record CpuHttpControl(
-            @Required @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds,
             @JsonPropertyDescription("auto, rapl (power cap) or dvfs (throttle).") CpuControlMode mode) {
     }
@@ -104,7 +109,7 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record GpuHttpControl(
-            @Required @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds,
             @JsonPropertyDescription("auto, powercap or clocks.") GpuControlMode mode) {
     }

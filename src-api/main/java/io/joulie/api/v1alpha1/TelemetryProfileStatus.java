@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /** Written by the agent after every action. */
+@com.fasterxml.jackson.annotation.JsonClassDescription("Written by the agent when the outcome of a control action changes: per family the backend, the result and why.")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TelemetryProfileStatus(
         @JsonPropertyDescription("Outcome of the last control action per family.") ControlStatus control) {

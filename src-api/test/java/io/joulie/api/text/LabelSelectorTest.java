@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.NullSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -112,5 +113,18 @@ class LabelSelectorTest {
     })
     void rejects(String text) {
         assertThatIllegalArgumentException().isThrownBy(() -> LabelSelector.parse(text));
+    }
+
+    @Test
+    void requirementsAreTheStructuredFormOfEveryOperator() {
+        assertThat(LabelSelector.parse("a=1, b==2, c!=3, d, !e, f in (x,y,x), g notin (z)").requirements()).containsExactly(
+                new LabelSelector.Requirement("a", LabelSelector.Operator.In, List.of("1")),
+                new LabelSelector.Requirement("b", LabelSelector.Operator.In, List.of("2")),
+                new LabelSelector.Requirement("c", LabelSelector.Operator.NotIn, List.of("3")),
+                new LabelSelector.Requirement("d", LabelSelector.Operator.Exists, List.of()),
+                new LabelSelector.Requirement("e", LabelSelector.Operator.DoesNotExist, List.of()),
+                new LabelSelector.Requirement("f", LabelSelector.Operator.In, List.of("x", "y")),
+                new LabelSelector.Requirement("g", LabelSelector.Operator.NotIn, List.of("z")));
+        assertThat(LabelSelector.parse("").requirements()).isEmpty();
     }
 }

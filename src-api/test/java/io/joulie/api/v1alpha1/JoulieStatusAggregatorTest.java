@@ -46,7 +46,7 @@ class JoulieStatusAggregatorTest {
                                                                String available, String progressing, String degraded) {
         var agg = JoulieStatusAggregator.of(joulie("joulie", null)).effectivePolicy(POLICY);
         if (desired != null) {
-            agg.agents(desired, ready, updated, Map.of("joulie.io/managed", "true"));
+            agg.agents(desired, ready, updated, "node affinity joulie.io/managed In [true]");
         }
         JoulieStatus s = agg.build(T1);
 
@@ -61,7 +61,7 @@ class JoulieStatusAggregatorTest {
         });
         if (desired != null && desired == 0) {
             assertThat(s.conditions().get(2).getMessage())
-                    .isEqualTo("the agent DaemonSet selects no node (nodeSelector {joulie.io/managed=true})");
+                    .isEqualTo("the agent DaemonSet selects no node (node affinity joulie.io/managed In [true])");
         }
     }
 
@@ -72,7 +72,7 @@ class JoulieStatusAggregatorTest {
                         new JoulieStatusAggregator.Problem(ConditionReason.TelemetryUnavailable, "telemetry is out"),
                         new JoulieStatusAggregator.Problem(ConditionReason.PowerBudgetUnmet, "budget unmet")))
                 .problem(ConditionReason.InvalidPolicy, "spec.policy is bad")
-                .agents(3, 3, 3, Map.of())
+                .agents(3, 3, 3, "every node")
                 .build(T1);
 
         assertThat(conditions(s).get(2)).isEqualTo("Degraded=True InvalidPolicy: spec.policy is bad; telemetry is out; budget unmet");
@@ -101,9 +101,9 @@ class JoulieStatusAggregatorTest {
 
     @Test
     void aConditionKeepsItsTransitionTimeWhileItsStatusStays() {
-        JoulieStatus first = JoulieStatusAggregator.of(joulie("joulie", null)).agents(3, 1, 3, Map.of()).build(T1);
-        JoulieStatus second = JoulieStatusAggregator.of(joulie("joulie", first)).agents(3, 2, 3, Map.of()).build(T2);
-        JoulieStatus third = JoulieStatusAggregator.of(joulie("joulie", second)).agents(3, 3, 3, Map.of()).build(T2);
+        JoulieStatus first = JoulieStatusAggregator.of(joulie("joulie", null)).agents(3, 1, 3, "every node").build(T1);
+        JoulieStatus second = JoulieStatusAggregator.of(joulie("joulie", first)).agents(3, 2, 3, "every node").build(T2);
+        JoulieStatus third = JoulieStatusAggregator.of(joulie("joulie", second)).agents(3, 3, 3, "every node").build(T2);
 
         assertThat(second.conditions()).allSatisfy(c -> assertThat(c.getLastTransitionTime()).isEqualTo("2026-11-21T12:00:00Z"));
         assertThat(third.conditions()).extracting(Condition::getLastTransitionTime)
@@ -133,7 +133,7 @@ class JoulieStatusAggregatorTest {
 
     @Test
     void aReconcileErrorKeepsWhatTheStatusShowed() {
-        JoulieStatus good = JoulieStatusAggregator.of(joulie("joulie", null)).effectivePolicy(POLICY).agents(3, 3, 3, Map.of())
+        JoulieStatus good = JoulieStatusAggregator.of(joulie("joulie", null)).effectivePolicy(POLICY).agents(3, 3, 3, "every node")
                 .planner(new JoulieStatus.Nodes(3, 3, 0, 0, 0), List.of(), List.of()).build(T1);
 
         JoulieStatus s = JoulieStatusAggregator.of(joulie("joulie", good)).reconcileError("etcd is down", T2);
@@ -144,5 +144,25 @@ class JoulieStatusAggregatorTest {
         assertThat(s.effectivePolicy()).isEqualTo(POLICY);
         assertThat(s.nodes()).isEqualTo(good.nodes());
         assertThat(s.conditions().get(0).getLastTransitionTime()).isEqualTo("2026-11-21T13:00:00Z");
+    }
+
+    @org.junit.jupiter.api.Test
+    void whyAgentPodsDoNotRunNamesAvailableAndDegraded() {
+        JoulieStatus s = JoulieStatusAggregator.of(joulie("joulie", null)).agents(6, 0, 0, "every node")
+                .agentProblems(List.of(
+                        new JoulieStatusAggregator.Problem(ConditionReason.AgentPodsUnschedulable, "1 agent pod cannot be scheduled: p"),
+                        new JoulieStatusAggregator.Problem(ConditionReason.AgentPodsRefused, "6 of 6 agent pods cannot be created: PodSecurity")))
+                .problem(ConditionReason.InvalidPolicy, "bad")
+                .build(T1);
+        assertThat(conditions(s)).containsExactly(
+                "Available=False AgentPodsRefused: 0 of 6 agents ready, 0 updated: 6 of 6 agent pods cannot be created: PodSecurity",
+                "Progressing=True RollingOut: 0 of 6 agents ready, 0 updated",
+                "Degraded=True AgentPodsRefused: 6 of 6 agent pods cannot be created: PodSecurity; "
+                        + "1 agent pod cannot be scheduled: p; bad");
+        JoulieStatus ready = JoulieStatusAggregator.of(joulie("joulie", null)).agents(6, 6, 6, "every node")
+                .agentProblems(List.of(new JoulieStatusAggregator.Problem(ConditionReason.AgentPodsFailing, "stale")))
+                .build(T1);
+        assertThat(conditions(ready)).as("all agents ready: nothing left to explain").contains(
+                "Available=True AllAgentsReady: 6 of 6 agents ready, 6 updated", "Degraded=False AllAgentsReady: no problem found");
     }
 }

@@ -90,6 +90,12 @@ class AgentPermissionsIT extends ClusterScenario {
         return tp;
     }
 
+    static io.fabric8.kubernetes.api.model.Event nodeEvent(String node) {
+        return io.joulie.api.v1alpha1.JoulieEvents.event(new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder()
+                .withApiVersion("v1").withKind("Node").withName(node).withUid(node).build(), "Normal", "E2E", "e2e", "joulie-agent",
+                NODE, java.time.Instant.now());
+    }
+
     static NodeHardware hardware(String name, String node) {
         NodeHardware nhw = new NodeHardware();
         nhw.setMetadata(new ObjectMetaBuilder().withName(name).build());
@@ -131,6 +137,8 @@ class AgentPermissionsIT extends ClusterScenario {
                 "the joulie-agent may change only the feature.joulie.io/ labels of its Node");
         refused("a token without a node claim", () -> label(unbound, NODE, "feature.joulie.io/e2e", "unbound"),
                 "may write only with a token bound to a Pod on a Node");
+        refused("an Event about another Node", () -> agent.v1().events().inNamespace("default").resource(nodeEvent(OTHER)).create(),
+                "the joulie-agent of node " + NODE + " may record Events about its own Node only");
         assertThat(cluster.admin.resources(TelemetryProfile.class).withName("e2e-intruder-cluster").get()).isNull();
         assertThat(cluster.admin.nodes().withName(OTHER).get().getMetadata().getLabels()).doesNotContainKey("feature.joulie.io/rapl");
 
@@ -143,6 +151,7 @@ class AgentPermissionsIT extends ClusterScenario {
         own.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
                 "powercap", TelemetryProfileStatus.Result.APPLIED, "e2e", Map.of(), "2026-01-01T00:00:00Z"), null)));
         agent.resource(own).updateStatus();
+        agent.v1().events().inNamespace("default").resource(nodeEvent(NODE)).create();
         assertThat(cluster.admin.resources(TelemetryProfile.class).withName("e2e-own").get().getStatus().control().cpu().message())
                 .isEqualTo("e2e");
         NodeHardware ownHardware = agent.resource(hardware("e2e-own-hardware", NODE)).create();

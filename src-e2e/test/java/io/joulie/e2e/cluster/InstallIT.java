@@ -81,17 +81,96 @@ class InstallIT {
             unknown policy         | Joulie           | {policy: {type: greedy}}                                            | spec.policy.type
             unknown escalation     | Joulie           | {policy: {downgradeEscalation: panic}}                              | spec.policy.downgradeEscalation
             zero eco cap           | Joulie           | {policy: {ecoCapWatts: 0}}                                          | spec.policy.ecoCapWatts
+            duration without unit  | Joulie           | {policy: {downgradeTimeout: '30'}}                                  | spec.policy.downgradeTimeout
+            duration typo          | Joulie           | {policy: {reconcileInterval: 1min}}                                 | spec.policy.reconcileInterval
+            agent interval typo    | Joulie           | {agent: {reconcileInterval: 20 s}}                                  | spec.agent.reconcileInterval
+            query timeout typo     | Joulie           | {policy: {telemetry: {prometheus: {url: 'http://p:9090', timeout: 5sec}}}} | spec.policy.telemetry.prometheus.timeout
+            start not HH:MM        | Joulie           | {policy: {schedules: [{days: [Mon], start: '8:00', end: '18:00'}]}} | spec.policy.schedules[0].start
+            end past midnight      | Joulie           | {policy: {schedules: [{days: [Mon], start: '08:00', end: '24:00'}]}} | spec.policy.schedules[0].end
+            unknown day            | Joulie           | {policy: {schedules: [{days: [Mnday], start: '08:00', end: '18:00'}]}} | spec.policy.schedules[0].days[0]
+            day list as text       | Joulie           | {policy: {schedules: [{days: ['Mon,Fri'], start: '08:00', end: '18:00'}]}} | spec.policy.schedules[0].days[0]
+            time zone with space   | Joulie           | {policy: {timeZone: Europe Berlin}}                                 | spec.policy.timeZone
+            window bounds crossed  | Joulie           | {policy: {schedules: [{days: [Mon], start: '08:00', end: '18:00', minPerformanceNodes: 5, maxPerformanceNodes: 2}]}} | minPerformanceNodes must not be above maxPerformanceNodes
+            url without scheme     | Joulie           | {policy: {telemetry: {prometheus: {url: 'prometheus:9090'}}}}       | spec.policy.telemetry.prometheus.url
+            url with credentials   | Joulie           | {policy: {telemetry: {prometheus: {url: 'http://admin:secret@prometheus:9090'}}}} | spec.policy.telemetry.prometheus.url
+            pull policy typo       | Joulie           | {agent: {imagePullPolicy: IfNotPresnt}}                             | spec.agent.imagePullPolicy
+            endpoint without scheme | TelemetryProfile | {target: {scope: cluster}, controls: {cpu: {type: http, http: {endpoint: 'sim:8080/{node}'}}}} | spec.controls.cpu.http.endpoint
+            node scope without node | TelemetryProfile | {target: {scope: node}}                                            | a node-scoped profile names its node
+            token and password      | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: /t, basicAuth: {username: u, passwordFile: /p}}}}} | give bearerTokenFile or basicAuth, not both
+            relative token file     | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: token}}}} | spec.policy.telemetry.prometheus.bearerTokenFile
+            basic auth without file | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', basicAuth: {username: u}}}}} | spec.policy.telemetry.prometheus.basicAuth.passwordFile: Required value
             eco above performance  | Joulie           | {policy: {ecoCapWatts: 300, performanceCapWatts: 250}}              | ecoCapWatts must not be above performanceCapWatts
             """)
     void theApiServerRefusesWhatTheSchemaForbids(String what, String kind, String spec, String message) {
         cluster.install().ok();
+        // A Joulie is named joulie, so that only the field under test can be the reason (the name has a rule of its own);
+        // a dry run never stores it, and a valid one would be refused for existing instead, failing the test.
         RealCluster.Result r = cluster.kubectl("""
                 apiVersion: joulie.io/v1alpha1
                 kind: %s
-                metadata: {name: e2e-invalid}
+                metadata: {name: %s}
                 spec: %s
-                """.formatted(kind, spec), "create", "-f", "-");
+                """.formatted(kind, kind.equals("Joulie") ? "joulie" : "e2e-invalid", spec), "create", "--dry-run=server", "-f", "-");
         assertThat(r.exit()).as("%s must be refused; kubectl said:\n%s", what, r.output()).isNotZero();
-        assertThat(r.output()).contains("is invalid").contains(message);
+        assertThat(r.output()).contains("is invalid").contains(message).doesNotContain("a cluster has one Joulie resource");
+    }
+
+    @Test
+    void aSecondJoulieResourceIsRefused() {
+        cluster.install().ok();
+        RealCluster.Result r = cluster.kubectl("""
+                apiVersion: joulie.io/v1alpha1
+                kind: Joulie
+                metadata: {name: staging}
+                spec: {}
+                """, "create", "-f", "-");
+        assertThat(r.exit()).as("a Joulie not named joulie must be refused; kubectl said:\n%s", r.output()).isNotZero();
+        assertThat(r.output()).contains("is invalid").contains("a cluster has one Joulie resource, named joulie");
+    }
+
+    @Test
+    void wellFormedValuesOfTheCheckedFormsAreAccepted() {
+        cluster.install().ok();
+        RealCluster.Result r = cluster.kubectl("""
+                apiVersion: joulie.io/v1alpha1
+                kind: Joulie
+                metadata: {name: joulie}
+                spec:
+                  agent: {reconcileInterval: 1m30s, imagePullPolicy: Always}
+                  policy:
+                    downgradeTimeout: PT45M
+                    reconcileInterval: 500ms
+                    timeZone: America/Argentina/Buenos_Aires
+                    schedules:
+                    - {days: [Mon-Fri, saturday, SUN], start: '00:00', end: '23:59', timeZone: '+01:00'}
+                    - {days: [Fri-Mon], start: '18:00', end: '08:00', timeZone: Etc/GMT+1}
+                    telemetry:
+                      prometheus:
+                        url: 'https://thanos-querier.openshift-monitoring.svc:9091/'
+                        timeout: 2.5s
+                        staleAfter: '0'
+                        bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token
+                        caFile: /var/run/secrets/kubernetes.io/serviceaccount/service-ca.crt
+                """, "apply", "--dry-run=server", "-f", "-"); // the joulie resource exists: an update, validated as a whole
+        assertThat(r.exit()).as("kubectl said:\n%s", r.output()).isZero();
+        RealCluster.Result tp = cluster.kubectl("""
+                apiVersion: joulie.io/v1alpha1
+                kind: TelemetryProfile
+                metadata: {name: e2e-forms}
+                spec:
+                  target: {scope: node, nodeName: worker-01.rack-3}
+                  controls: {cpu: {type: http, http: {endpoint: 'http://sim.joulie:8080/nodes/{node}/cpu?x=1'}}}
+                """, "create", "--dry-run=server", "-f", "-");
+        assertThat(tp.exit()).as("kubectl said:\n%s", tp.output()).isZero();
+    }
+
+    @ParameterizedTest(name = "kubectl explain {0}")
+    @CsvSource({"joulie", "joulie.spec", "joulie.status", "npp", "npp.spec", "npp.status", "tp", "tp.spec", "tp.status"})
+    void kubectlExplainDescribesEveryLevel(String path) {
+        cluster.install().ok();
+        String out = cluster.kubectl(null, "explain", path).ok().output();
+        String description = out.substring(out.indexOf("DESCRIPTION:") + "DESCRIPTION:".length(),
+                out.contains("FIELDS:") ? out.indexOf("FIELDS:") : out.length()).strip();
+        assertThat(description).as("kubectl explain %s:\n%s", path, out).isNotEmpty().doesNotContain("<empty>");
     }
 }

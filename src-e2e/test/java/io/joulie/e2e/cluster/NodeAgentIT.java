@@ -108,6 +108,12 @@ class NodeAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
                 .untilAsserted(() -> assertThat(cluster.states()).containsEntry(NODE, "ActiveEco"));
         awaitLimitsFollowThePlan(60);
+        // Each change of what the agent applied is an Event on its Node, which kubectl describe node shows.
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            String describe = cluster.kubectl(null, "describe", "node", NODE).ok().output();
+            assertThat(describe.lines().filter(l -> l.contains("CapApplied") && l.contains("joulie-agent")).count())
+                    .as("CapApplied Events in kubectl describe node %s:%n%s", NODE, describe).isGreaterThanOrEqualTo(2);
+        });
 
         // a crash (SIGKILL, an OOM kill): the eco caps stay, and so do the originals the agent kept in its state directory
         agent.kill();

@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -193,19 +194,25 @@ public final class RealCluster implements AutoCloseable {
 
     /** Runs a shell command from the repository root with the admin kubeconfig. */
     public Result sh(String command) {
-        return run(List.of("bash", "-c", command), null);
+        return sh(command, Map.of());
+    }
+
+    /** {@link #sh(String)} with more environment (e.g. a PATH that finds helm). */
+    public Result sh(String command, Map<String, String> env) {
+        return run(List.of("bash", "-c", command), null, env);
     }
 
     /** kubectl as the cluster admin, with stdin. */
     public Result kubectl(String stdin, String... args) {
         List<String> cmd = new ArrayList<>(List.of("kubectl"));
         cmd.addAll(List.of(args));
-        return run(cmd, stdin);
+        return run(cmd, stdin, Map.of());
     }
 
-    private Result run(List<String> command, String stdin) {
+    private Result run(List<String> command, String stdin, Map<String, String> env) {
         try {
             ProcessBuilder pb = new ProcessBuilder(command).directory(REPO.toFile()).redirectErrorStream(true);
+            pb.environment().putAll(env);
             pb.environment().put("KUBECONFIG", controlPlane.adminKubeconfig().toString());
             Process p = pb.start();
             try (var in = p.getOutputStream()) {
@@ -267,10 +274,16 @@ public final class RealCluster implements AutoCloseable {
     /** {@link #startOperator(String, Map)} with these JVM options instead of the suite's. */
     public synchronized JavaApp startOperator(String podName, Map<String, String> env, List<String> jvmOptions)
             throws IOException {
-        Path kubeconfig = serviceAccountKubeconfig(NAMESPACE, OPERATOR_SA);
+        return startOperator(NAMESPACE, podName, env, jvmOptions);
+    }
+
+    /** {@link #startOperator(String, Map, List)} for an installation in another namespace. */
+    public synchronized JavaApp startOperator(String namespace, String podName, Map<String, String> env,
+                                              List<String> jvmOptions) throws IOException {
+        Path kubeconfig = serviceAccountKubeconfig(namespace, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
-                "KUBERNETES_NAMESPACE", NAMESPACE, "POD_NAMESPACE", NAMESPACE, "POD_NAME", podName,
-                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE, "RECONCILE_INTERVAL", "2s"));
+                "KUBERNETES_NAMESPACE", namespace, "POD_NAMESPACE", namespace, "POD_NAME", podName,
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", namespace, "RECONCILE_INTERVAL", "2s"));
         all.putAll(env);
         JavaApp p = JavaApp.start(podName, JavaApp.Packaged.OPERATOR.jar(REPO), all,
                 controlPlane.workDir(), jvmOptions);
@@ -323,25 +336,32 @@ public final class RealCluster implements AutoCloseable {
      * bound to a Pod on that node ({@link #nodeAgentToken}) and this environment; its log is {@code <name>.log}.
      */
     public JavaApp startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
+        return startNodeAgent(name, node, env, JavaApp.SMALL_JVM, UnaryOperator.identity());
+    }
+
+    /** A node-mode agent with these JVM options, its command line run by {@code launcher} (a memory cgroup). */
+    public JavaApp startNodeAgent(String name, String node, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
         all.putAll(env);
-        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all);
+        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all,
+                jvmOptions, launcher);
     }
 
     /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */
     public JavaApp startPoolAgent(String name, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("AGENT_MODE", "pool"));
         all.putAll(env);
-        return startAgent(name, poolAgentKubeconfig(), all);
+        return startAgent(name, poolAgentKubeconfig(), all, JavaApp.SMALL_JVM, UnaryOperator.identity());
     }
 
-    private JavaApp startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
+    private JavaApp startAgent(String name, Path kubeconfig, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", kubeconfig.toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
-        JavaApp p = JavaApp.start(name, JavaApp.Packaged.AGENT.jar(REPO), all,
-                controlPlane.workDir());
+        JavaApp p = JavaApp.start(name, JavaApp.Packaged.AGENT.jar(REPO), all, controlPlane.workDir(), jvmOptions, launcher);
         synchronized (this) {
             started.add(p);
         }

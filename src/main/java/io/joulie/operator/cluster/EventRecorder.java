@@ -1,6 +1,5 @@
 package io.joulie.operator.cluster;
 
-import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -8,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.JoulieEvents;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.metrics.ErrorKind;
@@ -16,8 +16,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /**
@@ -83,26 +81,11 @@ public class EventRecorder implements EventSink {
                 .withUid(o.getMetadata().getUid()).build();
     }
 
-    /** {@code <object>.<16 random hex digits>}, within the 253-character name limit. */
-    static String eventName(String object) {
-        String prefix = object.length() > 236 ? object.substring(0, 236) : object;
-        return prefix + "." + String.format("%016x", java.util.concurrent.ThreadLocalRandom.current().nextLong());
-    }
-
     private void record(ObjectReference ref, EventReason reason, String message) {
-        String ns = ref.getNamespace() == null ? "default" : ref.getNamespace();
         String type = reason.type().name();
-        Instant now = clock.instant();
-        String time = now.truncatedTo(ChronoUnit.SECONDS).toString();
         try {
-            client.v1().events().inNamespace(ns).resource(new EventBuilder()
-                    .withNewMetadata().withName(eventName(ref.getName()))
-                    .withNamespace(ns).endMetadata()
-                    .withInvolvedObject(ref).withType(type).withReason(reason.name())
-                    .withMessage(message.length() > 1024 ? message.substring(0, 1021) + "..." : message)
-                    .withNewSource().withComponent(COMPONENT).endSource()
-                    .withFirstTimestamp(time).withLastTimestamp(time).withCount(1)
-                    .build()).create();
+            var event = JoulieEvents.event(ref, type, reason.name(), message, COMPONENT, null, clock.instant());
+            client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
         } catch (KubernetesClientException e) {
             metrics.error(ErrorKind.EVENT);
             LOG.warnf("Could not record %s Event %s on %s/%s: %s", type, reason, ref.getKind(), ref.getName(), e.getMessage());

@@ -5,9 +5,14 @@ import io.joulie.api.text.Problems.DurationBound;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.planner.PolicyRules;
 import io.joulie.planner.ScheduleWindow;
+import io.joulie.operator.telemetry.Credentials;
 import io.joulie.operator.telemetry.TelemetryConfig;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.net.URISyntaxException;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
@@ -189,7 +194,55 @@ public final class RulesParser {
             errors.add(at + ".queries: give packagePowerWatts and/or cpuTemperatureCelsius");
         }
         return Optional.of(new TelemetryConfig(url, p.nodeLabel(), power, temperature,
-                query(q == null ? null : q.pue()), query(q == null ? null : q.carbonIntensity()), timeout, stale));
+                query(q == null ? null : q.pue()), query(q == null ? null : q.carbonIntensity()), timeout, stale,
+                credentials(at, p, url, errors)));
+    }
+
+    /**
+     * The credentials of {@code spec.policy.telemetry.prometheus}: each file must be readable now (it is mounted into
+     * the operator's pod), the CA file must hold certificates and goes with an https URL only.
+     */
+    static Credentials credentials(String at, PolicyRulesSpec.Prometheus p, URI url, Problems errors) {
+        if (p.bearerTokenFile() != null && p.basicAuth() != null) {
+            errors.add(at + ": give bearerTokenFile or basicAuth, not both");
+        }
+        Optional<Path> token = readable(at + ".bearerTokenFile", p.bearerTokenFile(), errors);
+        Optional<String> user = Optional.empty();
+        Optional<Path> password = Optional.empty();
+        if (p.basicAuth() != null) {
+            if (p.basicAuth().username() == null || p.basicAuth().username().isBlank() || p.basicAuth().username().contains(":")) {
+                errors.add(at + ".basicAuth.username = '" + p.basicAuth().username() + "': a user name without ':' is required");
+            }
+            user = Optional.ofNullable(p.basicAuth().username());
+            password = readable(at + ".basicAuth.passwordFile", p.basicAuth().passwordFile(), errors);
+            if (p.basicAuth().passwordFile() == null) {
+                errors.add(at + ".basicAuth.passwordFile: a file holding the password is required");
+            }
+        }
+        Optional<Path> ca = readable(at + ".caFile", p.caFile(), errors);
+        Credentials credentials = new Credentials(token, user, password, ca);
+        if (ca.isPresent()) {
+            if (url != null && !"https".equals(url.getScheme())) {
+                errors.add(at + ".caFile: a CA file is only used with an https url");
+            }
+            try {
+                credentials.sslContext();
+            } catch (IOException | GeneralSecurityException e) {
+                errors.add(at + ".caFile = '" + p.caFile() + "': no PEM certificates (" + e.getMessage() + ")");
+            }
+        }
+        return credentials;
+    }
+
+    private static Optional<Path> readable(String at, String file, Problems errors) {
+        if (file == null) {
+            return Optional.empty();
+        }
+        Path path = Path.of(file);
+        if (!path.isAbsolute() || !Files.isReadable(path) || Files.isDirectory(path)) {
+            errors.add(at + " = '" + file + "': not a readable file in the operator's container (mount the Secret into its pod)");
+        }
+        return Optional.of(path);
     }
 
     private static Duration duration(String at, String text, Duration fallback, Problems errors) {

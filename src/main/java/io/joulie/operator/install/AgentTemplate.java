@@ -1,6 +1,16 @@
 package io.joulie.operator.install;
 
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeAffinity;
+import io.fabric8.kubernetes.api.model.NodeSelector;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.NodeSelectorTermBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
 import io.fabric8.kubernetes.api.model.HostPathVolumeSource;
@@ -18,6 +28,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
@@ -29,6 +40,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The desired agent objects for a {@code Joulie} resource: its DaemonSet (running as the ServiceAccount
@@ -44,8 +56,13 @@ import java.util.Optional;
 @Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
 public class AgentTemplate {
+    /** The agent container's memory request and limit when {@code spec.agent.resources} sets none (decision 73). */
+    static final String DEFAULT_MEMORY_REQUEST = "128Mi";
+    static final String DEFAULT_MEMORY_LIMIT = "160Mi";
+
     public static final String NAME = "joulie-agent";
-    static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
+    static final String NAME_LABEL = "app.kubernetes.io/name";
+    static final Map<String, String> LABELS = Map.of(NAME_LABEL, NAME, "app.kubernetes.io/part-of", "joulie",
             "app.kubernetes.io/managed-by", "joulie-operator");
     static final int METRICS_PORT = 9000;
     /** Where the agent keeps the originals across its restarts, on the host and in the container (JOULIE_STATE_DIR). */
@@ -97,19 +114,95 @@ public class AgentTemplate {
         return new ObjectMetaBuilder().withName(NAME).withNamespace(namespace).withLabels(LABELS).build();
     }
 
-    private static JoulieSpec.Agent agent(Joulie j) {
-        JoulieSpec.Agent a = j.getSpec() == null ? null : j.getSpec().agent();
-        return a != null ? a : new JoulieSpec.Agent(null, null, null, null, null, null, null);
+    /** Whether an Event is about the agent DaemonSet or one of its pods (named after it by the DaemonSet controller). */
+    static boolean isAboutAgents(io.fabric8.kubernetes.api.model.Event e) {
+        var o = e.getInvolvedObject();
+        return o != null && o.getName() != null && ("DaemonSet".equals(o.getKind()) && NAME.equals(o.getName())
+                || "Pod".equals(o.getKind()) && o.getName().startsWith(NAME + "-"));
     }
 
-    /** The nodes agents run on: spec.agent.nodeSelector, else the operator's managed-node selector. */
-    public Map<String, String> nodeSelector(Joulie j) {
-        Map<String, String> explicit = agent(j).nodeSelector();
-        if (explicit != null) {
-            return explicit;
+    /**
+     * The nodes agents run on, as node selector requirements that must all hold: {@code spec.agent.nodeSelector}
+     * (equality) and {@code spec.agent.nodeLabelSelector}, else the operator's managed-node selector
+     * ({@code NODE_SELECTOR}, set-based requirements included). Empty: every node.
+     */
+    List<NodeSelectorRequirement> nodeRequirements(JoulieSpec.Agent a) {
+        List<NodeSelectorRequirement> out = new ArrayList<>();
+        if (a.nodeSelector() == null && a.nodeLabelSelector() == null) {
+            for (LabelSelector.Requirement r : settings.nodeSelector().requirements()) {
+                out.add(new NodeSelectorRequirement(r.key(), r.operator().name(), r.values()));
+            }
+            return out;
         }
-        return settings.nodeSelector().asEqualityMap().orElseThrow(() -> new IllegalArgumentException(
-                "NODE_SELECTOR '" + settings.nodeSelector() + "' is not a list of key=value pairs; set spec.agent.nodeSelector"));
+        if (a.nodeSelector() != null) {
+            new TreeMap<>(a.nodeSelector()).forEach((k, v) -> out.add(new NodeSelectorRequirement(k, "In", List.of(v))));
+        }
+        io.fabric8.kubernetes.api.model.LabelSelector selector = a.nodeLabelSelector();
+        if (selector != null) {
+            if (selector.getMatchLabels() != null) {
+                new TreeMap<>(selector.getMatchLabels()).forEach((k, v) -> out.add(new NodeSelectorRequirement(k, "In", List.of(v))));
+            }
+            if (selector.getMatchExpressions() != null) {
+                for (LabelSelectorRequirement e : selector.getMatchExpressions()) {
+                    out.add(new NodeSelectorRequirement(e.getKey(), e.getOperator(), e.getValues()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The agent pods' affinity: {@code spec.agent.affinity} with every term of its required node affinity also
+     * holding the node requirements (terms are alternatives, so each must meet them); without such terms, one term
+     * of the requirements alone. No requirement and no term: no node affinity (an empty term would match no node).
+     */
+    Affinity affinity(JoulieSpec.Agent a) {
+        List<NodeSelectorRequirement> required = nodeRequirements(a);
+        Affinity affinity = a.affinity() == null ? new Affinity() : new AffinityBuilder(a.affinity()).build();
+        NodeAffinity node = affinity.getNodeAffinity() == null ? new NodeAffinity() : affinity.getNodeAffinity();
+        NodeSelector given = node.getRequiredDuringSchedulingIgnoredDuringExecution();
+        List<NodeSelectorTerm> terms = given == null || given.getNodeSelectorTerms() == null
+                ? List.of() : given.getNodeSelectorTerms();
+        if (terms.isEmpty()) {
+            if (required.isEmpty()) {
+                return affinity.getNodeAffinity() == null && affinity.getPodAffinity() == null
+                        && affinity.getPodAntiAffinity() == null ? null : affinity;
+            }
+            terms = List.of(new NodeSelectorTerm(List.of(), List.of()));
+        }
+        List<NodeSelectorTerm> combined = new ArrayList<>();
+        for (NodeSelectorTerm t : terms) {
+            List<NodeSelectorRequirement> expressions = new ArrayList<>(
+                    t.getMatchExpressions() == null ? List.of() : t.getMatchExpressions());
+            expressions.addAll(required);
+            combined.add(new NodeSelectorTermBuilder(t).withMatchExpressions(expressions).build());
+        }
+        node.setRequiredDuringSchedulingIgnoredDuringExecution(new NodeSelector(combined));
+        affinity.setNodeAffinity(node);
+        return affinity;
+    }
+
+    /** How a pod template selects its nodes, in words, for a status message (e.g. when it selects none). */
+    public static String nodeSelection(PodSpec pod) {
+        List<String> parts = new ArrayList<>();
+        if (pod.getNodeSelector() != null && !pod.getNodeSelector().isEmpty()) {
+            parts.add("nodeSelector " + new TreeMap<>(pod.getNodeSelector()));
+        }
+        NodeSelector required = pod.getAffinity() == null || pod.getAffinity().getNodeAffinity() == null ? null
+                : pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution();
+        if (required != null && required.getNodeSelectorTerms() != null) {
+            List<String> terms = new ArrayList<>();
+            for (NodeSelectorTerm t : required.getNodeSelectorTerms()) {
+                List<String> expressions = new ArrayList<>();
+                for (NodeSelectorRequirement r : t.getMatchExpressions() == null ? List.<NodeSelectorRequirement>of() : t.getMatchExpressions()) {
+                    expressions.add(r.getKey() + " " + r.getOperator()
+                            + (r.getValues() == null || r.getValues().isEmpty() ? "" : " " + r.getValues()));
+                }
+                terms.add(String.join(", ", expressions));
+            }
+            parts.add("node affinity " + String.join(" or ", terms));
+        }
+        return parts.isEmpty() ? "every node" : String.join(" and ", parts);
     }
 
     public Service metricsService(Joulie j) {
@@ -135,7 +228,7 @@ public class AgentTemplate {
     }
 
     public DaemonSet daemonSet(Joulie j) {
-        JoulieSpec.Agent a = agent(j);
+        JoulieSpec.Agent a = JoulieSpec.Agent.of(j.getSpec());
         List<EnvVar> env = new ArrayList<>(List.of(
                 new EnvVarBuilder().withName("NODE_NAME").withNewValueFrom().withNewFieldRef().withFieldPath("spec.nodeName")
                         .endFieldRef().endValueFrom().build(),
@@ -154,20 +247,24 @@ public class AgentTemplate {
         if (a.packageFloorWatts() != null) {
             env.add(new EnvVar("JOULIE_PACKAGE_FLOOR_WATTS", String.valueOf(a.packageFloorWatts()), null));
         }
+        // From the agent's footprint run (AgentFootprintIT, docs/benchmarks.md): about 115 MiB that no reclaim frees
         ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
-                .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity("64Mi"))
-                .addToLimits("memory", new Quantity("128Mi")).build();
+                .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity(DEFAULT_MEMORY_REQUEST))
+                .addToLimits("memory", new Quantity(DEFAULT_MEMORY_LIMIT)).build();
         return new DaemonSetBuilder().withMetadata(meta())
                 .withNewSpec()
-                .withNewSelector().withMatchLabels(Map.of("app.kubernetes.io/name", NAME)).endSelector()
-                .withNewUpdateStrategy().withType("RollingUpdate").endUpdateStrategy()
+                .withNewSelector().withMatchLabels(Map.of(NAME_LABEL, NAME)).endSelector()
+                .withNewUpdateStrategy().withType("RollingUpdate")
+                .withNewRollingUpdate().withMaxUnavailable(a.maxUnavailable() != null ? a.maxUnavailable() : new IntOrString(1))
+                .endRollingUpdate().endUpdateStrategy()
                 .withNewTemplate()
                 .withNewMetadata().withLabels(LABELS).endMetadata()
                 .withNewSpec()
                 .withServiceAccountName(NAME)
-                .withNodeSelector(nodeSelector(j))
+                .withAffinity(affinity(a))
                 .withTolerations(a.tolerations())
-                .withPriorityClassName("system-node-critical")
+                .withImagePullSecrets(a.imagePullSecrets())
+                .withPriorityClassName(a.priorityClassName())
                 .withTerminationGracePeriodSeconds(30L)
                 .addToContainers(new ContainerBuilder()
                         .withName("agent")

@@ -1,6 +1,10 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
@@ -16,6 +20,7 @@ import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -27,6 +32,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Converges the active {@code Joulie} resource: the agent DaemonSet and the metrics Services (dependent
@@ -52,15 +58,19 @@ import java.util.Objects;
 public class JoulieReconciler implements Reconciler<Joulie> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
     private static final ResourceID ACTIVE = new ResourceID(Joulie.ACTIVE_NAME);
+    static final String AGENT_PODS = "agent-pods";
+    static final String AGENT_EVENTS = "agent-events";
 
     private final EffectivePolicy policy;
     private final PlannerStatus planner;
     private final LeaderElection leader;
     private final MonitoringState monitoring;
     private final Clock clock;
+    private final AgentPodMetrics agentPods;
 
     public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, MonitoringState monitoring,
-                            Clock clock) {
+                            Clock clock, AgentPodMetrics agentPods) {
+        this.agentPods = agentPods;
         this.policy = policy;
         this.clock = clock;
         this.planner = planner;
@@ -74,7 +84,16 @@ public class JoulieReconciler implements Reconciler<Joulie> {
         SimpleInboundEventSource<Joulie> signals = new SimpleInboundEventSource<>("joulie-signals");
         planner.onChange(() -> signals.propagateEvent(ACTIVE));
         monitoring.onChange(() -> signals.propagateEvent(ACTIVE));
-        return List.of(signals);
+        // What the cluster says about the agent pods (why they are refused, unschedulable or failing) re-runs this
+        // reconciler: the DaemonSet's status alone does not change when the controller keeps failing to create pods.
+        InformerEventSource<Pod, Joulie> pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Joulie.class)
+                .withName(AGENT_PODS).withWatchCurrentNamespace()
+                .withLabelSelector(AgentTemplate.NAME_LABEL + "=" + AgentTemplate.NAME)
+                .withSecondaryToPrimaryMapper(p -> Set.of(ACTIVE)).build(), context);
+        InformerEventSource<Event, Joulie> events = new InformerEventSource<>(InformerEventSourceConfiguration.from(Event.class, Joulie.class)
+                .withName(AGENT_EVENTS).withWatchCurrentNamespace()
+                .withSecondaryToPrimaryMapper(e -> AgentTemplate.isAboutAgents(e) ? Set.of(ACTIVE) : Set.of()).build(), context);
+        return List.of(signals, pods, events);
     }
 
     @Override
@@ -90,6 +109,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
             return write(joulie, JoulieStatusAggregator.of(joulie).notActive(clock.instant()));
         }
         return write(joulie, statusOf(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null),
+                context.getSecondaryResources(Pod.class), context.getSecondaryResources(Event.class),
                 policy.resolve(joulie), planner.latest().orElse(null), monitoring.condition().orElse(null)));
     }
 
@@ -119,19 +139,27 @@ public class JoulieReconciler implements Reconciler<Joulie> {
      * The active resource's status.
      *
      * @param daemonSet  the agent DaemonSet as last seen, or null
+     * @param pods       the agent pods
+     * @param events     Events about the agent DaemonSet and its pods
      * @param policy     the effective policy and why spec.policy was rejected, if it was
      * @param report     the leader's last planner report, or null before its first tick (the status then keeps
      *                   the counts written before)
      * @param monitoring the MonitoringReady condition from the monitoring controller, or null before its first run
      */
-    private JoulieStatus statusOf(Joulie joulie, DaemonSet daemonSet, EffectivePolicy.Resolution policy,
+    private JoulieStatus statusOf(Joulie joulie, DaemonSet daemonSet, Set<Pod> pods, Set<Event> events,
+                                  EffectivePolicy.Resolution policy,
                                   PlannerStatus.Report report, Condition monitoring) {
         JoulieStatusAggregator status = JoulieStatusAggregator.of(joulie).effectivePolicy(policy.describe());
         DaemonSetStatus s = daemonSet == null ? null : daemonSet.getStatus();
         if (s != null && s.getDesiredNumberScheduled() != null) {
             status.agents(s.getDesiredNumberScheduled(), Objects.requireNonNullElse(s.getNumberReady(), 0),
                     Objects.requireNonNullElse(s.getUpdatedNumberScheduled(), 0),
-                    daemonSet.getSpec().getTemplate().getSpec().getNodeSelector());
+                    AgentTemplate.nodeSelection(daemonSet.getSpec().getTemplate().getSpec()));
+            AgentPodProblems.Found found = AgentPodProblems.of(daemonSet, pods, events);
+            status.agentProblems(found.problems());
+            agentPods.record(found.counts());
+        } else {
+            agentPods.record(AgentPodMetrics.Counts.NONE);
         }
         if (!policy.errors().isEmpty()) {
             status.problem(ConditionReason.InvalidPolicy, "spec.policy is not applied, the settings in "

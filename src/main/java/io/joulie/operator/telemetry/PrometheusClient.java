@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.net.URI;
+import java.security.GeneralSecurityException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /** Instant queries against Prometheus's HTTP API ({@code GET /api/v1/query}), JDK HTTP client only. */
 public final class PrometheusClient {
@@ -22,13 +24,25 @@ public final class PrometheusClient {
 
     private final URI base;
     private final Duration timeout;
+    private final Credentials credentials;
     private final HttpClient http;
+    /** Why the TLS context could not be made from the CA file, if it could not: every query then says so. */
+    private final Optional<String> tlsProblem;
 
-    public PrometheusClient(URI base, Duration timeout) {
+    public PrometheusClient(URI base, Duration timeout, Credentials credentials) {
         String s = base.toString();
         this.base = URI.create(s.endsWith("/") ? s : s + "/");
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.credentials = credentials;
+        HttpClient.Builder builder = HttpClient.newBuilder().connectTimeout(timeout);
+        Optional<String> problem = Optional.empty();
+        try {
+            credentials.sslContext().ifPresent(builder::sslContext);
+        } catch (IOException | GeneralSecurityException e) {
+            problem = Optional.of("the CA file " + credentials.caFile().orElseThrow() + " cannot be used: " + e.getMessage());
+        }
+        this.tlsProblem = problem;
+        this.http = builder.build();
     }
 
     /** One series of an instant vector (or the single value of a scalar result, with no labels). */
@@ -59,15 +73,29 @@ public final class PrometheusClient {
 
     public Result query(String promql) throws QueryException {
         URI uri = base.resolve("api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        if (tlsProblem.isPresent()) {
+            throw new QueryException("unreachable", "Prometheus at " + base + ": " + tlsProblem.get());
+        }
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(timeout).GET();
+        Optional<String> authorization;
+        try {
+            authorization = credentials.authorization();
+            authorization.ifPresent(value -> request.header("Authorization", value));
+        } catch (IOException e) {
+            throw new QueryException("query_error", "the credentials for Prometheus at " + base + " cannot be read: " + describe(e));
+        }
         HttpResponse<String> response;
         try {
-            response = http.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             throw new QueryException("unreachable", "Prometheus at " + base + " is unreachable: " + describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueryException("unreachable", "interrupted while querying Prometheus");
+        }
+        if (response.statusCode() == 401 || response.statusCode() == 403) {
+            throw new QueryException("query_error", "Prometheus at " + base + " refused the request: HTTP " + response.statusCode()
+                    + (authorization.isEmpty() ? " (no credentials configured)" : " (check the credentials)"));
         }
         JsonNode body;
         try {

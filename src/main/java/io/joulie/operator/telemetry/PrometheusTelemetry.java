@@ -26,7 +26,7 @@ public final class PrometheusTelemetry {
 
     public PrometheusTelemetry(TelemetryConfig config) {
         this.config = config;
-        this.client = new PrometheusClient(config.url(), config.timeout());
+        this.client = new PrometheusClient(config.url(), config.timeout(), config.credentials());
     }
 
     public TelemetryConfig config() {

@@ -15,10 +15,11 @@ import java.util.Optional;
  * @param carbonIntensityQuery  PromQL giving grid carbon intensity in gCO2/kWh (a one-series vector or a scalar)
  * @param timeout               per-request timeout (connect and response)
  * @param staleAfter            samples older than this count as missing
+ * @param credentials           how to authenticate and whom to trust
  */
 public record TelemetryConfig(URI url, String nodeLabel, Optional<String> powerQuery, Optional<String> temperatureQuery,
                               Optional<String> pueQuery, Optional<String> carbonIntensityQuery, Duration timeout,
-                              Duration staleAfter) {
+                              Duration staleAfter, Credentials credentials) {
 
     public static final String DEFAULT_NODE_LABEL = "node";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
@@ -28,5 +29,6 @@ public record TelemetryConfig(URI url, String nodeLabel, Optional<String> powerQ
         nodeLabel = nodeLabel == null || nodeLabel.isBlank() ? DEFAULT_NODE_LABEL : nodeLabel;
         timeout = timeout == null ? DEFAULT_TIMEOUT : timeout;
         staleAfter = staleAfter == null ? DEFAULT_STALE_AFTER : staleAfter;
+        credentials = credentials == null ? Credentials.NONE : credentials;
     }
 }

@@ -39,7 +39,7 @@ class RulesParserTest {
 
     static final PolicyRulesSpec.Telemetry PROMETHEUS = new PolicyRulesSpec.Telemetry(new Prometheus(
             "http://prometheus.monitoring:9090", null, "3s", null,
-            new Queries("joulie_agent_package_power_watts", "max by (node) (node_temp)", null, null)));
+            new Queries("joulie_agent_package_power_watts", "max by (node) (node_temp)", null, null), null, null, null));
 
     @Test
     void aFullSpecBecomesRulesAndATelemetrySource() {
@@ -95,7 +95,8 @@ class RulesParserTest {
     void everyProblemIsListedOnce() {
         var bad = new Schedule("x", List.of("Mon-Funday", "Tu"), "8:00", "24:00", "Mars/Olympus", 1.5, 3, 2);
         var empty = new Schedule("y", List.of("Mon"), "08:00", "09:00", null, null, null, null);
-        var prometheus = new PolicyRulesSpec.Telemetry(new Prometheus("prometheus:9090", null, "soon", "0s", new Queries(null, " ", null, null)));
+        var prometheus = new PolicyRulesSpec.Telemetry(new Prometheus("prometheus:9090", null, "soon", "0s", new Queries(null, " ", null, null),
+                null, null, null));
 
         assertThatThrownBy(() -> parse("Nowhere/City", List.of(bad, empty), new PowerBudget(-1.0),
                 new Hotspots(null, -2.0, null), prometheus))
@@ -130,5 +131,41 @@ class RulesParserTest {
         var parsed = parse(null, null, new PowerBudget(1000.0), null, null);
         assertThat(parsed.rules().budgetWatts()).hasValue(1000);
         assertThat(parsed.telemetry()).isEmpty();
+    }
+
+    static PolicyRulesSpec.Telemetry secured(String url, String token, PolicyRulesSpec.BasicAuth basic, String ca) {
+        return new PolicyRulesSpec.Telemetry(new Prometheus(url, null, null, null, new Queries("power", null, null, null),
+                token, basic, ca));
+    }
+
+    @Test
+    void credentialsComeFromReadableFilesAndReachTheTelemetrySource(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path token = java.nio.file.Files.writeString(dir.resolve("token"), "t0k3n\n");
+        var bearer = parse(null, null, null, null, secured("https://thanos:9091", token.toString(), null, null))
+                .telemetry().orElseThrow().credentials();
+        assertThat(bearer.authorization()).contains("Bearer t0k3n");
+        java.nio.file.Path password = java.nio.file.Files.writeString(dir.resolve("password"), "s3cret");
+        var basic = parse(null, null, null, null, secured("http://p:9090", null,
+                new PolicyRulesSpec.BasicAuth("joulie", password.toString()), null)).telemetry().orElseThrow().credentials();
+        assertThat(basic.authorization()).contains("Basic " + java.util.Base64.getEncoder().encodeToString("joulie:s3cret".getBytes()));
+    }
+
+    @Test
+    void badCredentialsAreEachNamed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path notPem = java.nio.file.Files.writeString(dir.resolve("ca.crt"), "not a certificate");
+        java.nio.file.Path token = java.nio.file.Files.writeString(dir.resolve("token"), "t");
+        String at = "spec.policy.telemetry.prometheus";
+        assertThatThrownBy(() -> parse(null, null, null, null, secured("http://p:9090", dir.resolve("missing").toString(),
+                new PolicyRulesSpec.BasicAuth("a:b", null), notPem.toString())))
+                .hasMessageContaining(at + ": give bearerTokenFile or basicAuth, not both")
+                .hasMessageContaining(at + ".bearerTokenFile = '" + dir.resolve("missing") + "': not a readable file in the operator's container")
+                .hasMessageContaining(at + ".basicAuth.username = 'a:b': a user name without ':' is required")
+                .hasMessageContaining(at + ".basicAuth.passwordFile: a file holding the password is required")
+                .hasMessageContaining(at + ".caFile: a CA file is only used with an https url")
+                .hasMessageContaining(at + ".caFile = '" + notPem + "': no PEM certificates");
+        assertThatThrownBy(() -> parse(null, null, null, null, secured("https://p:9091", "token", null, null)))
+                .hasMessageContaining(at + ".bearerTokenFile = 'token': not a readable file").as("a relative path");
+        assertThat(parse(null, null, null, null, secured("https://p:9091", token.toString(), null, null)).telemetry()).isPresent();
     }
 }

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.Map;
 
 import static io.joulie.operator.it.Cluster.WAIT;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,7 +39,7 @@ class JoulieInstallTest extends OperatorTest {
     Joulie joulie(String name, String image) {
         Joulie j = new Joulie();
         j.getMetadata().setName(name);
-        j.setSpec(new JoulieSpec(new JoulieSpec.Agent(image, null, null, null, null, null, "30s")));
+        j.setSpec(new JoulieSpec(JoulieSpec.Agent.of("image", image, "reconcileInterval", "30s")));
         return client.resource(j).create();
     }
 
@@ -72,7 +71,15 @@ class JoulieInstallTest extends OperatorTest {
         var pod = ds.getSpec().getTemplate().getSpec();
         var container = pod.getContainers().getFirst();
         assertThat(container.getImage()).isEqualTo("registry.example/joulie-agent:1.2");
-        assertThat(pod.getNodeSelector()).isEqualTo(Map.of("joulie.io/managed", "true"));
+        // The managed-node selector as node affinity (a set-based selector could not be a nodeSelector map).
+        assertThat(pod.getNodeSelector()).isNullOrEmpty();
+        assertThat(pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms())
+                .singleElement().satisfies(t -> assertThat(t.getMatchExpressions()).singleElement().satisfies(r -> {
+                    assertThat(r.getKey()).isEqualTo("joulie.io/managed");
+                    assertThat(r.getOperator()).isEqualTo("In");
+                    assertThat(r.getValues()).containsExactly("true");
+                }));
+        assertThat(pod.getPriorityClassName()).as("no hard-coded priority class").isNull();
         assertThat(pod.getServiceAccountName()).isEqualTo("joulie-agent");
         assertThat(container.getEnv()).anySatisfy(e -> {
             assertThat(e.getName()).isEqualTo("AGENT_RECONCILE_INTERVAL");
@@ -144,7 +151,7 @@ class JoulieInstallTest extends OperatorTest {
         joulie("joulie", "registry.example/joulie-agent:1.0");
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet()).isNotNull());
 
-        cluster.setJoulieSpec(new JoulieSpec(new JoulieSpec.Agent("registry.example/joulie-agent:2.0", null, null, null, null, null, null)));
+        cluster.setJoulieSpec(new JoulieSpec(JoulieSpec.Agent.of("image", "registry.example/joulie-agent:2.0")));
 
         await().atMost(WAIT).untilAsserted(() -> assertThat(daemonSet().getSpec().getTemplate().getSpec().getContainers()
                 .getFirst().getImage()).isEqualTo("registry.example/joulie-agent:2.0"));

@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.operator.telemetry.Credentials;
 import io.joulie.operator.telemetry.PrometheusClient;
 import io.joulie.operator.telemetry.PrometheusServer;
 import io.joulie.operator.telemetry.ScrapedPrometheus;
@@ -68,7 +69,7 @@ class TelemetryRulesTest extends OperatorTest {
 
     static PolicyRulesSpec.Telemetry telemetry(String power, String temperature) {
         return new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus(prometheus.url().toString(), "node", "2s", "30s",
-                new PolicyRulesSpec.Queries(power, temperature, null, null)));
+                new PolicyRulesSpec.Queries(power, temperature, null, null), null, null, null));
     }
 
     static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,
@@ -131,7 +132,7 @@ class TelemetryRulesTest extends OperatorTest {
      * started after Prometheus had the value, so the operator planned with it.
      */
     static void awaitTicksReading(String query, double value) {
-        PrometheusClient client = new PrometheusClient(prometheus.url(), Duration.ofSeconds(2));
+        PrometheusClient client = new PrometheusClient(prometheus.url(), Duration.ofSeconds(2), Credentials.NONE);
         await().atMost(SLOW).ignoreExceptions().until(() -> client.query(query).points().stream()
                 .anyMatch(p -> p.value() == value));
         double ticks = Cluster.metric("joulie_ticks_total", "result=\"ok\"");

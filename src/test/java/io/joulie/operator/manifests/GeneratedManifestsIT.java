@@ -59,6 +59,37 @@ class GeneratedManifestsIT {
     }
 
     @Test
+    void committedKustomizationAndChartMatchTheBuild() throws IOException {
+        Path repo = Manifests.repository();
+        Map<String, String> generated = InstallPaths.generate(Manifests.generate(repo.resolve("src/target/kubernetes")));
+        Path chart = repo.resolve(InstallPaths.CHART);
+        if (Boolean.getBoolean("manifests.update")) {
+            if (Files.isDirectory(chart)) {
+                try (Stream<Path> s = Files.walk(chart)) {
+                    for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+            for (var e : generated.entrySet()) {
+                Files.createDirectories(repo.resolve(e.getKey()).getParent());
+                Files.writeString(repo.resolve(e.getKey()), e.getValue());
+            }
+        }
+        Set<String> committed = new java.util.TreeSet<>();
+        try (Stream<Path> s = Files.walk(chart)) {
+            s.filter(Files::isRegularFile).forEach(p -> committed.add(repo.relativize(p).toString()));
+        }
+        committed.add("kubernetes/" + InstallPaths.KUSTOMIZATION);
+        assertThat(committed).as("files of the chart and the kustomize base").isEqualTo(new java.util.TreeSet<>(generated.keySet()));
+        for (var e : generated.entrySet()) {
+            assertThat(Files.readString(repo.resolve(e.getKey())))
+                    .as("%s drifted from the build; regenerate with ./mvnw verify -Dmanifests.update=true", e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+    }
+
+    @Test
     void operatorManifestCarriesProbesIdentityAndLeastPrivilege() {
         Map<String, String> generated = Manifests.generate(Manifests.repository().resolve("src/target/kubernetes"));
         List<?> objects = (List<?>) new KubernetesSerialization().unmarshal(generated.get("20-operator.yml"));
@@ -83,10 +114,12 @@ class GeneratedManifestsIT {
         ClusterRole agent = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-agent")).findFirst().orElseThrow();
         assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("pods"));
         // A node's agent reads its Node and labels it, never lists or watches the Nodes (pool mode has its own role),
-        // and creates no Events; the admission policy keeps its writes to its own node.
+        // and only creates Events (about its Node's power changes), never reads them; the admission policy keeps its
+        // writes, Events included, to its own node.
         assertThat(agent.getRules()).filteredOn(r -> r.getResources().contains("nodes")).singleElement()
                 .satisfies(r -> assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch"));
-        assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("events"));
+        assertThat(agent.getRules()).filteredOn(r -> r.getResources().contains("events")).singleElement()
+                .satisfies(r -> assertThat(r.getVerbs()).containsExactly("create"));
         ClusterRole pool = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-agent-pool")).findFirst().orElseThrow();
         assertThat(pool.getRules()).filteredOn(r -> r.getResources().contains("nodes")).singleElement()
                 .satisfies(r -> assertThat(r.getVerbs()).as("pool agents watch Nodes and label none").containsExactlyInAnyOrder("get", "list", "watch"));
@@ -103,7 +136,15 @@ class GeneratedManifestsIT {
         // What a Joulie resource owns is namespaced: the operator may not touch DaemonSets, Services,
         // ServiceAccounts or ConfigMaps outside its own namespace.
         assertThat(namespaced.get("joulie-operator-install").getRules()).flatExtracting(r -> r.getResources())
-                .containsExactlyInAnyOrder("daemonsets", "services", "configmaps", "servicemonitors", "prometheusrules");
+                .containsExactlyInAnyOrder("daemonsets", "services", "configmaps", "servicemonitors", "prometheusrules", "events");
+        // Events in its namespace are only read (why agent pods are refused); the operator writes its own cluster-wide.
+        assertThat(namespaced.get("joulie-operator-install").getRules()).filteredOn(r -> r.getResources().contains("events"))
+                .singleElement().satisfies(r -> assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch"));
+        // The operator's pod meets the Pod Security Standard restricted; the namespace admits the privileged agent.
+        assertThat(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+        assertThat(deployment.getSpec().getTemplate().getSpec().getSecurityContext().getSeccompProfile().getType()).isEqualTo("RuntimeDefault");
+        assertThat(c.getSecurityContext().getAllowPrivilegeEscalation()).isFalse();
+        assertThat(c.getSecurityContext().getCapabilities().getDrop()).containsExactly("ALL");
         // Both ServiceAccounts come with the install; the operator creates none (docs/decisions.md).
         assertThat(objects).filteredOn(ServiceAccount.class::isInstance).extracting(o -> ((ServiceAccount) o).getMetadata())
                 .extracting(m -> m.getNamespace() + "/" + m.getName())

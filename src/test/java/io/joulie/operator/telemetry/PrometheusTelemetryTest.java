@@ -38,7 +38,8 @@ class PrometheusTelemetryTest {
 
     static TelemetryConfig config(URI url, String power, String temperature, Duration staleAfter) {
         return new TelemetryConfig(url, "node", Optional.ofNullable(power), Optional.ofNullable(temperature),
-                Optional.of("facility_pue"), Optional.of("grid_carbon_grams_per_kwh"), Duration.ofSeconds(2), staleAfter);
+                Optional.of("facility_pue"), Optional.of("grid_carbon_grams_per_kwh"), Duration.ofSeconds(2), staleAfter,
+                Credentials.NONE);
     }
 
     static PrometheusTelemetry source() {

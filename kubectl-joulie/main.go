@@ -1,0 +1,234 @@
+// kubectl-joulie is a kubectl plugin for Joulie (docs/troubleshooting.md): "kubectl joulie status" shows, per
+// managed node, the profile and state the operator planned, since when and why, the CPU and GPU caps it asks for and
+// those the agent applied, the agent's results and the node's performance-only pods; --watch redraws it on every change.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+var (
+	joulies           = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "joulies"}
+	nodePowerProfiles = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "nodepowerprofiles"}
+	telemetryProfiles = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "telemetryprofiles"}
+)
+
+const usage = `Usage: kubectl joulie status [--watch] [--node NAME] [--kubeconfig FILE] [--context NAME]
+
+Per managed node: the profile and state the operator planned, since when, the CPU and GPU caps it asks for (CAP,
+GPU CAP: watts or a percent of the hardware's maximum) and the watts the agent applied (APPLIED, GPU APPLIED per
+board), the agent's results, the node's performance-only pods and why the node is where it is;
+first a line on the Joulie resource (conditions, agents, policy). --watch redraws on every change (Ctrl-C ends).
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(out, usage)
+		if len(args) == 0 {
+			return errors.New("no command")
+		}
+		return nil
+	}
+	if args[0] != "status" {
+		fmt.Fprint(out, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(out)
+	watch := fs.Bool("watch", false, "redraw on every change")
+	fs.BoolVar(watch, "w", false, "redraw on every change")
+	node := fs.String("node", "", "only this node")
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default: $KUBECONFIG, ~/.kube/config)")
+	kubeContext := fs.String("context", "", "kubeconfig context")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = *kubeconfig
+	config, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
+		&clientcmd.ConfigOverrides{CurrentContext: *kubeContext}).ClientConfig()
+	if err != nil {
+		return fmt.Errorf("no cluster to talk to: %w", err)
+	}
+	config.UserAgent = "kubectl-joulie"
+	dyn, err := dynamic.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	core, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return err
+	}
+	if *watch {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return watchStatus(ctx, dyn, core, out, *node)
+	}
+	s, err := list(context.Background(), dyn, core)
+	if err != nil {
+		return err
+	}
+	render(out, s, time.Now(), *node)
+	return nil
+}
+
+// list reads everything the status needs once.
+func list(ctx context.Context, dyn dynamic.Interface, core kubernetes.Interface) (snapshot, error) {
+	var s snapshot
+	j, err := dyn.Resource(joulies).Get(ctx, "joulie", metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return s, explain(err, "the Joulie resource")
+	default:
+		s.joulie = j
+	}
+	npp, err := dyn.Resource(nodePowerProfiles).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return s, explain(err, "NodePowerProfiles")
+	}
+	s.profiles = npp.Items
+	tp, err := dyn.Resource(telemetryProfiles).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return s, explain(err, "TelemetryProfiles")
+	}
+	s.telemetry = tp.Items
+	pods, err := core.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: activePods})
+	if err != nil {
+		return s, explain(err, "Pods")
+	}
+	s.pods = pods.Items
+	return s, nil
+}
+
+// activePods leaves out the pods that no longer count as demand, server-side.
+const activePods = "status.phase!=Succeeded,status.phase!=Failed"
+
+func explain(err error, what string) error {
+	if apierrors.IsNotFound(err) {
+		return fmt.Errorf("cannot list %s: %w (is Joulie installed? its CRDs are missing)", what, err)
+	}
+	return fmt.Errorf("cannot read %s: %w", what, err)
+}
+
+// watchStatus keeps informers on the same objects and redraws when what it shows changes: on a terminal in place,
+// otherwise as a new block under a line with the time.
+func watchStatus(ctx context.Context, dyn dynamic.Interface, core kubernetes.Interface, out io.Writer, node string) error {
+	dynFactory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
+	coreFactory := informers.NewSharedInformerFactoryWithOptions(core, 0,
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = activePods }))
+	changed := make(chan struct{}, 1)
+	notify := cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { signalChange(changed) },
+		UpdateFunc: func(any, any) { signalChange(changed) },
+		DeleteFunc: func(any) { signalChange(changed) },
+	}
+	stores := map[schema.GroupVersionResource]cache.SharedIndexInformer{}
+	for _, gvr := range []schema.GroupVersionResource{joulies, nodePowerProfiles, telemetryProfiles} {
+		inf := dynFactory.ForResource(gvr).Informer()
+		if _, err := inf.AddEventHandler(notify); err != nil {
+			return err
+		}
+		stores[gvr] = inf
+	}
+	pods := coreFactory.Core().V1().Pods().Informer()
+	if _, err := pods.AddEventHandler(notify); err != nil {
+		return err
+	}
+	dynFactory.Start(ctx.Done())
+	coreFactory.Start(ctx.Done())
+	for gvr, ok := range dynFactory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			return fmt.Errorf("watching %s did not start (is Joulie installed?)", gvr.Resource)
+		}
+	}
+	coreFactory.WaitForCacheSync(ctx.Done())
+	terminal := isTerminal(out)
+	var last []byte
+	tick := time.NewTicker(30 * time.Second) // the SINCE column moves on
+	defer tick.Stop()
+	for {
+		s := fromStores(stores, pods)
+		var buf bytes.Buffer
+		render(&buf, s, time.Now(), node)
+		if !bytes.Equal(buf.Bytes(), last) {
+			if terminal {
+				fmt.Fprint(out, "\033[H\033[2J")
+			} else {
+				fmt.Fprintf(out, "--- %s\n", time.Now().UTC().Format(time.RFC3339))
+			}
+			out.Write(buf.Bytes())
+			last = buf.Bytes()
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changed:
+			time.Sleep(200 * time.Millisecond) // let a burst of changes land before drawing
+		case <-tick.C:
+		}
+	}
+}
+
+func signalChange(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+func fromStores(stores map[schema.GroupVersionResource]cache.SharedIndexInformer, pods cache.SharedIndexInformer) snapshot {
+	var s snapshot
+	for _, o := range stores[joulies].GetStore().List() {
+		if u, ok := o.(*unstructured.Unstructured); ok && u.GetName() == "joulie" {
+			s.joulie = u
+		}
+	}
+	for _, o := range stores[nodePowerProfiles].GetStore().List() {
+		s.profiles = append(s.profiles, *o.(*unstructured.Unstructured))
+	}
+	for _, o := range stores[telemetryProfiles].GetStore().List() {
+		s.telemetry = append(s.telemetry, *o.(*unstructured.Unstructured))
+	}
+	for _, o := range pods.GetStore().List() {
+		s.pods = append(s.pods, *o.(*corev1.Pod))
+	}
+	return s
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	info, err := f.Stat()
+	return err == nil && info.Mode()&os.ModeCharDevice != 0
+}

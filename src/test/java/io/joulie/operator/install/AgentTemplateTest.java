@@ -1,0 +1,119 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
+import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.config.TestConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The agent DaemonSet's placement and scheduling settings, from spec.agent and the operator's NODE_SELECTOR. */
+class AgentTemplateTest {
+    static final KubernetesClient CLIENT = new KubernetesClientBuilder()
+            .withConfig(new ConfigBuilder().withMasterUrl("https://127.0.0.1:1").withNamespace("joulie-system").build()).build();
+
+    @AfterAll
+    static void close() {
+        CLIENT.close();
+    }
+
+    static AgentTemplate template(String nodeSelector) {
+        TestConfig config = new TestConfig().with("NODE_SELECTOR", nodeSelector);
+        return new AgentTemplate(CLIENT, config, new OperatorSettings(config));
+    }
+
+    static PodSpec pod(String nodeSelector, JoulieSpec.Agent agent) {
+        Joulie j = new Joulie();
+        j.getMetadata().setName("joulie");
+        j.setSpec(new JoulieSpec(agent));
+        DaemonSet ds = template(nodeSelector).daemonSet(j);
+        return ds.getSpec().getTemplate().getSpec();
+    }
+
+    static List<String> terms(PodSpec pod) {
+        return pod.getAffinity().getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms()
+                .stream().map(t -> t.getMatchExpressions().stream()
+                        .map(r -> r.getKey() + " " + r.getOperator() + " " + r.getValues()).toList().toString()).toList();
+    }
+
+    @Test
+    void theOperatorsSelectorBecomesNodeAffinityEvenWhenSetBased() {
+        assertThat(terms(pod("joulie.io/managed=true", JoulieSpec.Agent.of())))
+                .containsExactly("[joulie.io/managed In [true]]");
+        // A set-based NODE_SELECTOR used to fail the DaemonSet (it could only become a nodeSelector map).
+        PodSpec setBased = pod("joulie.io/managed in (true,yes), !joulie.io/reserved, tier!=login", JoulieSpec.Agent.of());
+        assertThat(terms(setBased)).containsExactly(
+                "[joulie.io/managed In [true, yes], joulie.io/reserved DoesNotExist [], tier NotIn [login]]");
+        assertThat(setBased.getNodeSelector()).isNullOrEmpty();
+        assertThat(AgentTemplate.nodeSelection(setBased))
+                .isEqualTo("node affinity joulie.io/managed In [true, yes], joulie.io/reserved DoesNotExist, tier NotIn [login]");
+    }
+
+    @Test
+    void specAgentSelectorsReplaceTheOperatorsAndAllMustHold() {
+        PodSpec pod = pod("joulie.io/managed=true", JoulieSpec.Agent.of("nodeSelector", Map.of("hpc", "true"),
+                "nodeLabelSelector", new LabelSelectorBuilder().withMatchLabels(Map.of("rack", "r1"))
+                        .addNewMatchExpression().withKey("gpu").withOperator("DoesNotExist").endMatchExpression().build()));
+        assertThat(terms(pod)).containsExactly("[hpc In [true], rack In [r1], gpu DoesNotExist []]");
+    }
+
+    @Test
+    void everyTermOfAGivenNodeAffinityAlsoMeetsTheSelectionAndOtherAffinityStays() {
+        Affinity given = new AffinityBuilder().withNewNodeAffinity().withNewRequiredDuringSchedulingIgnoredDuringExecution()
+                .addToNodeSelectorTerms(new NodeSelectorTerm(List.of(new NodeSelectorRequirement("zone", "In", List.of("a"))), List.of()))
+                .addToNodeSelectorTerms(new NodeSelectorTerm(List.of(new NodeSelectorRequirement("zone", "In", List.of("b"))), List.of()))
+                .endRequiredDuringSchedulingIgnoredDuringExecution().endNodeAffinity()
+                .withNewPodAntiAffinity().endPodAntiAffinity().build();
+        PodSpec pod = pod("joulie.io/managed=true", JoulieSpec.Agent.of("affinity", given));
+        assertThat(terms(pod)).containsExactly("[zone In [a], joulie.io/managed In [true]]", "[zone In [b], joulie.io/managed In [true]]");
+        assertThat(pod.getAffinity().getPodAntiAffinity()).isNotNull();
+        assertThat(given.getNodeAffinity().getRequiredDuringSchedulingIgnoredDuringExecution().getNodeSelectorTerms().getFirst()
+                .getMatchExpressions()).as("spec.agent.affinity itself is not changed").hasSize(1);
+        assertThat(AgentTemplate.nodeSelection(pod)).isEqualTo(
+                "node affinity zone In [a], joulie.io/managed In [true] or zone In [b], joulie.io/managed In [true]");
+    }
+
+    @Test
+    void noSelectionAndNoAffinityIsNoNodeAffinityAtAll() {
+        // an empty node selector term would match no node
+        PodSpec pod = pod("", JoulieSpec.Agent.of());
+        assertThat(pod.getAffinity()).isNull();
+        assertThat(AgentTemplate.nodeSelection(pod)).isEqualTo("every node");
+    }
+
+    @Test
+    void priorityPullSecretsAndRolloutComeFromSpecAgentWithoutAHardCodedPriority() {
+        PodSpec plain = pod("joulie.io/managed=true", JoulieSpec.Agent.of());
+        assertThat(plain.getPriorityClassName()).as("no hard-coded system-node-critical").isNull();
+        assertThat(plain.getImagePullSecrets()).isNullOrEmpty();
+
+        Joulie j = new Joulie();
+        j.getMetadata().setName("joulie");
+        j.setSpec(new JoulieSpec(JoulieSpec.Agent.of("priorityClassName", "system-node-critical",
+                "imagePullSecrets", List.of(new LocalObjectReference("registry-creds")), "maxUnavailable", "10%")));
+        DaemonSet ds = template("joulie.io/managed=true").daemonSet(j);
+        assertThat(ds.getSpec().getTemplate().getSpec().getPriorityClassName()).isEqualTo("system-node-critical");
+        assertThat(ds.getSpec().getTemplate().getSpec().getImagePullSecrets()).extracting(LocalObjectReference::getName)
+                .containsExactly("registry-creds");
+        assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable()).isEqualTo(new IntOrString("10%"));
+        assertThat(template("joulie.io/managed=true").daemonSet(new Joulie()).getSpec().getUpdateStrategy().getRollingUpdate()
+                .getMaxUnavailable()).isEqualTo(new IntOrString(1));
+    }
+}
