@@ -1,30 +1,79 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A managed node as the planner sees it.
  *
- * @param name             node name
- * @param labels           node labels (zone, rack, ... for policies that want them)
- * @param cordoned         unschedulable: frozen in its state and not counted
- * @param state            current transition state (from the cluster: NodePowerProfile status or label)
- * @param since            when it entered that state
- * @param performancePods  active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param name              node name
+ * @param labels            node labels (zone, rack, ... for policies that want them)
+ * @param cordoned          unschedulable: frozen in its state and not counted
+ * @param state             current transition state (from the cluster: NodePowerProfile status or label)
+ * @param since             when it entered that state
+ * @param performancePods   active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param lastPerformancePod when a performance-only pod was last seen on the node (null when none was seen since the
+ *                          operator started, or one runs now)
+ * @param cap               what its NodePowerProfile asks for and what its agent reported
+ * @param forcedPods        performance-only pods escalation force left under the eco cap (NodePowerProfile status)
+ * @param reason            the reason its NodePowerProfile status gives now ("" when none)
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
-                          Instant since, List<String> performancePods) {
+                          Instant since, List<String> performancePods, Instant lastPerformancePod, NodeCap cap,
+                          List<String> forcedPods, String reason) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
         performancePods = List.copyOf(performancePods);
+        forcedPods = List.copyOf(forcedPods);
+        cap = cap == null ? NodeCap.NONE : cap;
+        reason = reason == null ? "" : reason;
+    }
+
+    /** A node without a NodePowerProfile or an agent report (tests, the simulator). */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods) {
+        this(name, labels, cordoned, state, since, performancePods, null, NodeCap.NONE, List.of(), "");
     }
 
     public boolean hasPerformancePods() {
         return !performancePods.isEmpty();
+    }
+
+    /** The node's {@code joulie.io/power-profile} label, if it has one. */
+    public Optional<String> powerProfileLabel() {
+        return Optional.ofNullable(labels.get(JoulieApi.POWER_PROFILE_LABEL));
+    }
+
+    /**
+     * The performance-only pods that run under the eco cap against the contract: on an ActiveEco node, every one that
+     * escalation force did not leave there. Empty on every other node.
+     */
+    public List<String> violators() {
+        if (state != PowerState.ActiveEco) {
+            return List.of();
+        }
+        return performancePods.stream().filter(p -> !forcedPods.contains(p)).toList();
+    }
+
+    public ManagedNode withCap(NodeCap c) {
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, c, forcedPods, reason);
+    }
+
+    public ManagedNode withLastPerformancePod(Instant at) {
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, at, cap, forcedPods, reason);
+    }
+
+    public ManagedNode withForcedPods(List<String> pods) {
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, cap, pods, reason);
+    }
+
+    public ManagedNode withReason(String r) {
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, cap, forcedPods, r);
     }
 }

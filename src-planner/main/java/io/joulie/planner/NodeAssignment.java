@@ -4,20 +4,41 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The desired per-node state that the actuation writes: the NodePowerProfile's spec and status and the
  * node's {@code joulie.io/power-profile} label.
+ *
+ * @param label      the label value to write ({@code performance} only once the agent confirmed the performance cap)
+ * @param cap        whether the agent confirmed the cap, with the cap it reported (status, side by side with capWatts)
+ * @param forcedPods performance-only pods escalation force left under the eco cap (status)
  */
 public record NodeAssignment(String node, PowerState state, Instant since, String reason, Profile profile,
-                             double capWatts, String policyName) {
+                             double capWatts, String policyName, String label, CapStatus cap, List<String> forcedPods) {
+
+    public NodeAssignment {
+        forcedPods = List.copyOf(forcedPods);
+    }
+
+    /** An assignment whose label is the state's and whose cap no agent reports on. */
+    public NodeAssignment(String node, PowerState state, Instant since, String reason, Profile profile, double capWatts,
+                          String policyName) {
+        this(node, state, since, reason, profile, capWatts, policyName, state.labelValue(), CapStatus.UNREPORTED, List.of());
+    }
 
     public static NodeAssignment of(Transition t, PlannerSettings settings, String policyName) {
         Profile p = t.to().profile();
-        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, settings.capWatts(p), policyName);
+        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, settings.capWatts(p), policyName, t.label(),
+                t.cap(), t.forcedPods());
     }
 
     public String labelValue() {
-        return state.labelValue();
+        return label;
+    }
+
+    /** Whether the NodePowerProfile's cap goes up with this assignment (then it is written before the label). */
+    public boolean raisesCapFrom(Profile current) {
+        return profile == Profile.PERFORMANCE && current != Profile.PERFORMANCE;
     }
 }

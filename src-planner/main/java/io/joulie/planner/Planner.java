@@ -44,7 +44,7 @@ public final class Planner {
         this.policy = policy;
         this.configuredRules = rules;
         this.rules = counting ? new RuleEngine(settings, rules) : null;
-        this.guard = new StateGuard(settings.escalation(), settings.downgradeTimeout());
+        this.guard = new StateGuard(settings);
     }
 
     public PlannerSettings settings() {
@@ -63,6 +63,21 @@ public final class Planner {
     /** The rules' state carried into the next tick. */
     public synchronized RuleState ruleState() {
         return ruleState;
+    }
+
+    /** The guard this planner checks transitions with. */
+    public StateGuard guard() {
+        return guard;
+    }
+
+    /**
+     * A planner with these settings and rules that starts from {@code state} (a held budget count kept in the
+     * {@code Joulie} status across a restart).
+     */
+    public static Planner resuming(PlannerSettings settings, PolicyRules rules, RuleState state) {
+        Planner p = new Planner(settings, rules);
+        p.ruleState = state;
+        return p;
     }
 
     /**
@@ -92,6 +107,7 @@ public final class Planner {
             ruleState = r.next();
         }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
+        List<ManagedNode> checked = new ArrayList<>(context.nodes().size());
         for (ManagedNode node : context.nodes()) {
             Profile target = plan.targets().get(node.name());
             if (node.cordoned() || target == null) {
@@ -101,8 +117,72 @@ public final class Planner {
             Transition t = guard.check(node, requested, plan.policyName(), context.now());
             String note = plan.notes().get(node.name());
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
+            checked.add(node);
         }
-        return new TickPlan(plan, transitions, context.released(), report);
+        return new TickPlan(plan, limited(checked, transitions), context.released(), report);
+    }
+
+    /**
+     * The guard's step between ticks for the nodes of {@code context} (the ones a watch reported something about), each
+     * heading where its state says: no policy, no rules, nothing released. Rescues, drains committing eco after their
+     * settle time and labels the agent's confirmation allows; the reasons of nodes that stay keep what the last tick
+     * wrote. Cordoned nodes are left alone, as in a tick.
+     *
+     * @param policyName the policy the last tick planned with (named in the reasons of moves)
+     */
+    public TickPlan recheck(ClusterContext context, String policyName) {
+        List<Transition> transitions = new ArrayList<>();
+        List<ManagedNode> checked = new ArrayList<>();
+        for (ManagedNode node : context.nodes()) {
+            if (!node.cordoned()) {
+                transitions.add(guard.recheck(node, policyName, context.now()));
+                checked.add(node);
+            }
+        }
+        Plan plan = new Plan(policyName, java.util.Map.of(), 0, "recheck of " + checked.size() + " node(s)");
+        return new TickPlan(plan, limited(checked, transitions), List.of(), RuleReport.NONE);
+    }
+
+    /**
+     * At most {@code maxTransitionsPerTick} nodes change state (the blast radius of a bad plan): rescues always go and
+     * count; then raises to performance, then drains committing eco, then new drains, each in node order; the rest
+     * stay where they are this tick ({@link Outcome#DEFERRED}).
+     */
+    private List<Transition> limited(List<ManagedNode> nodes, List<Transition> transitions) {
+        int limit = settings.maxTransitionsPerTick();
+        long changing = transitions.stream().filter(Transition::changed).count();
+        if (changing <= limit) {
+            return transitions;
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < transitions.size(); i++) {
+            if (transitions.get(i).changed()) {
+                order.add(i);
+            }
+        }
+        order.sort(java.util.Comparator.comparingInt(i -> priority(transitions.get(i))));
+        List<Transition> out = new ArrayList<>(transitions);
+        int allowed = 0;
+        for (int i : order) {
+            Transition t = transitions.get(i);
+            if (t.outcome() == Outcome.RESCUED || allowed < limit) {
+                allowed++;
+                continue;
+            }
+            out.set(i, guard.defer(nodes.get(i), t.requested(), "deferred to a later tick: at most " + limit
+                    + " nodes change state in one tick (MAX_TRANSITIONS_PER_TICK); heading " + t.to()));
+        }
+        return out;
+    }
+
+    private static int priority(Transition t) {
+        if (t.outcome() == Outcome.RESCUED) {
+            return 0;
+        }
+        if (t.to() == PowerState.ActivePerformance) {
+            return 1;
+        }
+        return t.to() == PowerState.ActiveEco ? 2 : 3;
     }
 
     /** The result of one planning step. */

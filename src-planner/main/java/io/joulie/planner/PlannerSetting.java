@@ -80,11 +80,26 @@ public final class PlannerSetting<T> {
     public static final PlannerSetting<Duration> RECONCILE_INTERVAL = row("RECONCILE_INTERVAL", "joulie.reconcile-interval",
             "reconcileInterval", Kind.duration(DurationBound.POSITIVE), "1m", "planning interval",
             PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
+    public static final PlannerSetting<Duration> SETTLE_TIME = row("SETTLE_TIME", "joulie.settle-time", "settleTime",
+            Kind.duration(DurationBound.NOT_NEGATIVE), "5s", "time a draining node shows no performance-only pod before eco",
+            PlannerSettings::settleTime, PlannerSettings.Builder::settleTime);
+    public static final PlannerSetting<Duration> CAP_CONFIRMATION_TIMEOUT = row("CAP_CONFIRMATION_TIMEOUT",
+            "joulie.cap-confirmation-timeout", "capConfirmationTimeout", Kind.duration(DurationBound.POSITIVE), "5m",
+            "wait for the agent to confirm a performance cap before a Warning", PlannerSettings::capConfirmationTimeout,
+            PlannerSettings.Builder::capConfirmationTimeout);
+    public static final PlannerSetting<Integer> MAX_TRANSITIONS_PER_TICK = row("MAX_TRANSITIONS_PER_TICK",
+            "joulie.max-transitions-per-tick", "maxTransitionsPerTick", Kind.count(1), "100",
+            "nodes that change state in one tick", PlannerSettings::maxTransitionsPerTick,
+            PlannerSettings.Builder::maxTransitionsPerTick);
+    public static final PlannerSetting<Integer> MAX_EVICTIONS_PER_TICK = row("MAX_EVICTIONS_PER_TICK",
+            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", Kind.count(1), "10", "pods evicted in one tick",
+            PlannerSettings::maxEvictionsPerTick, PlannerSettings.Builder::maxEvictionsPerTick);
 
     /** Every row, in documentation order. */
     public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
             QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, ECO_CAP_WATTS, DOWNGRADE_ESCALATION,
-            DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL);
+            DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, SETTLE_TIME, CAP_CONFIRMATION_TIMEOUT, MAX_TRANSITIONS_PER_TICK,
+            MAX_EVICTIONS_PER_TICK);
 
     private final String env;
     private final String property;
@@ -194,6 +209,9 @@ public final class PlannerSetting<T> {
             }
             s.readText(source, t, where.apply(s), problems, b);
         }
+        if (problems.lines().size() == before) {
+            capsInOrder(b.build(), where.apply(ECO_CAP_WATTS), where.apply(PERFORMANCE_CAP_WATTS), problems);
+        }
         return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
     }
 
@@ -225,6 +243,9 @@ public final class PlannerSetting<T> {
                 boundsInOrder(field, b.build(), problems);
             }
         }
+        if (problems.lines().size() == before) {
+            capsInOrder(b.build(), "spec.policy.ecoCapWatts", "performanceCapWatts", problems);
+        }
         return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
     }
 
@@ -243,6 +264,21 @@ public final class PlannerSetting<T> {
         if (set && s.queueHpMin() > s.queueHpMax()) {
             problems.add("spec.policy.queueHpMin (%d) must not exceed queueHpMax (%d)".formatted(s.queueHpMin(), s.queueHpMax()));
         }
+    }
+
+    /**
+     * Eco must never allow more than performance: an eco cap above the performance cap is an error wherever the two
+     * meet (at start in the environment, in {@code spec.policy} over it), never normalised.
+     */
+    private static void capsInOrder(PlannerSettings s, String eco, String performance, Problems problems) {
+        if (s.ecoCapWatts() > s.performanceCapWatts()) {
+            problems.add("%s (%s W) must not exceed %s (%s W): eco must never allow more than performance".formatted(eco,
+                    watts(s.ecoCapWatts()), performance, watts(s.performanceCapWatts())));
+        }
+    }
+
+    private static String watts(double w) {
+        return java.math.BigDecimal.valueOf(w).stripTrailingZeros().toPlainString();
     }
 
     /** The settings as {@code spec.policy} fields, every one set ({@code status.effectivePolicy}). */
@@ -305,6 +341,11 @@ public final class PlannerSetting<T> {
         /** A count of nodes or pods: at least {@code min} in {@code spec.policy} (the policies normalise the rest). */
         static Kind<Integer> nodes(int min) {
             return Numeric.whole(v -> v >= min, "must be at least " + min, true);
+        }
+
+        /** A limit: at least {@code min} everywhere (nothing would normalise a limit of 0). */
+        static Kind<Integer> count(int min) {
+            return Numeric.whole(v -> v >= min, "must be at least " + min, false);
         }
 
         static Kind<Duration> duration(DurationBound bound) {

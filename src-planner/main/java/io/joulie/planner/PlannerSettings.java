@@ -20,6 +20,11 @@ import java.time.Duration;
  * @param escalation          what to do when a drain outlasts the timeout
  * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
  * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
+ * @param settleTime          how long a draining node must show no performance-only pod before it commits eco
+ * @param capConfirmationTimeout how long a node may wait for its agent to confirm the performance cap before a
+ *                            Warning names it
+ * @param maxTransitionsPerTick at most this many nodes change state in one tick (rescues excepted)
+ * @param maxEvictionsPerTick at most this many pods are evicted in one tick
  */
 public record PlannerSettings(
         PolicyType policyType,
@@ -32,7 +37,11 @@ public record PlannerSettings(
         double ecoCapWatts,
         Escalation escalation,
         Duration downgradeTimeout,
-        Duration reconcileInterval) {
+        Duration reconcileInterval,
+        Duration settleTime,
+        Duration capConfirmationTimeout,
+        int maxTransitionsPerTick,
+        int maxEvictionsPerTick) {
 
     private static final PlannerSettings DEFAULTS = PlannerSetting.documentedDefaults();
 
@@ -68,6 +77,10 @@ public record PlannerSettings(
         private Escalation escalation;
         private Duration downgradeTimeout;
         private Duration reconcileInterval;
+        private Duration settleTime;
+        private Duration capConfirmationTimeout;
+        private int maxTransitionsPerTick;
+        private int maxEvictionsPerTick;
 
         Builder() {
         }
@@ -84,6 +97,10 @@ public record PlannerSettings(
             escalation = s.escalation;
             downgradeTimeout = s.downgradeTimeout;
             reconcileInterval = s.reconcileInterval;
+            settleTime = s.settleTime;
+            capConfirmationTimeout = s.capConfirmationTimeout;
+            maxTransitionsPerTick = s.maxTransitionsPerTick;
+            maxEvictionsPerTick = s.maxEvictionsPerTick;
         }
 
         public Builder policyType(PolicyType v) {
@@ -141,9 +158,30 @@ public record PlannerSettings(
             return this;
         }
 
+        public Builder settleTime(Duration v) {
+            settleTime = v;
+            return this;
+        }
+
+        public Builder capConfirmationTimeout(Duration v) {
+            capConfirmationTimeout = v;
+            return this;
+        }
+
+        public Builder maxTransitionsPerTick(int v) {
+            maxTransitionsPerTick = v;
+            return this;
+        }
+
+        public Builder maxEvictionsPerTick(int v) {
+            maxEvictionsPerTick = v;
+            return this;
+        }
+
         public PlannerSettings build() {
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
-                    performanceCapWatts, ecoCapWatts, escalation, downgradeTimeout, reconcileInterval);
+                    performanceCapWatts, ecoCapWatts, escalation, downgradeTimeout, reconcileInterval, settleTime,
+                    capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick);
         }
     }
 }

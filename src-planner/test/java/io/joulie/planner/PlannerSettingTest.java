@@ -17,7 +17,8 @@ class PlannerSettingTest {
     static final PlannerSettings OTHER = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
             .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
             .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
-            .reconcileInterval(Duration.ofSeconds(15)).build();
+            .reconcileInterval(Duration.ofSeconds(15)).settleTime(Duration.ofMillis(2500))
+            .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).build();
 
     @Test
     void everySettingHasItsOwnNamesAndTheVariableIsThePropertyInCapitals() {
@@ -38,7 +39,47 @@ class PlannerSettingTest {
         assertThat(PlannerSettings.defaults()).isEqualTo(new PlannerSettings.Builder().policyType(PolicyType.STATIC_PARTITION)
                 .staticHpFrac(0.5).queueHpBaseFrac(0.6).queueHpMin(1).queueHpMax(1_000_000).queuePerfPerHpNode(10)
                 .performanceCapWatts(5000).ecoCapWatts(120).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
-                .reconcileInterval(Duration.ofMinutes(1)).build());
+                .reconcileInterval(Duration.ofMinutes(1)).settleTime(Duration.ofSeconds(5))
+                .capConfirmationTimeout(Duration.ofMinutes(5)).maxTransitionsPerTick(100).maxEvictionsPerTick(10).build());
+    }
+
+    @Test
+    void anEcoCapAboveThePerformanceCapIsRefusedAtStartAndInSpecPolicy() {
+        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        env.put("ECO_CAP_WATTS", "300");
+        env.put("PERFORMANCE_CAP_WATTS", "250.5");
+        Problems problems = new Problems();
+
+        var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
+
+        assertThat(read.settings()).isEmpty();
+        assertThat(problems.lines()).containsExactly("ECO_CAP_WATTS (300 W) must not exceed PERFORMANCE_CAP_WATTS (250.5 W): "
+                + "eco must never allow more than performance");
+
+        // spec.policy sets one of the two: the other comes from the environment, and the pair is checked
+        Problems strict = new Problems();
+        Map<String, Object> spec = Map.of("ecoCapWatts", 6000.0);
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), spec::get, strict)).isEmpty();
+        assertThat(strict.lines()).containsExactly("spec.policy.ecoCapWatts (6000 W) must not exceed performanceCapWatts "
+                + "(5000 W): eco must never allow more than performance");
+        Problems equal = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("ecoCapWatts", 5000.0)::get, equal))
+                .map(PlannerSettings::ecoCapWatts).contains(5000.0);
+        assertThat(equal.lines()).isEmpty();
+    }
+
+    @Test
+    void limitsAreCheckedEverywhere() {
+        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        env.put("MAX_TRANSITIONS_PER_TICK", "0");
+        env.put("MAX_EVICTIONS_PER_TICK", "-1");
+        env.put("SETTLE_TIME", "soon");
+        Problems problems = new Problems();
+
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env,
+                problems).settings()).isEmpty();
+        assertThat(problems.lines()).containsExactly("SETTLE_TIME = 'soon': 'soon' is not a duration (e.g. 30s, 1m, 1h30m, PT1M)",
+                "MAX_TRANSITIONS_PER_TICK = '0': must be at least 1", "MAX_EVICTIONS_PER_TICK = '-1': must be at least 1");
     }
 
     @Test

@@ -245,7 +245,9 @@ public final class ClusterMode implements ExternalControl, AutoCloseable {
         // the planner settings as the operator's environment (the settings table), its durations on wall time
         var p = config.planner().toBuilder().policyType(options.baseline().policy())
                 .reconcileInterval(wall(config.tickSeconds()))
-                .downgradeTimeout(wall(config.planner().downgradeTimeout().toMillis() / 1000.0)).build();
+                .downgradeTimeout(wall(config.planner().downgradeTimeout().toMillis() / 1000.0))
+                .settleTime(wall(config.planner().settleTime().toMillis() / 1000.0))
+                .capConfirmationTimeout(wall(config.planner().capConfirmationTimeout().toMillis() / 1000.0)).build();
         Map<String, String> operator = new HashMap<>(common);
         operator.put("LEADER_ELECTION", "false");
         operator.putAll(PlannerSetting.environment(p));

@@ -53,7 +53,7 @@ class ClusterModeIT {
         // tick (performance cap), then commits it eco; the agent applies each
         assertThat(caps).hasSize(3);
         assertThat(decisions).contains("node-0001  new -> DrainingPerformance (cap 500 W): selected for eco by queue-aware-v1; "
-                + io.joulie.planner.StateGuard.SETTLING);
+                + "settling: eco once no performance-only pod has been seen for ");
         assertThat(decisions).contains("node-0001  DrainingPerformance -> ActiveEco (cap 260 W): selected for eco by queue-aware-v1");
         assertThat(r.jobsCompleted()).isEqualTo(24);
         assertThat(r.violationSeconds()).isZero();

@@ -134,6 +134,12 @@ final class NodeReconciler implements AgentLoop.Reconciler {
             }
         }
         sample.stop(metrics.applyTimer(node));
+        Long generation = npp.map(p -> p.getMetadata().getGeneration()).orElse(null);
+        if (generation != null) {
+            // which NodePowerProfile this outcome answers: the operator labels the node performance only once the
+            // performance cap of the generation in force is applied
+            out = out.withObserved(Observed.PROFILE_GENERATION, generation);
+        }
         if (watts.isPresent()) {
             out = out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble());
         }

@@ -235,6 +235,40 @@ class NodeReconcilerTest {
         assertThat(metric("joulie_agent_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isGreaterThan(before);
     }
 
+    /**
+     * The operator labels a node {@code performance} only once its agent reports the performance cap applied for the
+     * NodePowerProfile generation in force: each outcome names the generation it answered, and a new generation with the
+     * same outcome is written again.
+     */
+    @Test
+    void eachOutcomeNamesTheGenerationOfTheProfileItAnswered() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(4L);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 4.0);
+        int writes = written.size();
+
+        // the same cap again, in a new generation (a policy name changed): written again for the new generation
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(5L);
+        agent.reconcile(NODE, false);
+        assertThat(written).hasSize(writes + 1);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 5.0);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+
+        // a profile the agent refuses is answered too
+        profile(NODE, Profile.ECO, -1.0);
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(6L);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 6.0);
+
+        // no profile, no generation
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().observed()).doesNotContainKey(Observed.PROFILE_GENERATION);
+    }
+
     @Test
     void deletingTheProfileRestoresTheOriginalLimits() throws IOException {
         NodeReconciler agent = capAt240(true);

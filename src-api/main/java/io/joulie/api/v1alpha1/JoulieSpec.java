@@ -63,6 +63,18 @@ public record JoulieSpec(
             String downgradeTimeout,
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
             String reconcileInterval,
+            @JsonPropertyDescription("How long a draining node must show no performance-only pod before it commits eco, "
+                    + "e.g. 5s (SETTLE_TIME).")
+            String settleTime,
+            @JsonPropertyDescription("How long a node may wait for its agent to confirm the performance cap before a Warning "
+                    + "names it, e.g. 5m (CAP_CONFIRMATION_TIMEOUT).")
+            String capConfirmationTimeout,
+            @JsonPropertyDescription("At most this many nodes change state in one tick (MAX_TRANSITIONS_PER_TICK).")
+            @Min(1)
+            Integer maxTransitionsPerTick,
+            @JsonPropertyDescription("At most this many pods are evicted in one tick (MAX_EVICTIONS_PER_TICK).")
+            @Min(1)
+            Integer maxEvictionsPerTick,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
@@ -99,7 +111,8 @@ public record JoulieSpec(
         public Policy withRulesOf(Policy rules) {
             return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
                     queuePerfPerHpNode, performanceCapWatts, ecoCapWatts, downgradeEscalation, downgradeTimeout,
-                    reconcileInterval, rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+                    reconcileInterval, settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick,
+                    rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
         }
     }
 

@@ -23,6 +23,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Profile", jsonPath = ".spec.profile", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "State", jsonPath = ".status.state", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Cap (W)", jsonPath = ".spec.cpu.packagePowerCapWatts", type = AdditionalPrinterColumn.Type.NUMBER)
+@AdditionalPrinterColumn(name = "Applied (W)", jsonPath = ".status.cap.appliedWatts", type = AdditionalPrinterColumn.Type.NUMBER)
+@AdditionalPrinterColumn(name = "Agent", jsonPath = ".status.cap.agent", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class NodePowerProfile extends CustomResource<NodePowerProfileSpec, NodePowerProfileStatus> {
 }

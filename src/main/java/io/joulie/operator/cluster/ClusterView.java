@@ -5,8 +5,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.cache.Cache;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.planner.AgentReport;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
@@ -15,16 +22,27 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles and the active {@code Joulie} resource. A tick reads only this view; it never LISTs. Pods are kept in a reduced store (only
- * the fields classification needs) and indexed inside the cache update: the view tracks just the
- * active performance-only pods, by node.
+ * NodePowerProfiles, TelemetryProfiles (the agents' reports) and the active {@code Joulie} resource. A tick reads only
+ * this view; it never LISTs. Pods are kept in a reduced store (only the fields classification needs) and indexed inside
+ * the cache update: the view tracks just the active performance-only pods, by node, and when it saw them. What the
+ * watches report about one node that matters to the performance contract (a performance-only Pod arriving or leaving,
+ * its agent's report, its power-profile label changed) is passed on to {@link #onNodeEvent} listeners at once.
  */
 @ApplicationScoped
 public class ClusterView {
@@ -42,7 +60,11 @@ public class ClusterView {
             "spec.affinity", "status.phase"};
 
     private final KubernetesClient client;
+    private final Clock clock;
     private SharedIndexInformer<Node> nodes;
+    private SharedIndexInformer<TelemetryProfile> telemetryProfiles;
+    private PodSightings sightings;
+    private final List<Consumer<String>> nodeEvents = new CopyOnWriteArrayList<>();
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
@@ -54,9 +76,12 @@ public class ClusterView {
     static final String PERFORMANCE_BY_NODE = "performance-by-node";
     /** Pod index with the single value "performance": every active performance-only pod. */
     static final String PERFORMANCE = "performance";
+    /** TelemetryProfile index: the node a node-scoped profile targets. */
+    static final String BY_TARGET_NODE = "by-target-node";
 
-    public ClusterView(KubernetesClient client) {
+    public ClusterView(KubernetesClient client, Clock clock) {
         this.client = client;
+        this.clock = clock;
     }
 
     void start(@Observes StartupEvent ev) {
@@ -71,6 +96,32 @@ public class ClusterView {
         pods.addIndexers(Map.of(
                 PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
                 PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
+        sightings = new PodSightings(clock, node -> new HashSet<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node)),
+                node -> nodes.getStore().getByKey(node) != null);
+        pods.addEventHandler(handler((before, after) -> {
+            Pod pod = after != null ? after : before;
+            String from = before == null ? null : nodeOf(before);
+            String to = after == null ? null : nodeOf(after);
+            if (sightings.seen(Cache.metaNamespaceKeyFunc(pod), from, to)) {
+                nodeEvent(to != null && !to.isEmpty() ? to : from);
+            }
+        }));
+        nodes.addEventHandler(handler((before, after) -> {
+            if (after == null) {
+                sightings.forget(before.getMetadata().getName());
+            } else if (before != null && !Objects.equals(powerProfileLabel(before), powerProfileLabel(after))) {
+                nodeEvent(after.getMetadata().getName());
+            }
+        }));
+        telemetryProfiles = client.resources(TelemetryProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        telemetryProfiles.addIndexers(Map.of(BY_TARGET_NODE, tp -> targetNode(tp) == null ? List.of() : List.of(targetNode(tp))));
+        telemetryProfiles.addEventHandler(handler((before, after) -> {
+            TelemetryProfile tp = after != null ? after : before;
+            if (targetNode(tp) != null && (before == null || after == null
+                    || !Objects.equals(before.getStatus(), after.getStatus()))) {
+                nodeEvent(targetNode(tp));
+            }
+        }));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(Joulie obj) {
@@ -85,8 +136,8 @@ public class ClusterView {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
-        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(4);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, installation)) {
+        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(5);
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, telemetryProfiles, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -99,7 +150,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, TelemetryProfiles and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -109,7 +160,7 @@ public class ClusterView {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(5);
         if (nodes != null) {
             list.add(nodes);
         }
@@ -118,6 +169,9 @@ public class ClusterView {
         }
         if (pods != null) {
             list.add(pods);
+        }
+        if (telemetryProfiles != null) {
+            list.add(telemetryProfiles);
         }
         if (installation != null) {
             list.add(installation);
@@ -156,7 +210,7 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4) {
+        if (all.size() < 5) {
             return List.of("watches not started");
         }
         return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
@@ -207,5 +261,86 @@ public class ClusterView {
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
         return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
+    }
+
+    /** When the watch first showed the performance-only pod {@code namespace/name} on its node (null if it did not). */
+    public Instant performancePodSeen(String pod) {
+        return sightings.firstSeen(pod);
+    }
+
+    /** When the node's last performance-only pod left it, if one left since the operator started (else null). */
+    public Instant lastPerformancePod(String node) {
+        return sightings.lastOn(node);
+    }
+
+    /**
+     * What the node's agent last reported about its CPU cap: the status of the node-scoped TelemetryProfile the agent
+     * writes into (the first by name that targets the node, as the agent picks it), {@link AgentReport#NONE} when there is
+     * none or it holds no CPU result.
+     */
+    public AgentReport agentReport(String node) {
+        return telemetryProfiles.getIndexer().byIndex(BY_TARGET_NODE, node).stream()
+                .min(Comparator.comparing(tp -> tp.getMetadata().getName())).map(ClusterView::report).orElse(AgentReport.NONE);
+    }
+
+    /** The CPU part of a TelemetryProfile's status, as the planner reads it. */
+    public static AgentReport report(TelemetryProfile tp) {
+        TelemetryProfileStatus status = tp.getStatus();
+        if (status == null || status.control() == null || status.control().cpu() == null) {
+            return AgentReport.NONE;
+        }
+        TelemetryProfileStatus.ControlResult cpu = status.control().cpu();
+        Map<String, Double> observed = cpu.observed() == null ? Map.of() : cpu.observed();
+        Double generation = observed.get(TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION);
+        Double watts = observed.get(TelemetryProfileStatus.OBSERVED_CAP_WATTS);
+        Double throttle = observed.get(TelemetryProfileStatus.OBSERVED_THROTTLE_PCT);
+        return new AgentReport(cpu.result(), generation == null ? 0 : generation.longValue(),
+                watts == null ? OptionalDouble.empty() : OptionalDouble.of(watts), throttle == null ? 0 : throttle, cpu.message());
+    }
+
+    /**
+     * Runs {@code listener} with a node's name whenever a watch reports something about it that the performance contract
+     * acts on: a performance-only Pod bound to it, changed or gone; its agent's report; its power-profile label changed
+     * (by hand, or by another writer). It runs on a watch thread: it must hand work to another thread.
+     */
+    public void onNodeEvent(Consumer<String> listener) {
+        nodeEvents.add(listener);
+    }
+
+    private void nodeEvent(String node) {
+        if (node != null && !node.isEmpty()) {
+            nodeEvents.forEach(l -> l.accept(node));
+        }
+    }
+
+    private static String powerProfileLabel(Node node) {
+        Map<String, String> labels = node.getMetadata().getLabels();
+        return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
+    }
+
+    private static String targetNode(TelemetryProfile tp) {
+        TelemetryProfileSpec spec = tp.getSpec();
+        return spec != null && spec.target() != null && spec.target().scope() == TelemetryProfileSpec.Scope.NODE
+                ? spec.target().nodeName() : null;
+    }
+
+    /** Adds and updates as (before, after), deletions as (before, null). */
+    private static <T> ResourceEventHandler<T> handler(java.util.function.BiConsumer<T, T> change) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                change.accept(null, obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                change.accept(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                change.accept(obj, null);
+            }
+        };
     }
 }

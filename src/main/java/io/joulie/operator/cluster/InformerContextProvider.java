@@ -3,7 +3,12 @@ package io.joulie.operator.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.planner.AgentReport;
+import io.joulie.planner.NodeCap;
+import io.joulie.planner.Telemetry;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
@@ -16,11 +21,13 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
@@ -46,6 +53,8 @@ public class InformerContextProvider implements ContextProvider {
 
     @Override
     public ClusterContext snapshot() {
+        // Telemetry first: its queries can take seconds, and the pods read after them are the fresher for it.
+        Telemetry measured = telemetry.read();
         Instant now = clock.instant();
         List<ManagedNode> managed = new ArrayList<>();
         List<String> released = new ArrayList<>();
@@ -74,10 +83,7 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-            StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
-            managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    view.performancePods(name)));
+            managed.add(managedNode(node, labels, npp, now));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -85,7 +91,47 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read());
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured);
+    }
+
+    @Override
+    public ClusterContext snapshotOf(Collection<String> names) {
+        Instant now = clock.instant();
+        List<ManagedNode> managed = new ArrayList<>();
+        for (String name : new TreeSet<>(names)) {
+            Node node = view.node(name);
+            if (node == null) {
+                continue;
+            }
+            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+            NodePowerProfile npp = ownProfile(name);
+            if (isManaged(labels) && exclusion(name, labels) == null) {
+                managed.add(managedNode(node, labels, npp, now));
+            }
+        }
+        return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED);
+    }
+
+    /** A managed node as the cluster records it: its state, its performance-only pods, its cap and its agent's report. */
+    private ManagedNode managedNode(Node node, Map<String, String> labels, NodePowerProfile npp, Instant now) {
+        String name = node.getMetadata().getName();
+        boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+        StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
+        NodePowerProfileStatus status = npp == null ? null : npp.getStatus();
+        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name),
+                view.lastPerformancePod(name), cap(npp, view.agentReport(name)),
+                status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
+                status == null ? "" : status.reason());
+    }
+
+    private static NodeCap cap(NodePowerProfile npp, AgentReport report) {
+        if (npp == null || npp.getSpec() == null) {
+            return new NodeCap(null, 0, 0, report);
+        }
+        NodePowerProfileSpec spec = npp.getSpec();
+        double watts = spec.cpu() == null || spec.cpu().packagePowerCapWatts() == null ? 0 : spec.cpu().packagePowerCapWatts();
+        Long generation = npp.getMetadata().getGeneration();
+        return new NodeCap(spec.profile(), watts, generation == null ? 0 : generation, report);
     }
 
     /**

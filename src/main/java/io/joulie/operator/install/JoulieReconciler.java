@@ -134,7 +134,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
                     + "status.effectivePolicy stay in force: " + String.join("; ", policy.errors()));
         }
         if (report != null) {
-            status.planner(report.nodes(), report.excluded(), report.problems());
+            status.planner(report.nodes(), report.excluded(), report.problems(), report.budgetHold());
         }
         return status.condition(monitoring).build(clock.instant());
     }

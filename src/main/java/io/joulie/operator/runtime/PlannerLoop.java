@@ -1,29 +1,38 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.metrics.TickResult;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
+import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.Transition;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.scheduler.Scheduler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The per-interval tick: {@link TickGate} (leader, watches synced) → {@link PolicyReloader} (the planner in force) →
- * {@link ContextProvider#snapshot()} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link TickRecorder}
- * (metrics, status, Events). A Quarkus scheduler job runs it every {@code RECONCILE_INTERVAL} in force, skipping a
- * run while the previous one is still going.
+ * {@link ContextProvider#snapshot()} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link ContractLedger}
+ * and {@link TickRecorder} (metrics, status, Events). A Quarkus scheduler job runs it every {@code RECONCILE_INTERVAL}
+ * in force, skipping a run while the previous one is still going. Between ticks, {@link #recheck} runs the guard alone
+ * for the nodes a watch reported on ({@link ContractWatch}): one at a time with the ticks.
  */
 @ApplicationScoped
 public class PlannerLoop {
@@ -31,23 +40,43 @@ public class PlannerLoop {
     /** The scheduler job's identity (tests pause it to drive the tick themselves). */
     public static final String JOB = "joulie-planner";
 
-    private final Scheduler scheduler;
+    private Scheduler scheduler;
     private final TickGate gate;
     private final PolicyReloader policy;
     private final ContextProvider context;
     private final PlanExecutor executor;
     private final TickRecorder recorder;
+    private final ContractLedger ledger;
     private Duration scheduledInterval;
     private final AtomicBoolean tickRequested = new AtomicBoolean();
+    /** The policy the last tick planned with (named in the reasons of a recheck's moves). */
+    private String policyName;
+    private volatile Consumer<Map<String, Instant>> wakeups = due -> { };
 
+    @Inject
     public PlannerLoop(Scheduler scheduler, TickGate gate, PolicyReloader policy, ContextProvider context,
-                       PlanExecutor executor, TickRecorder recorder) {
+                       PlanExecutor executor, TickRecorder recorder, ContractLedger ledger) {
+        this(gate, policy, context, executor, recorder, ledger);
         this.scheduler = scheduler;
+    }
+
+    /** A loop without a scheduler: its caller runs the ticks (the fault-injection tests). */
+    PlannerLoop(TickGate gate, PolicyReloader policy, ContextProvider context, PlanExecutor executor, TickRecorder recorder,
+                ContractLedger ledger) {
         this.gate = gate;
         this.policy = policy;
         this.context = context;
         this.executor = executor;
         this.recorder = recorder;
+        this.ledger = ledger;
+    }
+
+    /**
+     * Where the moments to look at single nodes again go after each tick and recheck, by node: a drain's settle time
+     * ending, a wait for the agent becoming overdue, a backed-off node's next attempt ({@link ContractWatch}).
+     */
+    public void wakeupsTo(Consumer<Map<String, Instant>> listener) {
+        wakeups = listener;
     }
 
     void schedule(@Observes StartupEvent ev) {
@@ -73,6 +102,10 @@ public class PlannerLoop {
     }
 
     private synchronized void schedule(Duration interval) {
+        if (scheduler == null) {
+            scheduledInterval = interval;
+            return;
+        }
         boolean paused = false;
         if (scheduledInterval != null) {
             paused = scheduler.isPaused(JOB);
@@ -117,7 +150,10 @@ public class PlannerLoop {
                 recorder.skipped(TickResult.INTERRUPTED);
                 return false;
             }
-            recorder.completed(ctx, plan, written.failures());
+            policyName = plan.plan().policyName();
+            Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), true);
+            recorder.completed(ctx, plan, written.failures(), PolicyReloader.held(planner), ledger.overdue());
+            wake(planner, ctx, plan, written, due);
             return true;
         } catch (RuntimeException e) {
             recorder.failed(e);
@@ -125,6 +161,55 @@ public class PlannerLoop {
         } finally {
             recorder.stop(sample);
         }
+    }
+
+    /**
+     * The guard's step between ticks for {@code nodes} (what a watch reported on, or what is due): a rescue of a node
+     * running a performance-only pod under the eco cap, a drain committing eco once its settle time has passed, the
+     * performance label once the agent confirmed the cap. Only the leader with synced watches acts, and only once a tick
+     * has planned; the policy and the rules are not consulted. Returns whether it ran.
+     */
+    public synchronized boolean recheck(Collection<String> nodes) {
+        if (gate.closed().isPresent() || policyName == null || nodes.isEmpty()) {
+            return false;
+        }
+        Planner planner = policy.current();
+        try {
+            ClusterContext ctx = context.snapshotOf(nodes);
+            Planner.TickPlan plan = planner.recheck(ctx, policyName);
+            PlanExecutor.Result written = executor.recheck(plan, planner.settings());
+            if (written.interrupted()) {
+                return false;
+            }
+            Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), false);
+            wake(planner, ctx, plan, written, due);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "Recheck of %s failed; the next tick covers it", nodes);
+            return false;
+        }
+    }
+
+    /** Hands on when to look at which node again: settle times, overdue waits, backoffs. */
+    private void wake(Planner planner, ClusterContext ctx, Planner.TickPlan plan, PlanExecutor.Result written,
+                      Map<String, Instant> due) {
+        Map<String, Instant> at = new HashMap<>(due);
+        Map<String, ManagedNode> nodes = new HashMap<>();
+        ctx.nodes().forEach(n -> nodes.put(n.name(), n));
+        for (Transition t : plan.transitions()) {
+            ManagedNode n = nodes.get(t.node());
+            if (t.to() == PowerState.DrainingPerformance && n != null && !n.hasPerformancePods()) {
+                at.merge(t.node(), planner.guard().commitAt(t.since(), n.lastPerformancePod()), PlannerLoop::earlier);
+            }
+        }
+        written.retries().forEach((node, when) -> at.merge(node, when, PlannerLoop::earlier));
+        if (!at.isEmpty()) {
+            wakeups.accept(at);
+        }
+    }
+
+    private static Instant earlier(Instant a, Instant b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /** When the last tick completed, if one has. */

@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.cluster.EventSink;
@@ -11,13 +12,17 @@ import io.joulie.operator.telemetry.TelemetryConfig;
 import io.joulie.operator.telemetry.TelemetrySource;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PolicyRules;
+import io.joulie.planner.RuleState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -39,6 +44,7 @@ public class PolicyReloader {
     private volatile Planner planner;
     private List<String> reportedErrors = List.of();
     private boolean announcedFallback;
+    private boolean resumed;
 
     @Inject
     public PolicyReloader(OperatorSettings settings, EffectivePolicy policy, ClusterView view, TelemetrySource telemetry,
@@ -74,6 +80,7 @@ public class PolicyReloader {
             }
         }
         telemetry.accept(r.rules().telemetry());
+        resume(r);
         Planner previous = planner;
         if (r.settings().equals(previous.settings()) && r.rules().rules().equals(previous.rules())) {
             return previous;
@@ -85,6 +92,38 @@ public class PolicyReloader {
                 PolicyOverlay.describe(r.settings()), PolicyOverlay.describe(previous.settings()))
                 + (r.rules().rules().equals(previous.rules()) ? "" : "; rules: " + describe(r.rules().rules())));
         return planner;
+    }
+
+    /**
+     * Once, before this replica first plans: the budget count an earlier leader held (the {@code Joulie} status) is held
+     * again, if it was made for the budget in force, so that a restart or failover during a telemetry outage keeps
+     * the budget instead of dropping it.
+     */
+    private void resume(EffectivePolicy.Resolution r) {
+        if (resumed) {
+            return;
+        }
+        resumed = true;
+        Joulie joulie = active.get();
+        JoulieStatus.BudgetHold hold = joulie == null || joulie.getStatus() == null ? null : joulie.getStatus().budgetHold();
+        PolicyRules rules = r.rules().rules();
+        if (hold == null || hold.performanceNodes() == null || rules.budgetWatts().isEmpty()
+                || !Objects.equals(hold.budgetWatts(), rules.budgetWatts().getAsDouble())
+                || planner.ruleState().budgetPerformanceNodes().isPresent()) {
+            return;
+        }
+        RuleState s = planner.ruleState();
+        planner = Planner.resuming(r.settings(), rules,
+                new RuleState(s.hotNodes(), s.hotRacks(), OptionalInt.of(hold.performanceNodes())));
+        LOG.infof("Holding the power budget's count of %d performance nodes from the Joulie status", hold.performanceNodes());
+    }
+
+    /** The budget count {@code planner} holds for its next tick, as the {@code Joulie} status keeps it. */
+    static Optional<JoulieStatus.BudgetHold> held(Planner planner) {
+        OptionalInt n = planner.ruleState().budgetPerformanceNodes();
+        OptionalDouble watts = planner.rules().budgetWatts();
+        return n.isPresent() && watts.isPresent()
+                ? Optional.of(new JoulieStatus.BudgetHold(n.getAsInt(), watts.getAsDouble())) : Optional.empty();
     }
 
     /** The rules in a few words, for the PolicyChanged Event. */

@@ -66,7 +66,9 @@ class JouliePolicyTest extends TickedOperatorTest {
         NODES.forEach(cluster::managedNode);
         cluster.joulie(null);
         // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(eco()).isEqualTo(2);
         await().atMost(WAIT).untilAsserted(() -> {
             JoulieStatus s = status();
@@ -109,7 +111,9 @@ class JouliePolicyTest extends TickedOperatorTest {
 
         // Deleting the resource returns to the environment's settings.
         client.resources(Joulie.class).withName("joulie").delete();
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(eco()).isEqualTo(2);
     }
 

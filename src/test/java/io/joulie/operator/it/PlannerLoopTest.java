@@ -7,6 +7,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -28,8 +29,12 @@ class PlannerLoopTest extends TickedOperatorTest {
         for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
             assertThat(cluster.state(n)).as(n).isNotNull();
         }
-        // the downgrades drain for a tick, then commit eco
+        // the downgrades drain, then commit eco once the settle time has passed without a performance-only pod
         assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Ticks.SETTLE.minusMillis(1));
+        ticks.tick();
+        assertThat(cluster.state("Worker_01")).as("1 ms before the settle time").isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Duration.ofMillis(1));
         ticks.tick();
         assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.ActiveEco);
         assertThat(cluster.state("worker-b")).isEqualTo(PowerState.ActiveEco);
@@ -98,6 +103,9 @@ class PlannerLoopTest extends TickedOperatorTest {
 
         cluster.finish("work", "pa");
         ticks.tick();
+        assertThat(cluster.state("node-a")).as("the settle time counts from the last pod leaving").isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
 
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
         NodePowerProfile done = cluster.profile("node-a");
@@ -133,7 +141,9 @@ class PlannerLoopTest extends TickedOperatorTest {
             cluster.managedNode(n);
         }
         // 4 × 0.5: a and b eco, c and d performance
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActiveEco);
         assertThat(cluster.state("node-c")).isEqualTo(PowerState.ActivePerformance);
         assertThat(cluster.label("node-c")).isEqualTo("performance");

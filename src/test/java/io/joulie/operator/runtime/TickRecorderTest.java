@@ -75,7 +75,7 @@ class TickRecorderTest {
                 DrainingPerformance), t("c", ActiveEco, ActiveEco));
 
         assertThat(recorder.lastCompleted()).isNull();
-        recorder.completed(ctx, plan, 0);
+        recorder.completed(ctx, plan, 0, java.util.Optional.empty(), List.of());
 
         assertThat(recorder.lastCompleted()).isEqualTo(NOW);
         assertThat(gauge("joulie.last.tick.timestamp.seconds")).isEqualTo(NOW.getEpochSecond());
@@ -99,7 +99,7 @@ class TickRecorderTest {
     @Test
     void failuresMakeAPartialTickAndSkippedTicksAreCountedByWhy() {
         var ctx = new ClusterContext(NOW, List.of(), 0);
-        recorder.completed(ctx, plan(0, RuleReport.NONE), 2);
+        recorder.completed(ctx, plan(0, RuleReport.NONE), 2, java.util.Optional.empty(), List.of());
         recorder.skipped(TickResult.STANDBY);
         recorder.skipped(TickResult.STANDBY);
         recorder.failed(new IllegalStateException("boom"));
@@ -121,14 +121,14 @@ class TickRecorderTest {
         String message = "the power budget of 300 W cannot be met: 412 W estimated (measured) with every node that may go"
                 + " eco in eco";
 
-        recorder.completed(ctx, plan(0, unmet), 0);
-        recorder.completed(ctx, plan(0, unmet), 0);
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
         assertThat(events.recorded).containsExactly("joulie PowerBudgetUnmet: " + message);
         assertThat(status.latest().orElseThrow().problems()).containsExactly(new Problem(ConditionReason.PowerBudgetUnmet, message));
 
-        recorder.completed(ctx, plan(0, met), 0);
+        recorder.completed(ctx, plan(0, met), 0, java.util.Optional.empty(), List.of());
         assertThat(status.latest().orElseThrow().problems()).isEmpty();
-        recorder.completed(ctx, plan(0, unmet), 0);
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
         assertThat(events.of(EventReason.PowerBudgetUnmet)).hasSize(2);
     }
 

@@ -1,0 +1,82 @@
+package io.joulie.operator.cluster;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+/**
+ * When the Pod watch showed each active performance-only Pod on its node, and when each node last had one: what the
+ * contract needs beyond the informer's index (how long a Pod ran under an eco cap; how long a drain has been quiet).
+ * Only performance-only Pods are kept, so it is small; it lives in memory, and after a restart the sightings start
+ * again from what the watch lists (a drain then counts its quiet time from its own start, which is no shorter).
+ */
+final class PodSightings {
+    private record Sighting(String node, Instant at) {
+    }
+
+    private final Clock clock;
+    private final Function<String, Set<String>> performanceOn;
+    private final Predicate<String> nodeExists;
+    private final Map<String, Sighting> pods = new ConcurrentHashMap<>();
+    private final Map<String, Instant> lastOnNode = new ConcurrentHashMap<>();
+
+    /**
+     * @param performanceOn the keys of a node's active performance-only Pods, as the informer's index has them
+     * @param nodeExists    whether the Node is in the informer's store (a node that is gone keeps no sighting)
+     */
+    PodSightings(Clock clock, Function<String, Set<String>> performanceOn, Predicate<String> nodeExists) {
+        this.clock = clock;
+        this.performanceOn = performanceOn;
+        this.nodeExists = nodeExists;
+    }
+
+    /**
+     * The watch delivered something about Pod {@code key}, which was on {@code before} and is on {@code after} ("" or
+     * null when unscheduled or gone). Returns whether a performance-only Pod arrived on, or left, a node.
+     */
+    boolean seen(String key, String before, String after) {
+        Instant now = clock.instant();
+        boolean performanceNow = after != null && !after.isEmpty() && performanceOn.apply(after).contains(key);
+        Sighting was = pods.get(key);
+        if (performanceNow && (was == null || !was.node().equals(after))) {
+            pods.put(key, new Sighting(after, now));
+            lastOnNode.remove(after);
+            if (was != null) {
+                left(was.node(), now);
+            }
+            return true;
+        }
+        if (!performanceNow && was != null) {
+            pods.remove(key);
+            left(was.node(), now);
+            return true;
+        }
+        return performanceNow;
+    }
+
+    private void left(String node, Instant now) {
+        if (performanceOn.apply(node).isEmpty() && nodeExists.test(node)) {
+            lastOnNode.put(node, now);
+        }
+    }
+
+    /** The node was deleted: what was seen on it no longer says anything about a node that may come by its name. */
+    void forget(String node) {
+        lastOnNode.remove(node);
+    }
+
+    /** When the watch first showed the performance-only Pod {@code key} on its current node, if it did. */
+    Instant firstSeen(String key) {
+        Sighting s = pods.get(key);
+        return s == null ? null : s.at();
+    }
+
+    /** When {@code node}'s last performance-only Pod left it, if one left since the operator started. */
+    Instant lastOn(String node) {
+        return lastOnNode.get(node);
+    }
+}
