@@ -17,8 +17,8 @@ import java.util.Optional;
  * @param state             current transition state (from the cluster: NodePowerProfile status or label)
  * @param since             when it entered that state
  * @param performancePods   active performance-only pods on the node as {@code namespace/name}, sorted
- * @param lastPerformancePod when a performance-only pod was last seen on the node (null when none was seen since the
- *                          operator started, or one runs now)
+ * @param lastPerformancePod when the node's last performance-only pod left it (or when the operator began to watch,
+ *                          if none left since; null when not known at all)
  * @param cap               what its NodePowerProfile asks for and what its agent reported
  * @param forcedPods        performance-only pods escalation force left under the eco cap (NodePowerProfile status)
  * @param reason            the reason its NodePowerProfile status gives now ("" when none)

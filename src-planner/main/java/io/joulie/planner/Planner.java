@@ -124,18 +124,22 @@ public final class Planner {
 
     /**
      * The guard's step between ticks for the nodes of {@code context} (the ones a watch reported something about), each
-     * heading where its state says: no policy, no rules, nothing released. Rescues, drains committing eco after their
-     * settle time and labels the agent's confirmation allows; the reasons of nodes that stay keep what the last tick
-     * wrote. Cordoned nodes are left alone, as in a tick.
+     * heading where the last tick's plan sent it (where its state says, for a node that plan did not have): no policy,
+     * no rules, nothing released. Rescues, drains committing eco after their settle time, labels the agent's confirmation
+     * allows, and a write of the last plan that failed; the reasons of nodes that stay keep what the last tick wrote.
+     * Cordoned nodes are left alone, as in a tick.
      *
      * @param policyName the policy the last tick planned with (named in the reasons of moves)
+     * @param targets    the last tick's targets
      */
-    public TickPlan recheck(ClusterContext context, String policyName) {
+    public TickPlan recheck(ClusterContext context, String policyName, java.util.Map<String, Profile> targets) {
         List<Transition> transitions = new ArrayList<>();
         List<ManagedNode> checked = new ArrayList<>();
         for (ManagedNode node : context.nodes()) {
             if (!node.cordoned()) {
-                transitions.add(guard.recheck(node, policyName, context.now()));
+                Profile target = targets.get(node.name());
+                PowerState heading = target == null ? null : target == Profile.ECO ? PowerState.ActiveEco : PowerState.ActivePerformance;
+                transitions.add(guard.recheck(node, heading, policyName, context.now()));
                 checked.add(node);
             }
         }

@@ -92,13 +92,16 @@ public final class StateGuard {
     }
 
     /**
-     * The guard's step for a node heading where its state says (ActivePerformance to performance, the others to eco),
-     * between ticks: a rescue, a drain committing eco after its settle time, a label once the agent confirmed. The
-     * reason stays the one the last tick wrote while the state does not change.
+     * The guard's step between ticks: a rescue, a drain committing eco after its settle time, a label once the agent
+     * confirmed. The reason stays the one the last tick wrote while the state does not change.
+     *
+     * @param heading where the last plan sent the node; null for where its state says (ActivePerformance to performance,
+     *                the others to eco)
      */
-    public Transition recheck(ManagedNode node, String policyName, Instant now) {
-        PowerState heading = node.state() == PowerState.ActivePerformance ? PowerState.ActivePerformance : PowerState.ActiveEco;
-        Transition t = check(node, heading, policyName, now);
+    public Transition recheck(ManagedNode node, PowerState heading, String policyName, Instant now) {
+        PowerState requested = heading != null ? heading
+                : node.state() == PowerState.ActivePerformance ? PowerState.ActivePerformance : PowerState.ActiveEco;
+        Transition t = check(node, requested, policyName, now);
         return t.changed() || node.reason().isEmpty() ? t : t.withReason(node.reason());
     }
 

@@ -181,17 +181,17 @@ class ContractGuardTest {
     void theRecheckBetweenTicksHeadsWhereTheStateSaysAndKeepsTheReason() {
         String reason = "selected for eco by static-partition-v1; schedule 'night'";
         ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of()).withReason(reason);
-        Transition early = GUARD.recheck(draining, "static-partition-v1", SINCE.plusSeconds(4));
+        Transition early = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(4));
         assertThat(early.to()).isEqualTo(DrainingPerformance);
         assertThat(early.reason()).isEqualTo(reason);
-        Transition commit = GUARD.recheck(draining, "static-partition-v1", SINCE.plusSeconds(5));
+        Transition commit = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(5));
         assertThat(commit.to()).isEqualTo(ActiveEco);
         assertThat(commit.reason()).isEqualTo("selected for eco by static-partition-v1");
         assertThat(GUARD.commitAt(draining)).isEqualTo(SINCE.plusSeconds(5));
 
         ManagedNode waiting = node(ActivePerformance, "eco", List.of()).withReason("selected for performance by x; note")
                 .withCap(asks(Profile.PERFORMANCE, PERF, 5, applied(5, PERF)));
-        Transition labelled = GUARD.recheck(waiting, "x", SINCE);
+        Transition labelled = GUARD.recheck(waiting, null, "x", SINCE);
         assertThat(labelled.changed()).isFalse();
         assertThat(labelled.label()).isEqualTo("performance");
         assertThat(labelled.reason()).isEqualTo("selected for performance by x; note");

@@ -290,13 +290,18 @@ class PlannerTest {
         var s = settings(PolicyType.STATIC_PARTITION, 1.0);
         var ctx = context(eco("e", "hpc/p"), perf("p"), draining("d"));
 
-        var tick = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1");
+        var tick = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1", Map.of());
 
         Map<String, Transition> t = byNode(tick);
-        assertThat(t.get("e").outcome()).as("the plan wants everything performance, the recheck knows no plan")
-                .isEqualTo(Outcome.RESCUED);
+        assertThat(t.get("e").outcome()).as("no plan: each node heads where its state says").isEqualTo(Outcome.RESCUED);
         assertThat(t.get("d").to()).isEqualTo(ActiveEco);
         assertThat(t.get("p").outcome()).isEqualTo(Outcome.STEADY);
         assertThat(tick.released()).isEmpty();
+
+        // the last plan wants d performance (its write failed): the recheck raises it instead of committing eco
+        var again = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1",
+                Map.of("d", Profile.PERFORMANCE, "e", Profile.PERFORMANCE));
+        assertThat(byNode(again).get("d").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(again).get("e").to()).isEqualTo(ActivePerformance);
     }
 }

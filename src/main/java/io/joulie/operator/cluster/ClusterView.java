@@ -109,6 +109,8 @@ public class ClusterView {
         nodes.addEventHandler(handler((before, after) -> {
             if (after == null) {
                 sightings.forget(before.getMetadata().getName());
+            } else if (before == null) {
+                sightings.nodeSeen(after.getMetadata().getName());
             } else if (before != null && !Objects.equals(powerProfileLabel(before), powerProfileLabel(after))) {
                 nodeEvent(after.getMetadata().getName());
             }
@@ -268,7 +270,10 @@ public class ClusterView {
         return sightings.firstSeen(pod);
     }
 
-    /** When the node's last performance-only pod left it, if one left since the operator started (else null). */
+    /**
+     * When the node's last performance-only pod left it; when none left since the watch first showed the node (after a
+     * restart: since the operator started), then: nothing earlier is known.
+     */
     public Instant lastPerformancePod(String node) {
         return sightings.lastOn(node);
     }

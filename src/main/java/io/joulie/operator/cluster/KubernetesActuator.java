@@ -29,8 +29,14 @@ import java.util.function.UnaryOperator;
  * Writes assignments to the cluster, comparing against the informer caches first so that a steady
  * cluster costs no writes: the NodePowerProfile (created with an owner reference to its Node, spec
  * replaced, status through the status subresource) and the node's {@code joulie.io/power-profile} label
- * (JSON merge patch). A 409 Conflict is retried against a fresh read. Every request goes through {@link ApiWrites},
- * fenced by leadership: once the Lease is lost, the next request throws {@link LeadershipLost} instead of being sent.
+ * (JSON merge patch). Every request goes through {@link ApiWrites}, fenced by leadership: once the Lease is lost, the
+ * next request throws {@link LeadershipLost} instead of being sent.
+ *
+ * <p>A decision holds only for the object it was made on. A 409 Conflict is retried on a fresh read only when the
+ * object still asks and says what the cache showed (spec and state: only a write that changed nothing the decision
+ * rests on came between); when it moved on (another replica, or this one in a write the cache has not seen yet), the
+ * write is given up with {@link StaleDecision} and the node is looked at again on a fresh view. So is a create that
+ * finds the object already there.
  */
 @ApplicationScoped
 public class KubernetesActuator implements ActuationAdapter {
@@ -81,9 +87,12 @@ public class KubernetesActuator implements ActuationAdapter {
         }
         Profile asked = current == null || current.getSpec() == null ? null : current.getSpec().profile();
         boolean labelFirst = a.state() != PowerState.ActivePerformance && !a.raisesCapFrom(asked);
-        wrote |= labelFirst && setLabel(a.node(), a.labelValue());
+        // Lowering the cap, the label is sent even when the cache already shows it: a cache behind the API server (another
+        // replica labelled the node performance meanwhile) must not let the eco cap land under a performance label.
+        boolean lowering = asked == Profile.PERFORMANCE && a.profile() == Profile.ECO;
+        wrote |= labelFirst && setLabel(a.node(), a.labelValue(), lowering);
         wrote |= writeProfile(a, name, current);
-        return (!labelFirst && setLabel(a.node(), a.labelValue())) || wrote;
+        return (!labelFirst && setLabel(a.node(), a.labelValue(), false)) || wrote;
     }
 
     private boolean writeProfile(NodeAssignment a, String name, NodePowerProfile current) {
@@ -111,14 +120,14 @@ public class KubernetesActuator implements ActuationAdapter {
         var cap = new NodePowerProfileStatus.Cap(a.capWatts(), a.cap().appliedWatts().isPresent()
                 ? a.cap().appliedWatts().getAsDouble() : null, a.cap().confirmation(),
                 a.cap().message().isEmpty() ? null : a.cap().message());
-        return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.SECONDS).toString(), a.reason(),
+        return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.MILLIS).toString(), a.reason(),
                 generation, cap, a.forcedPods());
     }
 
     /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */
     @Override
     public boolean release(String node) {
-        boolean wrote = setLabel(node, null);
+        boolean wrote = setLabel(node, null, false);
         NodePowerProfile npp = view.profile(JoulieApi.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
             api.delete(npp);
@@ -170,9 +179,10 @@ public class KubernetesActuator implements ActuationAdapter {
             if (e.getCode() != 409) {
                 throw e;
             }
-            // It exists but the cache has not seen it yet (failover, watch catching up): carry on with it.
+            // It exists but the cache has not seen it yet (another replica, or the watch catching up with this one's
+            // earlier write): the decision was made without it, so it is made again on a view that has it.
             metrics.error(ErrorKind.CONFLICT);
-            return fresh(npp);
+            throw new StaleDecision("NodePowerProfile " + name + " exists already; the cache had not seen it");
         }
     }
 
@@ -194,15 +204,18 @@ public class KubernetesActuator implements ActuationAdapter {
         });
     }
 
-    /** Sets (or with {@code null} removes) the power-profile label; returns whether it wrote. */
-    private boolean setLabel(String nodeName, String value) {
+    /**
+     * Sets (or with {@code null} removes) the power-profile label when the cache shows another value, or {@code always};
+     * returns whether it wrote.
+     */
+    private boolean setLabel(String nodeName, String value, boolean always) {
         Node node = view.node(nodeName);
         if (node == null) {
             return false;
         }
         Map<String, String> labels = node.getMetadata().getLabels();
         String current = labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
-        if (Objects.equals(current, value)) {
+        if (Objects.equals(current, value) && !always) {
             return false;
         }
         api.label(node, JoulieApi.POWER_PROFILE_LABEL, value);
@@ -221,7 +234,29 @@ public class KubernetesActuator implements ActuationAdapter {
                 }
                 metrics.error(ErrorKind.CONFLICT);
                 target = fresh(cached);
+                if (!Objects.equals(target.getSpec(), cached.getSpec()) || !Objects.equals(state(target), state(cached))) {
+                    throw new StaleDecision("NodePowerProfile %s moved on since the cache saw it (%s %s, now %s %s)".formatted(
+                            cached.getMetadata().getName(), profileOf(cached), state(cached), profileOf(target), state(target)));
+                }
             }
+        }
+    }
+
+    private static PowerState state(NodePowerProfile npp) {
+        return npp.getStatus() == null ? null : npp.getStatus().state();
+    }
+
+    private static String profileOf(NodePowerProfile npp) {
+        return npp.getSpec() == null || npp.getSpec().profile() == null ? "no profile" : npp.getSpec().profile().value();
+    }
+
+    /**
+     * A write given up because the object moved on since the cache saw it: the decision rests on what is no longer
+     * there, so the node is decided again on a fresh view (next look, after a short backoff).
+     */
+    public static final class StaleDecision extends KubernetesClientException {
+        StaleDecision(String message) {
+            super(message, 409, null);
         }
     }
 

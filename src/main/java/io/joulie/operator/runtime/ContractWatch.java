@@ -17,7 +17,7 @@ import java.util.TreeSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
+import java.util.function.Function;
 
 /**
  * The contract watchdog: acts on single nodes between ticks, at once rather than at the next tick. The watches report a
@@ -31,8 +31,10 @@ import java.util.function.Predicate;
 public class ContractWatch {
     /** Slack past a due moment, so that a recheck never runs a hair before what it waits for. */
     static final Duration LATE = Duration.ofMillis(20);
+    /** When a recheck cannot run yet (a watch resyncing, no tick in this term yet), its nodes are looked at again then. */
+    static final Duration RETRY = Duration.ofSeconds(1);
 
-    private final Predicate<Set<String>> recheck;
+    private final Function<Set<String>, PlannerLoop.Recheck> recheck;
     private final Clock clock;
     private final Set<String> reported = new TreeSet<>();
     private final Map<String, Instant> due = new HashMap<>();
@@ -47,8 +49,8 @@ public class ContractWatch {
         loop.wakeupsTo(this::at);
     }
 
-    /** @param recheck runs the guard for these nodes (returns whether it ran) */
-    ContractWatch(Predicate<Set<String>> recheck, Clock clock) {
+    /** @param recheck runs the guard for these nodes */
+    ContractWatch(Function<Set<String>, PlannerLoop.Recheck> recheck, Clock clock) {
         this.recheck = recheck;
         this.clock = clock;
     }
@@ -112,16 +114,25 @@ public class ContractWatch {
     }
 
     /**
-     * Rechecks every reported node and every node whose moment has come (by this watch's clock), in one recheck.
+     * Rechecks every reported node and every node whose moment has come (by this watch's clock), in one recheck. When it
+     * cannot run yet, the nodes are looked at again {@link #RETRY} later; on a replica that does not lead they are
+     * dropped (the leader's first tick looks at every node).
      *
-     * @return the nodes rechecked (empty when there were none, or the recheck could not run)
+     * @return the nodes rechecked (empty when there were none, or the recheck did not run)
      */
     public Set<String> runDue() {
         Set<String> nodes = take();
-        if (!nodes.isEmpty() && !recheck.test(nodes)) {
-            return Set.of();
+        if (nodes.isEmpty()) {
+            return nodes;
         }
-        return nodes;
+        PlannerLoop.Recheck r = recheck.apply(nodes);
+        if (r == PlannerLoop.Recheck.LATER) {
+            Instant retry = clock.instant().plus(RETRY);
+            Map<String, Instant> again = new HashMap<>();
+            nodes.forEach(n -> again.put(n, retry));
+            at(again);
+        }
+        return r == PlannerLoop.Recheck.RAN ? nodes : Set.of();
     }
 
     private synchronized Set<String> take() {

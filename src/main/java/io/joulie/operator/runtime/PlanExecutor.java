@@ -6,6 +6,7 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.cluster.EventSink;
+import io.joulie.operator.cluster.KubernetesActuator;
 import io.joulie.operator.cluster.LeadershipLost;
 import io.joulie.operator.metrics.ErrorKind;
 import io.joulie.operator.metrics.PlannerMetrics;
@@ -113,13 +114,13 @@ public class PlanExecutor {
     }
 
     /**
-     * Writes what a recheck between ticks found for the nodes a watch reported on: rescues, drains committing eco,
-     * labels and cap reports. A verdict only a tick acts on (a drain still blocked, an escalation, a deferral) is left to
-     * the next tick, and nothing is forgotten about the other nodes.
+     * Writes what a recheck between ticks found for the nodes a watch reported on: rescues, drains committing eco (also
+     * forced, once the timeout has passed), raises, labels and cap reports. A verdict only a tick acts on (a drain still
+     * blocked, evictions, a deferral) is left to the next tick, and nothing is forgotten about the other nodes.
      */
     public Result recheck(Planner.TickPlan plan, PlannerSettings settings) {
         List<Transition> acted = plan.transitions().stream().filter(t -> switch (t.outcome()) {
-            case STEADY, COMPLETED, RESCUED -> true;
+            case STEADY, COMPLETED, RESCUED, FORCED -> true;
             default -> false;
         }).toList();
         return run(acted, plan, settings, false);
@@ -216,6 +217,9 @@ public class PlanExecutor {
             return !evictionsFailed;
         } catch (LeadershipLost e) {
             throw e;
+        } catch (KubernetesActuator.StaleDecision e) {
+            LOG.debugf("Node %s: %s; decided again on a fresh view", t.node(), e.getMessage());
+            return false;
         } catch (RuntimeException e) {
             metrics.error(ErrorKind.NODE);
             LOG.warnf("Node %s: could not apply %s (%s); it keeps its last written state and is retried next tick",

@@ -49,8 +49,15 @@ public class PlannerLoop {
     private final ContractLedger ledger;
     private Duration scheduledInterval;
     private final AtomicBoolean tickRequested = new AtomicBoolean();
-    /** The policy the last tick planned with (named in the reasons of a recheck's moves). */
+    /** The policy the last tick planned with (named in the reasons of a recheck's moves), and its targets. */
     private String policyName;
+    private Map<String, io.joulie.api.v1alpha1.Profile> targets = Map.of();
+    /**
+     * Counts the openings of the gate (each time this replica becomes the leader): a recheck acts only on the plan of a
+     * tick of the same term, never on one made before another leader may have planned differently.
+     */
+    private final java.util.concurrent.atomic.AtomicLong term = new java.util.concurrent.atomic.AtomicLong();
+    private long plannedTerm = -1;
     private volatile Consumer<Map<String, Instant>> wakeups = due -> { };
 
     @Inject
@@ -69,6 +76,7 @@ public class PlannerLoop {
         this.executor = executor;
         this.recorder = recorder;
         this.ledger = ledger;
+        gate.onOpening(term::incrementAndGet);
     }
 
     /**
@@ -134,7 +142,8 @@ public class PlannerLoop {
             recorder.skipped(closed.get());
             return false;
         }
-        Planner planner = policy.reload();
+        long thisTerm = term.get();
+        Planner planner = policy.reload(thisTerm != plannedTerm);
         if (!planner.settings().reconcileInterval().equals(scheduledInterval)) {
             schedule(planner.settings().reconcileInterval());
             LOG.infof("Planning every %s", Durations.format(scheduledInterval));
@@ -151,6 +160,8 @@ public class PlannerLoop {
                 return false;
             }
             policyName = plan.plan().policyName();
+            targets = plan.plan().targets();
+            plannedTerm = thisTerm;
             Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), true);
             recorder.completed(ctx, plan, written.failures(), PolicyReloader.held(planner), ledger.overdue());
             wake(planner, ctx, plan, written, due);
@@ -163,30 +174,47 @@ public class PlannerLoop {
         }
     }
 
+    /** Whether a recheck ran, and if not, whether its nodes are worth another look soon. */
+    public enum Recheck {
+        /** It ran (its writes may have failed: those nodes come back as backoff moments). */
+        RAN,
+        /** This replica does not lead: the leader's first tick looks at every node. */
+        NOT_LEADING,
+        /** Not now: a watch is not synced, no tick has planned in this term yet, or it failed. */
+        LATER
+    }
+
     /**
      * The guard's step between ticks for {@code nodes} (what a watch reported on, or what is due): a rescue of a node
      * running a performance-only pod under the eco cap, a drain committing eco once its settle time has passed, the
      * performance label once the agent confirmed the cap. Only the leader with synced watches acts, and only once a tick
-     * has planned; the policy and the rules are not consulted. Returns whether it ran.
+     * has planned in its current term; the policy and the rules are not consulted.
      */
-    public synchronized boolean recheck(Collection<String> nodes) {
-        if (gate.closed().isPresent() || policyName == null || nodes.isEmpty()) {
-            return false;
+    public synchronized Recheck recheck(Collection<String> nodes) {
+        Optional<TickResult> closed = gate.closed();
+        if (closed.filter(TickResult.STANDBY::equals).isPresent()) {
+            return Recheck.NOT_LEADING;
+        }
+        if (closed.isPresent() || plannedTerm != term.get()) {
+            return Recheck.LATER;
+        }
+        if (nodes.isEmpty()) {
+            return Recheck.RAN;
         }
         Planner planner = policy.current();
         try {
             ClusterContext ctx = context.snapshotOf(nodes);
-            Planner.TickPlan plan = planner.recheck(ctx, policyName);
+            Planner.TickPlan plan = planner.recheck(ctx, policyName, targets);
             PlanExecutor.Result written = executor.recheck(plan, planner.settings());
             if (written.interrupted()) {
-                return false;
+                return Recheck.NOT_LEADING;
             }
             Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), false);
             wake(planner, ctx, plan, written, due);
-            return true;
+            return Recheck.RAN;
         } catch (RuntimeException e) {
-            LOG.warnf(e, "Recheck of %s failed; the next tick covers it", nodes);
-            return false;
+            LOG.warnf(e, "Recheck of %s failed; tried again", nodes);
+            return Recheck.LATER;
         }
     }
 

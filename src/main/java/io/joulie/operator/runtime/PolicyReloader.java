@@ -44,7 +44,6 @@ public class PolicyReloader {
     private volatile Planner planner;
     private List<String> reportedErrors = List.of();
     private boolean announcedFallback;
-    private boolean resumed;
 
     @Inject
     public PolicyReloader(OperatorSettings settings, EffectivePolicy policy, ClusterView view, TelemetrySource telemetry,
@@ -70,6 +69,16 @@ public class PolicyReloader {
 
     /** Brings the planner in line with the effective policy; returns the planner this tick plans with. */
     public synchronized Planner reload() {
+        return reload(false);
+    }
+
+    /**
+     * Brings the planner in line with the effective policy; returns the planner this tick plans with.
+     *
+     * @param newTerm this is the first tick since this replica became the leader: the budget count the {@code Joulie}
+     *                status keeps (the last leader's) replaces whatever this replica held before
+     */
+    public synchronized Planner reload(boolean newTerm) {
         announceFallback();
         EffectivePolicy.Resolution r = policy.resolve(active.get());
         if (!r.errors().equals(reportedErrors)) {
@@ -80,7 +89,9 @@ public class PolicyReloader {
             }
         }
         telemetry.accept(r.rules().telemetry());
-        resume(r);
+        if (newTerm) {
+            resume(r);
+        }
         Planner previous = planner;
         if (r.settings().equals(previous.settings()) && r.rules().rules().equals(previous.rules())) {
             return previous;
@@ -95,27 +106,26 @@ public class PolicyReloader {
     }
 
     /**
-     * Once, before this replica first plans: the budget count an earlier leader held (the {@code Joulie} status) is held
-     * again, if it was made for the budget in force, so that a restart or failover during a telemetry outage keeps
-     * the budget instead of dropping it.
+     * At the first tick of a term as leader: the budget count the last leader held (the {@code Joulie} status) is held
+     * from now on, if it was made for the budget in force, and none if the status keeps none; so a restart or a failover
+     * during a telemetry outage keeps the budget instead of dropping it, and a replica that led before does not go on
+     * with a count of its own that is out of date.
      */
     private void resume(EffectivePolicy.Resolution r) {
-        if (resumed) {
-            return;
-        }
-        resumed = true;
         Joulie joulie = active.get();
         JoulieStatus.BudgetHold hold = joulie == null || joulie.getStatus() == null ? null : joulie.getStatus().budgetHold();
         PolicyRules rules = r.rules().rules();
-        if (hold == null || hold.performanceNodes() == null || rules.budgetWatts().isEmpty()
-                || !Objects.equals(hold.budgetWatts(), rules.budgetWatts().getAsDouble())
-                || planner.ruleState().budgetPerformanceNodes().isPresent()) {
+        boolean applies = hold != null && hold.performanceNodes() != null && rules.budgetWatts().isPresent()
+                && Objects.equals(hold.budgetWatts(), rules.budgetWatts().getAsDouble());
+        OptionalInt count = applies ? OptionalInt.of(hold.performanceNodes()) : OptionalInt.empty();
+        RuleState s = planner.ruleState();
+        if (count.equals(s.budgetPerformanceNodes())) {
             return;
         }
-        RuleState s = planner.ruleState();
-        planner = Planner.resuming(r.settings(), rules,
-                new RuleState(s.hotNodes(), s.hotRacks(), OptionalInt.of(hold.performanceNodes())));
-        LOG.infof("Holding the power budget's count of %d performance nodes from the Joulie status", hold.performanceNodes());
+        planner = Planner.resuming(r.settings(), rules, new RuleState(s.hotNodes(), s.hotRacks(), count));
+        if (applies) {
+            LOG.infof("Holding the power budget's count of %d performance nodes from the Joulie status", hold.performanceNodes());
+        }
     }
 
     /** The budget count {@code planner} holds for its next tick, as the {@code Joulie} status keeps it. */

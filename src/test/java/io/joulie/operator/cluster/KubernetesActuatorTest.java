@@ -141,25 +141,42 @@ class KubernetesActuatorTest {
     }
 
     @Test
-    void aCreateThatFindsTheObjectAlreadyThereCarriesOnWithIt() throws Exception {
+    void aCreateThatFindsTheObjectAlreadyThereLeavesTheDecisionToAFreshView() throws Exception {
         cached = null;
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
-        NodePowerProfile existing = npp("8", 3, Profile.ECO, 120, PowerState.ActiveEco);
-        existing.setStatus(KubernetesActuator.status(eco(), 3L));
         server.expect().post().withPath("/apis/joulie.io/v1alpha1/nodepowerprofiles")
                 .andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"AlreadyExists\"}").once();
-        server.expect().get().withPath(NPP_PATH).andReturn(200, existing).once();
 
-        assertThat(actuator.apply(eco())).isTrue();
+        assertThatThrownBy(() -> actuator.apply(eco())).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("exists already");
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "GET " + NPP_PATH);
+                .containsExactly("POST /apis/joulie.io/v1alpha1/nodepowerprofiles");
+        assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
+    }
+
+    /** Another replica (or this one, in a write the cache has not seen) moved the node on: no blind overwrite. */
+    @Test
+    void aConflictWithAnObjectThatMovedOnIsNotOverwritten() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
+        NodePowerProfile movedOn = npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().get().withPath(NPP_PATH).andReturn(200, movedOn).once();
+
+        assertThatThrownBy(() -> actuator.apply(eco())).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("moved on").hasMessageContaining("now performance ActivePerformance");
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH);
     }
 
     @Test
     void aConflictIsRetriedAgainstAFreshRead() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
         server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
         server.expect().put().withPath(NPP_PATH).andReturn(200, npp("10", 4, Profile.ECO, 120, PowerState.ActivePerformance)).once();
@@ -168,10 +185,12 @@ class KubernetesActuatorTest {
         assertThat(actuator.apply(eco())).isTrue();
 
         List<RecordedRequest> requests = requests();
+        // lowering the cap: the label is sent even though the cache shows it already
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
-        assertThat(requests.get(2).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
-        assertThat(requests.get(3).getBody().readUtf8()).contains("\"observedGeneration\":4");
+                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH,
+                        "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(3).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
+        assertThat(requests.get(4).getBody().readUtf8()).contains("\"observedGeneration\":4");
         assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
     }
 
@@ -179,11 +198,12 @@ class KubernetesActuatorTest {
     void persistentConflictsGiveUpAfterThreeAttempts() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
         server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).times(2);
 
         assertThatThrownBy(() -> actuator.apply(eco())).hasMessageContaining("409");
-        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PUT", "GET", "PUT", "GET", "PUT");
+        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PATCH", "PUT", "GET", "PUT", "GET", "PUT");
     }
 
     @Test

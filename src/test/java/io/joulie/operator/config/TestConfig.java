@@ -7,14 +7,14 @@ import java.util.Map;
 import java.util.Optional;
 
 /** An {@link OperatorConfig} over environment-variable names, starting from the documented defaults. */
-final class TestConfig implements OperatorConfig {
+public final class TestConfig implements OperatorConfig {
     private final Map<String, String> env = new HashMap<>();
 
     private String leaseDuration = "15s";
     private String renewDeadline = "10s";
     private String retryPeriod = "2s";
 
-    TestConfig() {
+    public TestConfig() {
         PlannerSetting.ALL.forEach(s -> env.put(s.env(), s.defaultText()));
         env.put("NODE_SELECTOR", "joulie.io/managed=true");
         env.put("RESERVED_LABEL_KEY", "joulie.io/reserved");
@@ -28,7 +28,7 @@ final class TestConfig implements OperatorConfig {
     }
 
     /** Sets a variable; {@code null} models a value that is absent. */
-    TestConfig with(String variable, String value) {
+    public TestConfig with(String variable, String value) {
         if (!env.containsKey(variable)) {
             throw new IllegalArgumentException("unknown variable " + variable);
         }

@@ -165,16 +165,14 @@ final class Cluster {
     }
 
     /**
-     * The pod completes. When it was its node's last performance-only pod, waits until the operator's view has seen it
-     * leave (its moment starts the drain's settle time, on whatever the clock says when the watch delivers it).
+     * The pod completes; waits until the operator's view has seen it leave (when it was its node's last performance-only
+     * pod, that moment starts the drain's settle time, on whatever the clock says when the watch delivers it).
      */
     void finish(String ns, String name) {
         Pod pod = client.pods().inNamespace(ns).withName(name).get();
         pod.getStatus().setPhase("Succeeded");
         client.pods().inNamespace(ns).resource(pod).updateStatus();
-        String node = pod.getSpec().getNodeName();
-        await().atMost(WAIT).until(() -> !view.performancePods(node).contains(ns + "/" + name)
-                && (!view.performancePods(node).isEmpty() || view.lastPerformancePod(node) != null));
+        await().atMost(WAIT).until(() -> view.performancePodSeen(ns + "/" + name) == null);
     }
 
     /**

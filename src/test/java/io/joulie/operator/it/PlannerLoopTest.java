@@ -47,7 +47,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
         assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
         assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
-        assertThat(first.getStatus().since()).isEqualTo(Ticks.START.toString());
+        assertThat(first.getStatus().since()).as("when it committed, to the millisecond").isEqualTo(Ticks.START.plus(Ticks.SETTLE).toString());
         assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");
             assertThat(o.getName()).isEqualTo("Worker_01");

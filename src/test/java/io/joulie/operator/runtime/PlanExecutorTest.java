@@ -299,7 +299,7 @@ class PlanExecutorTest {
     }
 
     @Test
-    void aRecheckWritesRescuesCommitsAndLabelsOnly() {
+    void aRecheckWritesRescuesCommitsAndLabelsButNoBlockedDrainOrEviction() {
         executor.recheck(plan(List.of(t("a", ActiveEco, DrainingPerformance, Outcome.RESCUED),
                 t("b", DrainingPerformance, ActiveEco, Outcome.COMPLETED),
                 t("c", ActivePerformance, ActivePerformance, Outcome.STEADY),
@@ -308,7 +308,7 @@ class PlanExecutorTest {
                 t("f", DrainingPerformance, ActiveEco, Outcome.FORCED))), SETTINGS);
 
         assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 5000.0", "apply c ActivePerformance 5000.0",
-                "apply b ActiveEco 120.0");
+                "apply b ActiveEco 120.0", "apply f ActiveEco 120.0");
         assertThat(counter("joulie.transitions", "outcome", "blocked")).as("a blocked drain is counted by ticks only").isZero();
         assertThat(counter("joulie.transitions", "outcome", "rescued")).isEqualTo(1);
     }
