@@ -32,6 +32,8 @@ public final class FakeHost {
     public static final long ORIGINAL_LIMIT_UW = 200_000_000;
     /** The long_term {@code max_power_uw} of {@link #intelPackage(int)}. */
     public static final long DEFAULT_MAX_UW = 250_000_000;
+    /** The boot id {@link #intelNode} starts with ({@code proc/sys/kernel/random/boot_id}). */
+    public static final String FIRST_BOOT_ID = "6f1b3f0e-2d4c-4e0a-9d1e-000000000001";
 
     private final Path root;
     /** The Intel packages made so far, by number, with their long_term maximum (µW). */
@@ -51,6 +53,7 @@ public final class FakeHost {
             host.intelPackage(pkg, maxWattsPerPackage * 1_000_000);
         }
         host.cpuinfo("GenuineIntel", "Intel(R) Xeon(R) Test CPU");
+        host.bootId(FIRST_BOOT_ID);
         createDirectories(host.dev());
         return host;
     }
@@ -71,9 +74,34 @@ public final class FakeHost {
         return root.resolve("dev");
     }
 
-    /** The agent's settings (environment variables, docs/agent.md) that read and write this tree instead of the machine's. */
+    /** Where the agent keeps what it found on this host across its processes (JOULIE_STATE_DIR): {@code state/}. */
+    public Path stateDir() {
+        return root.resolve("state");
+    }
+
+    /**
+     * The agent's settings (environment variables, docs/agent.md) that read and write this tree instead of the machine's,
+     * and keep their state in {@link #stateDir()}.
+     */
     public Map<String, String> agentEnvironment() {
-        return Map.of("JOULIE_SYSFS_ROOT", sys().toString(), "JOULIE_PROC_ROOT", proc().toString(), "JOULIE_DEV_ROOT", dev().toString());
+        return Map.of("JOULIE_SYSFS_ROOT", sys().toString(), "JOULIE_PROC_ROOT", proc().toString(), "JOULIE_DEV_ROOT", dev().toString(),
+                "JOULIE_STATE_DIR", stateDir().toString());
+    }
+
+    /** Sets the kernel's boot id ({@code proc/sys/kernel/random/boot_id}). */
+    public void bootId(String id) {
+        write(proc().resolve("sys/kernel/random/boot_id"), id);
+    }
+
+    /**
+     * A reboot: a new boot id, and the firmware's limits back on every Intel package ({@link #ORIGINAL_LIMIT_UW}),
+     * as the firmware sets them at every boot.
+     */
+    public void reboot(String newBootId) {
+        bootId(newBootId);
+        for (int pkg : intelPackages.keySet()) {
+            write(limitFile(intelZone(pkg)), Long.toString(ORIGINAL_LIMIT_UW));
+        }
     }
 
     public Path powercap() {

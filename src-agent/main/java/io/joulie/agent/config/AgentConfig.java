@@ -33,6 +33,14 @@ public interface AgentConfig {
     @WithName("restore-on-exit")
     String restoreOnExit();
 
+    /** JOULIE_STATE_DIR: where the originals outlive the agent process (node mode). */
+    @WithName("state-dir")
+    String stateDir();
+
+    /** JOULIE_PACKAGE_FLOOR_WATTS: no package share of a node cap below this is written. */
+    @WithName("package-floor-watts")
+    String packageFloorWatts();
+
     @WithName("mode")
     String mode();
 

@@ -3,6 +3,7 @@ package io.joulie.agent.config;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.agent.host.HostRoots;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -10,9 +11,14 @@ import java.util.Optional;
  * The validated agent configuration.
  *
  * @param nodeName       NODE_NAME; present in node mode
- * @param restoreOnExit  JOULIE_RESTORE_ON_EXIT: write the limits found at start back on shutdown and when
- *                       the node's NodePowerProfile is deleted
+ * @param restoreOnExit  JOULIE_RESTORE_ON_EXIT: write the originals back on shutdown, when the node's
+ *                       NodePowerProfile is deleted and when its CPU control leaves host
+ * @param stateDir       JOULIE_STATE_DIR: where the limits found before the first write outlive the agent process
+ * @param packageFloorWatts JOULIE_PACKAGE_FLOOR_WATTS: no package share of a node cap below this is written
  */
 public record AgentSettings(AgentMode mode, Optional<String> nodeName, Duration reconcileInterval, HostRoots roots,
-                            boolean restoreOnExit, LabelSelector poolSelector, int poolShards, int poolShardId) {
+                            boolean restoreOnExit, LabelSelector poolSelector, int poolShards, int poolShardId, Path stateDir,
+                            double packageFloorWatts) {
+    /** The default of JOULIE_PACKAGE_FLOOR_WATTS (docs/agent-host.md, "The floor"). */
+    public static final double DEFAULT_PACKAGE_FLOOR_WATTS = 10;
 }

@@ -43,6 +43,12 @@ public final class AgentSettingsParser {
         Path sys = path("JOULIE_SYSFS_ROOT", "agent.sysfs-root", c.sysfsRoot());
         Path proc = path("JOULIE_PROC_ROOT", "agent.proc-root", c.procRoot());
         Path dev = path("JOULIE_DEV_ROOT", "agent.dev-root", c.devRoot());
+        Path stateDir = path("JOULIE_STATE_DIR", "agent.state-dir", c.stateDir());
+        double floor = problems.number(where("JOULIE_PACKAGE_FLOOR_WATTS", "agent.package-floor-watts"), c.packageFloorWatts())
+                .orElse(AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS);
+        if (floor < 0) {
+            error("JOULIE_PACKAGE_FLOOR_WATTS", "agent.package-floor-watts", c.packageFloorWatts(), "must be a number of watts >= 0");
+        }
         boolean restore = switch (c.restoreOnExit() == null ? "" : c.restoreOnExit().trim().toLowerCase(Locale.ROOT)) {
             case "true" -> true;
             case "false" -> false;
@@ -67,7 +73,8 @@ public final class AgentSettingsParser {
             error("POOL_SHARD_ID", "agent.pool-shard-id", c.poolShardId(), "must be in 0..POOL_SHARDS-1 (POOL_SHARDS = " + c.poolShards() + ")");
         }
         problems.throwIfAny("Invalid Joulie agent configuration");
-        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard);
+        return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard, stateDir,
+                floor);
     }
 
     private static String where(String env, String property) {

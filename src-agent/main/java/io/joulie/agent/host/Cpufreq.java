@@ -11,6 +11,12 @@ public interface Cpufreq {
     /** Writes {@code scaling_max_freq} clamped to [cpuinfo_min_freq, cpuinfo_max_freq]; returns the value written. */
     long setScalingMaxKHz(int policyId, long kHz) throws IOException;
 
+    /**
+     * Reads every policy's {@code scaling_max_freq} in force now as its original (before a first write: nothing of the
+     * agent's is in force); {@link #policies()} then carries them.
+     */
+    void recordOriginals() throws IOException;
+
     /** Writes every policy's original {@code scaling_max_freq} back. */
     void restore() throws IOException;
 
@@ -25,6 +31,10 @@ public interface Cpufreq {
             @Override
             public long setScalingMaxKHz(int policyId, long kHz) {
                 throw new IllegalArgumentException("no cpufreq policy " + policyId + " on this host");
+            }
+
+            @Override
+            public void recordOriginals() {
             }
 
             @Override

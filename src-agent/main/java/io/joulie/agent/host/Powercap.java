@@ -24,8 +24,14 @@ public interface Powercap extends AutoCloseable {
      */
     CapResult applyNodeCap(double watts);
 
-    /** The long_term limits found at start. */
+    /**
+     * The originals: the long_term limits in force before the agent's first write (read at start, given by an earlier
+     * agent process of this boot, or read again by {@link #recordOriginals()}).
+     */
     List<LimitSnapshot> snapshot();
+
+    /** Reads the long_term limits in force now as the originals (before a first write: nothing of the agent's is in force). */
+    void recordOriginals() throws IOException;
 
     /** Writes the {@link #snapshot()} back. */
     CapResult restore();
@@ -64,6 +70,10 @@ public interface Powercap extends AutoCloseable {
             @Override
             public List<LimitSnapshot> snapshot() {
                 return List.of();
+            }
+
+            @Override
+            public void recordOriginals() {
             }
 
             @Override

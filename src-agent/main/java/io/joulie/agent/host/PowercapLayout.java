@@ -8,19 +8,24 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Where the powercap framework keeps what, under {@code <sys>/class/powercap}, read through {@link SysfsFiles}.
- * Packages are the top-level {@code intel-rapl:N} and {@code amd-rapl:N} zones except {@code psys} (the platform
- * zone, which would count the packages twice); {@code N} is taken as the physical package id for the MSR lock
- * cross-check. Optional files a driver leaves out or does not report read as empty.
+ * The zones the agent caps are the top-level {@code intel-rapl:N} and {@code amd-rapl:N} zones whose {@code name} the
+ * kernel gives a CPU package: {@code package-P}, or {@code package-P-die-D} for each die of package P on multi-die
+ * parts ({@code rapl_add_package} in drivers/powercap/intel_rapl_common.c). Every other top-level zone is left
+ * alone: the platform zones {@code psys} and {@code psys-N} (one per package on multi-package TPMI systems,
+ * {@code rapl_init_domains}), which would count the packages twice, and any name this agent does not know. P is the
+ * physical package id (the MSR lock cross-check reads that package's registers); the directory's N is only the
+ * order the driver registered the zones in. Optional files a driver leaves out or does not report read as empty.
  */
 final class PowercapLayout {
     private static final Pattern ZONE = Pattern.compile("((?:intel|amd)-rapl):(\\d+)(?::(\\d+))?");
     private static final Pattern CONSTRAINT = Pattern.compile("constraint_(\\d+)_power_limit_uw");
-    private static final String PLATFORM_ZONE = "psys";
+    private static final Pattern PACKAGE_NAME = Pattern.compile("package-(\\d+)(?:-die-(\\d+))?");
 
     private final SysfsFiles files;
     private final Path classDir;
@@ -34,7 +39,10 @@ final class PowercapLayout {
         return files.isDirectory(classDir);
     }
 
-    /** The package zones, by package number, each with its sub-zones (core, uncore, dram) by number. */
+    /**
+     * The package zones (whole packages and dies), by package and die, each with its sub-zones (core, uncore, dram)
+     * by number; top-level zones that are not packages ({@code psys}, {@code psys-N}, unknown names) are left out.
+     */
     List<PowercapZone> packages() throws IOException {
         List<Matcher> ids = new ArrayList<>();
         for (Path entry : files.list(classDir)) {
@@ -51,33 +59,43 @@ final class PowercapLayout {
         }
         List<PowercapZone> packages = new ArrayList<>();
         for (Matcher id : ids) {
-            if (id.group(3) == null) {
-                List<Matcher> subIds = subZoneIds.getOrDefault(id.group(), List.of()).stream()
-                        .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(3)))).toList();
-                List<PowercapZone> subZones = new ArrayList<>();
-                for (Matcher sub : subIds) {
-                    subZones.add(zone(sub, List.of()));
-                }
-                PowercapZone zone = zone(id, subZones);
-                if (!PLATFORM_ZONE.equals(zone.name())) {
-                    packages.add(zone);
-                }
+            if (id.group(3) != null) {
+                continue;
             }
+            String name = name(id);
+            Matcher pkg = PACKAGE_NAME.matcher(name);
+            if (!pkg.matches()) {
+                continue; // psys, psys-N: the platform; anything else: not a CPU package
+            }
+            int packageIndex = Integer.parseInt(pkg.group(1));
+            OptionalInt die = pkg.group(2) == null ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(pkg.group(2)));
+            List<PowercapZone> subZones = new ArrayList<>();
+            for (Matcher sub : subZoneIds.getOrDefault(id.group(), List.of()).stream()
+                    .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(3)))).toList()) {
+                subZones.add(new PowercapZone(sub.group(), name(sub), packageIndex, die, maxEnergyRange(sub), List.of()));
+            }
+            packages.add(new PowercapZone(id.group(), name, packageIndex, die, maxEnergyRange(id), subZones));
         }
-        packages.sort(Comparator.comparingInt(PowercapZone::packageIndex));
+        packages.sort(Comparator.comparingInt(PowercapZone::packageIndex).thenComparingInt(z -> z.die().orElse(-1)));
         return List.copyOf(packages);
     }
 
-    private PowercapZone zone(Matcher id, List<PowercapZone> subZones) throws IOException {
-        Path dir = classDir.resolve(id.group());
-        return new PowercapZone(id.group(), files.readTextIfReported(dir.resolve("name")).orElse(id.group()),
-                Integer.parseInt(id.group(2)), files.readDecimalIfReported(dir.resolve("max_energy_range_uj")).orElse(0), subZones);
+    private String name(Matcher id) throws IOException {
+        return files.readTextIfReported(classDir.resolve(id.group()).resolve("name")).orElse(id.group());
+    }
+
+    private long maxEnergyRange(Matcher id) throws IOException {
+        return files.readDecimalIfReported(classDir.resolve(id.group()).resolve("max_energy_range_uj")).orElse(0);
+    }
+
+    /** The zone's {@code enabled} flag now (the limit is enforced); true when the driver does not report one. */
+    boolean enabled(PowercapZone zone) throws IOException {
+        return files.readDecimalIfReported(dir(zone).resolve("enabled")).orElse(1) != 0;
     }
 
     /** The zone's state read now; {@code energyUj} is read by the caller (through a kept descriptor). */
     ZoneReading read(PowercapZone zone, long energyUj) throws IOException {
-        boolean enabled = files.readDecimalIfReported(dir(zone).resolve("enabled")).orElse(1) != 0;
-        return new ZoneReading(zone.id(), enabled, energyUj, constraints(zone));
+        return new ZoneReading(zone.id(), enabled(zone), energyUj, constraints(zone));
     }
 
     /** Every {@code constraint_N_*} group of the zone, by N. */

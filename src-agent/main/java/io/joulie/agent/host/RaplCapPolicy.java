@@ -12,11 +12,14 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The node cap on RAPL, whatever moves the bytes: each of the n packages gets watts / n as its long_term limit,
- * bounded by what the package allows; every package's limit is opened for writing before any is written, and a
- * write that fails puts back what was already written, so the previous limits stay on any failure. The limits
- * found at start are recorded and written back by {@link #restore()}. The firmware lock (MSR 0x610 bit 63) is
- * cross-checked when the MSR can be read; an unreadable MSR proves nothing and does not block.
+ * The node cap on RAPL, whatever moves the bytes: each of the P packages gets watts / P, shared evenly over its dies
+ * when the kernel shows one zone per die, as its long_term limit, bounded by what the zone allows; a package share
+ * below the per-package floor is not written. Every zone's limit is opened for writing before any is written, and a
+ * write that fails puts back what was already written, so the previous limits stay on any failure. A zone whose
+ * limit is not enforced ({@code enabled} = 0) blocks the cap. The originals (the limits found before the agent's
+ * first write: read at start, or given by an earlier agent process of the same boot) are written back by
+ * {@link #restore()}. The firmware lock (MSR 0x610 bit 63) is cross-checked when the MSR can be read; an unreadable
+ * MSR proves nothing and does not block.
  */
 final class RaplCapPolicy {
     /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
@@ -27,18 +30,43 @@ final class RaplCapPolicy {
     private final SysfsFiles files;
     private final Msr msr;
     private final List<PowercapZone> packages;
-    private final List<LimitSnapshot> snapshot;
+    /** The zones by physical package, in package order; one zone per package, or one per die. */
+    private final Map<Integer, List<PowercapZone>> byPackage;
+    private final long floorUwPerPackage;
+    private List<LimitSnapshot> snapshot;
 
-    /** Records the long_term limits in force now ({@link #snapshot()}). */
-    RaplCapPolicy(PowercapLayout layout, SysfsFiles files, Msr msr, List<PowercapZone> packages) {
+    /**
+     * @param floorUwPerPackage no package share below this is written (0: none); a package whose maximum is lower has
+     *                          its maximum as the floor
+     * @param inherited         originals an earlier agent process of this boot recorded, by zone; zones it does not
+     *                          name get the long_term limit in force now ({@link #snapshot()})
+     */
+    RaplCapPolicy(PowercapLayout layout, SysfsFiles files, Msr msr, List<PowercapZone> packages, long floorUwPerPackage,
+                  List<LimitSnapshot> inherited) {
         this.layout = layout;
         this.files = files;
         this.msr = msr;
         this.packages = packages;
-        this.snapshot = packages.stream().flatMap(p -> longTermLimit(p).stream()).toList();
+        this.floorUwPerPackage = floorUwPerPackage;
+        Map<Integer, List<PowercapZone>> grouped = new LinkedHashMap<>();
+        packages.forEach(z -> grouped.computeIfAbsent(z.packageIndex(), k -> new ArrayList<>()).add(z));
+        this.byPackage = grouped;
+        Map<String, LimitSnapshot> earlier = new LinkedHashMap<>();
+        inherited.forEach(l -> earlier.put(l.zoneId(), l));
+        this.snapshot = packages.stream().flatMap(p -> Optional.ofNullable(earlier.get(p.id())).or(() -> longTermLimit(p)).stream())
+                .toList();
     }
 
-    /** The long_term limits found at start. */
+    /** Reads the long_term limits in force now as the originals; a limit that cannot be read fails it. */
+    void recordOriginals() throws IOException {
+        List<LimitSnapshot> now = new ArrayList<>();
+        for (PowercapZone pkg : packages) {
+            layout.longTerm(pkg).ifPresent(c -> now.add(new LimitSnapshot(pkg.id(), c.index(), c.powerLimitUw())));
+        }
+        snapshot = List.copyOf(now);
+    }
+
+    /** The originals: the long_term limits found before the first write. */
     List<LimitSnapshot> snapshot() {
         return snapshot;
     }
@@ -64,12 +92,11 @@ final class RaplCapPolicy {
     }
 
     CapResult apply(double watts) {
-        double perPackageUw = watts / packages.size() * 1e6;
+        double perPackageUw = watts / byPackage.size() * 1e6;
         if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
             return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
                     Map.of());
         }
-        long requestedUw = Math.round(perPackageUw);
         List<Target> targets;
         try {
             targets = prepareAll();
@@ -79,17 +106,32 @@ final class RaplCapPolicy {
         try {
             List<String> notes = new ArrayList<>();
             Map<String, Long> values = new LinkedHashMap<>();
-            for (Target target : targets) {
-                long value = bounded(target, requestedUw);
-                if (value != requestedUw) {
-                    notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
-                            + (value > requestedUw ? "min " : "max ") + value + " uW");
+            for (List<Target> dies : targetsByPackage(targets)) {
+                long packageMaxUw = 0;
+                for (Target die : dies) {
+                    packageMaxUw += maxUw(die);
                 }
-                values.put(target.zone().id(), value);
+                long floorUw = Math.min(floorUwPerPackage, packageMaxUw);
+                if (perPackageUw < floorUw) {
+                    throw new Stop(Outcome.BLOCKED, "node cap " + format(watts) + " W is " + format(perPackageUw / 1e6)
+                            + " W per package, below the floor of " + format(floorUw / 1e6) + " W per package");
+                }
+                long requestedUw = Math.round(perPackageUw / dies.size());
+                for (Target target : dies) {
+                    long value = bounded(target, requestedUw);
+                    if (value != requestedUw) {
+                        notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
+                                + (value > requestedUw ? "min " : "max ") + value + " uW");
+                    }
+                    values.put(target.zone().id(), value);
+                }
             }
             writeAll(targets, values);
             StringBuilder message = new StringBuilder("applied node cap ").append(format(watts)).append(" W as long_term limit on ")
-                    .append(targets.size()).append(targets.size() == 1 ? " package" : " packages");
+                    .append(byPackage.size()).append(byPackage.size() == 1 ? " package" : " packages");
+            if (targets.size() > byPackage.size()) {
+                message.append(" (").append(targets.size()).append(" dies)");
+            }
             notes.forEach(note -> message.append("; ").append(note));
             return result(Outcome.APPLIED, message.toString(), values);
         } catch (Stop stop) {
@@ -99,7 +141,14 @@ final class RaplCapPolicy {
         }
     }
 
-    /** Writes the {@link #snapshot()} back; a limit that cannot be written is reported, the others are restored. */
+    /** The targets of each package, in package order (prepareAll keeps the zones' order). */
+    private List<List<Target>> targetsByPackage(List<Target> targets) {
+        Map<Integer, List<Target>> grouped = new LinkedHashMap<>();
+        targets.forEach(t -> grouped.computeIfAbsent(t.zone().packageIndex(), k -> new ArrayList<>()).add(t));
+        return List.copyOf(grouped.values());
+    }
+
+    /** Writes the originals ({@link #snapshot()}) back; a limit that cannot be written is reported, the others are restored. */
     CapResult restore() {
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
@@ -114,7 +163,7 @@ final class RaplCapPolicy {
             }
         }
         String message = failures.isEmpty()
-                ? "restored the long_term limits found at start on " + written.size() + " packages"
+                ? "restored the original long_term limits on " + written.size() + (written.size() == 1 ? " zone" : " zones")
                 : "restore failed: " + String.join("; ", failures);
         return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
     }
@@ -154,6 +203,14 @@ final class RaplCapPolicy {
         } catch (IOException e) {
             throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read constraints: " + e.getMessage());
         }
+        try {
+            if (!layout.enabled(pkg)) {
+                throw new Stop(Outcome.BLOCKED, pkg.id() + " (" + pkg.name() + "): power limiting is disabled (enabled = 0), so a "
+                        + "limit written would not be enforced; the agent does not turn it on");
+            }
+        } catch (IOException e) {
+            throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read enabled: " + e.getMessage());
+        }
         if (lockedByFirmware(pkg)) {
             throw new Stop(Outcome.BLOCKED, pkg.id() + ": long_term limit " + FIRMWARE_LOCK);
         }
@@ -165,25 +222,28 @@ final class RaplCapPolicy {
     }
 
     /**
-     * {@code requestedUw} clamped to the package's bounds. A bound of 0 or less counts as missing. Without
-     * a reported maximum, the largest value the 15-bit RAPL field holds (0x7FFF power units from the MSR)
-     * is the maximum; without a readable MSR either, the cap is blocked. Also blocks when the minimum is
-     * above the maximum, or the clamped value would be below 1 uW.
+     * The zone's maximum: its reported {@code max_power_uw} (a bound of 0 or less counts as missing), else the largest
+     * value the 15-bit RAPL field holds (0x7FFF power units from the MSR); without a readable MSR either, the cap is
+     * blocked. Also blocks when the reported minimum is above the maximum.
      */
-    private long bounded(Target target, long requestedUw) throws Stop {
+    private long maxUw(Target target) throws Stop {
         PowercapZone pkg = target.zone();
-        PowerConstraint constraint = target.constraint();
-        OptionalLong reportedMax = constraint.hardwareMaxUw();
+        OptionalLong reportedMax = target.constraint().hardwareMaxUw();
         long maxUw = reportedMax.isPresent() ? reportedMax.getAsLong() : fieldMaxUw(pkg)
                 .orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no hardware maximum known (max_power_uw "
                         + "missing or not positive, and the RAPL power unit MSR is not readable)"));
-        OptionalLong minUw = constraint.hardwareMinUw();
+        OptionalLong minUw = target.constraint().hardwareMinUw();
         if (minUw.isPresent() && minUw.getAsLong() > maxUw) {
             throw new Stop(Outcome.BLOCKED, pkg.id() + ": hardware min " + minUw.getAsLong() + " uW is above max " + maxUw + " uW");
         }
-        long value = constraint.clamp(requestedUw, maxUw);
+        return maxUw;
+    }
+
+    /** {@code requestedUw} clamped to the zone's bounds ({@link #maxUw}); blocks when the clamped value would be below 1 uW. */
+    private long bounded(Target target, long requestedUw) throws Stop {
+        long value = target.constraint().clamp(requestedUw, maxUw(target));
         if (value < 1) {
-            throw new Stop(Outcome.BLOCKED, pkg.id() + ": clamped limit " + value + " uW is below 1 uW");
+            throw new Stop(Outcome.BLOCKED, target.zone().id() + ": clamped limit " + value + " uW is below 1 uW");
         }
         return value;
     }
@@ -260,7 +320,8 @@ final class RaplCapPolicy {
         return e instanceof HostFileException f && f.kind() == HostFileException.Kind.REFUSED ? Outcome.BLOCKED : Outcome.ERROR;
     }
 
-    private static String format(double watts) {
-        return BigDecimal.valueOf(watts).stripTrailingZeros().toPlainString();
+    /** Watts with at most three decimals. */
+    static String format(double watts) {
+        return BigDecimal.valueOf(watts).setScale(3, java.math.RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     }
 }

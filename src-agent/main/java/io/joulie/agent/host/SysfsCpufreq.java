@@ -5,16 +5,20 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN} through a {@link SysfsFiles} port. */
+/**
+ * {@link Cpufreq} on {@code <sys>/devices/system/cpu/cpufreq/policyN} through a {@link SysfsFiles} port. Not
+ * thread-safe: the agent's worker calls it.
+ */
 public final class SysfsCpufreq implements Cpufreq {
     private static final Pattern POLICY = Pattern.compile("policy(\\d+)");
 
     private final SysfsFiles files;
     private final Path cpufreqDir;
-    private final List<CpufreqPolicy> policies;
+    private List<CpufreqPolicy> policies;
 
     private SysfsCpufreq(SysfsFiles files, Path cpufreqDir, List<CpufreqPolicy> policies) {
         this.files = files;
@@ -22,8 +26,18 @@ public final class SysfsCpufreq implements Cpufreq {
         this.policies = policies;
     }
 
-    /** Reads every policy's range and current {@code scaling_max_freq}; {@link Cpufreq#absent()} if there is none. */
+    /** {@link #open(Path, SysfsFiles, Map)} with the ceilings in force now as originals. */
     public static Cpufreq open(Path sysRoot, SysfsFiles files) throws IOException {
+        return open(sysRoot, files, Map.of());
+    }
+
+    /**
+     * Reads every policy's range and current {@code scaling_max_freq}; {@link Cpufreq#absent()} if there is none.
+     *
+     * @param inheritedMaxKHz original ceilings by policy an earlier agent process of this boot recorded; every policy
+     *                        they do not name has the {@code scaling_max_freq} in force now as its original
+     */
+    public static Cpufreq open(Path sysRoot, SysfsFiles files, Map<Integer, Long> inheritedMaxKHz) throws IOException {
         Path dir = sysRoot.resolve("devices/system/cpu/cpufreq");
         if (!files.isDirectory(dir)) {
             return Cpufreq.absent();
@@ -32,10 +46,12 @@ public final class SysfsCpufreq implements Cpufreq {
         for (Path entry : files.list(dir)) {
             Matcher m = POLICY.matcher(entry.getFileName().toString());
             if (m.matches()) {
-                policies.add(new CpufreqPolicy(Integer.parseInt(m.group(1)),
+                int id = Integer.parseInt(m.group(1));
+                Long inherited = inheritedMaxKHz.get(id);
+                policies.add(new CpufreqPolicy(id,
                         files.readDecimal(entry.resolve("cpuinfo_min_freq")),
                         files.readDecimal(entry.resolve("cpuinfo_max_freq")),
-                        files.readDecimal(entry.resolve("scaling_max_freq"))));
+                        inherited != null ? inherited : files.readDecimal(entry.resolve("scaling_max_freq"))));
             }
         }
         policies.sort(Comparator.comparingInt(CpufreqPolicy::id));
@@ -45,6 +61,16 @@ public final class SysfsCpufreq implements Cpufreq {
     @Override
     public List<CpufreqPolicy> policies() {
         return policies;
+    }
+
+    @Override
+    public void recordOriginals() throws IOException {
+        List<CpufreqPolicy> now = new ArrayList<>();
+        for (CpufreqPolicy p : policies) {
+            now.add(new CpufreqPolicy(p.id(), p.cpuinfoMinKHz(), p.cpuinfoMaxKHz(),
+                    files.readDecimal(cpufreqDir.resolve("policy" + p.id() + "/scaling_max_freq"))));
+        }
+        policies = List.copyOf(now);
     }
 
     @Override

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@link Powercap} on {@code <sys>/class/powercap} through a {@link SysfsFiles} port: the zones of a
+ * {@link Powercap} on {@code <sys>/class/powercap} through a {@link SysfsFiles} port: the package zones of a
  * {@link PowercapLayout}, the cap of a {@link RaplCapPolicy}, and the energy counters read through descriptors
  * opened once (a read that fails drops its descriptor, so that a zone that went away and came back, after
  * intel_rapl was reloaded or a CPU hot-plugged, is reopened on the next read).
@@ -19,24 +19,36 @@ public final class SysfsPowercap implements Powercap {
     private final RaplCapPolicy cap;
     private final Map<String, SysfsFiles.OpenFile> energyFiles = new HashMap<>();
 
-    private SysfsPowercap(SysfsFiles files, PowercapLayout layout, List<PowercapZone> packages, Msr msr) {
+    private SysfsPowercap(SysfsFiles files, PowercapLayout layout, List<PowercapZone> packages, Msr msr,
+                          double floorWattsPerPackage, List<LimitSnapshot> inherited) {
         this.files = files;
         this.layout = layout;
         this.packages = packages;
-        this.cap = new RaplCapPolicy(layout, files, msr, packages);
+        this.cap = new RaplCapPolicy(layout, files, msr, packages, Math.round(floorWattsPerPackage * 1e6), inherited);
+    }
+
+    /** {@link #open(Path, SysfsFiles, Msr, double, List)} without a floor, with the limits in force now as originals. */
+    public static Powercap open(Path sysRoot, SysfsFiles files, Msr msr) throws IOException {
+        return open(sysRoot, files, msr, 0, List.of());
     }
 
     /**
-     * Discovers the zones and records the long_term limits found now ({@link #snapshot()}); {@link Powercap#absent()}
-     * when there is no package zone. {@code msr} cross-checks the firmware lock ({@link Msr#absent()}: no check).
+     * Discovers the package zones; {@link Powercap#absent()} when there is none. {@code msr} cross-checks the firmware
+     * lock ({@link Msr#absent()}: no check).
+     *
+     * @param floorWattsPerPackage no package share below this is written (0: no floor)
+     * @param inherited            originals an earlier agent process of this boot recorded; every zone they do not
+     *                             name has the long_term limit in force now as its original ({@link #snapshot()})
      */
-    public static Powercap open(Path sysRoot, SysfsFiles files, Msr msr) throws IOException {
+    public static Powercap open(Path sysRoot, SysfsFiles files, Msr msr, double floorWattsPerPackage, List<LimitSnapshot> inherited)
+            throws IOException {
         PowercapLayout layout = new PowercapLayout(files, sysRoot);
         if (!layout.present()) {
             return Powercap.absent();
         }
         List<PowercapZone> packages = layout.packages();
-        return packages.isEmpty() ? Powercap.absent() : new SysfsPowercap(files, layout, packages, msr);
+        return packages.isEmpty() ? Powercap.absent()
+                : new SysfsPowercap(files, layout, packages, msr, floorWattsPerPackage, inherited);
     }
 
     @Override
@@ -83,6 +95,11 @@ public final class SysfsPowercap implements Powercap {
     @Override
     public List<LimitSnapshot> snapshot() {
         return cap.snapshot();
+    }
+
+    @Override
+    public void recordOriginals() throws IOException {
+        cap.recordOriginals();
     }
 
     @Override

@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -14,16 +16,21 @@ import org.jboss.logging.Logger;
 
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Writes {@code status.control.cpu} of a node's node-scoped TelemetryProfile through the status
  * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing, owned by
- * the Node) when the node has none. The gpu part of an existing status is kept.
+ * the Node, labelled {@code joulie.io/node=<node>} so that the node's agent alone watches it) when the node has none.
+ * A profile this agent created before it labelled them gets the label first. The gpu part of an existing status is
+ * kept.
  */
 public final class StatusWriter implements StatusPublisher.Sink {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
     private static final int ATTEMPTS = 3;
+    private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+    private static final String AGENT = "joulie-agent";
 
     private final KubernetesClient client;
     private final InstantSource clock;
@@ -43,7 +50,8 @@ public final class StatusWriter implements StatusPublisher.Sink {
         TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
         if (tp == null) {
             TelemetryProfile fresh = new TelemetryProfile();
-            ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels("app.kubernetes.io/managed-by", "joulie-agent");
+            ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels(MANAGED_BY, AGENT);
+            JoulieApi.nodeLabelValue(node).ifPresent(value -> meta.addToLabels(JoulieApi.NODE_LABEL, value));
             // Owned by its Node, so that the garbage collector removes it with the node.
             Node owner = client.nodes().withName(node).get();
             if (owner != null) {
@@ -62,6 +70,7 @@ public final class StatusWriter implements StatusPublisher.Sink {
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
         }
+        labelOwn(node, tp);
         ControlResult cpu = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
         for (int attempt = 1; ; attempt++) {
@@ -76,6 +85,21 @@ public final class StatusWriter implements StatusPublisher.Sink {
                 }
                 tp = client.resources(TelemetryProfile.class).withName(name).require();
             }
+        }
+    }
+
+    /** The node's label on a profile this agent created without it (earlier versions): once, with a JSON merge patch. */
+    private void labelOwn(String node, TelemetryProfile tp) {
+        Map<String, String> labels = tp.getMetadata().getLabels() == null ? Map.of() : tp.getMetadata().getLabels();
+        Optional<String> value = JoulieApi.nodeLabelValue(node);
+        if (value.isPresent() && AGENT.equals(labels.get(MANAGED_BY)) && !labels.containsKey(JoulieApi.NODE_LABEL)) {
+            String patch = client.getKubernetesSerialization().asJson(
+                    Map.of("metadata", Map.of("labels", Map.of(JoulieApi.NODE_LABEL, value.get()))));
+            TelemetryProfile labelled = client.resources(TelemetryProfile.class).withName(tp.getMetadata().getName())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+            tp.getMetadata().setLabels(labelled.getMetadata().getLabels());
+            tp.getMetadata().setResourceVersion(labelled.getMetadata().getResourceVersion());
+            LOG.infof("Labelled TelemetryProfile %s %s=%s", tp.getMetadata().getName(), JoulieApi.NODE_LABEL, value.get());
         }
     }
 

@@ -15,17 +15,25 @@ import java.time.InstantSource;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
  * A node's package power from the source its route names (the host's RAPL energy counters, an HTTP endpoint, a
  * Prometheus query, or none), with the energy counted as power x time since the previous reading. Remote sources
  * are read on the periodic reconcile only, so that a slow or unreachable source never delays applying a changed
- * NodePowerProfile; a reconcile an event asked for reuses the last reading. Not thread-safe: the agent's worker
- * calls it.
+ * NodePowerProfile; a reconcile an event asked for reuses the last reading. A reading above
+ * {@link #MAX_NODE_PACKAGE_WATTS} cannot be a node's CPU package power (an endpoint's bad value, an energy counter reset
+ * taken for a wrap): it is refused, counted as a telemetry error, and {@link #refusal} says why, for the node's status.
+ * Not thread-safe: the agent's worker calls it.
  */
 public final class PowerReader {
     private static final Logger LOG = Logger.getLogger(PowerReader.class);
+    /**
+     * The physical bound of a node's CPU package power: twice eight packages of 500 W, the largest server CPU packages
+     * sold (docs/agent.md, "Telemetry").
+     */
+    public static final double MAX_NODE_PACKAGE_WATTS = 10_000;
 
     /** GETs a telemetry URL; a non-2xx answer is an IOException ({@link PowerTelemetry#get}). */
     @FunctionalInterface
@@ -37,6 +45,8 @@ public final class PowerReader {
     private static final class Last {
         OptionalDouble watts = OptionalDouble.empty();
         Instant at;
+        /** Why the last reading was refused, if it was. */
+        Optional<String> refusal = Optional.empty();
     }
 
     private final PackagePowerMeter meter;
@@ -61,8 +71,17 @@ public final class PowerReader {
         }
         Instant now = clock.instant();
         OptionalDouble watts = OptionalDouble.empty();
+        Optional<String> refusal = Optional.empty();
         try {
             watts = sample(node, route);
+            if (watts.isPresent() && watts.getAsDouble() > MAX_NODE_PACKAGE_WATTS) {
+                refusal = Optional.of("package power reading " + watts.getAsDouble() + " W from the " + route.cpuSource().name()
+                        .toLowerCase(java.util.Locale.ROOT) + " source refused: above the physical bound of "
+                        + (long) MAX_NODE_PACKAGE_WATTS + " W");
+                LOG.warnf("Node %s: %s", node, refusal.get());
+                metrics.error(node, ErrorKind.TELEMETRY);
+                watts = OptionalDouble.empty();
+            }
         } catch (IOException | RuntimeException e) {
             LOG.debugf("Node %s: no package power reading (%s)", node, e.toString());
             metrics.error(node, ErrorKind.TELEMETRY);
@@ -78,7 +97,14 @@ public final class PowerReader {
             l.at = null;
         }
         l.watts = watts;
+        l.refusal = refusal;
         return watts;
+    }
+
+    /** Why the node's last reading was refused (a value outside physical bounds), if it was. */
+    public Optional<String> refusal(String node) {
+        Last l = last.get(node);
+        return l == null ? Optional.empty() : l.refusal;
     }
 
     private OptionalDouble sample(String node, Route route) throws IOException, InterruptedException {

@@ -2,6 +2,7 @@ package io.joulie.agent.power;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.agent.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
 
 import java.io.IOException;
@@ -9,7 +10,6 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.OptionalDouble;
@@ -61,12 +61,16 @@ public final class PowerTelemetry {
         return OptionalDouble.empty();
     }
 
-    /** GETs {@code url}; a non-2xx answer is an IOException naming the status. */
+    /**
+     * GETs {@code url}, the whole answer within {@code timeoutSeconds} and {@link BoundedHttp#MAX_BODY_BYTES}; a non-2xx
+     * answer is an IOException naming the status.
+     */
     public static String get(HttpClient http, String url, int timeoutSeconds) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeoutSeconds))
-                .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 != 2) {
-            throw new IOException("GET " + url + " answered HTTP " + r.statusCode());
+        Duration deadline = Duration.ofSeconds(timeoutSeconds);
+        BoundedHttp.Answer r = BoundedHttp.send(http, HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
+                .header("Accept", "application/json").GET().build(), deadline, BoundedHttp.MAX_BODY_BYTES);
+        if (!r.ok()) {
+            throw new IOException("GET " + url + " answered HTTP " + r.status());
         }
         return r.body();
     }

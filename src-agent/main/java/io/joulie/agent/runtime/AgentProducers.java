@@ -1,33 +1,82 @@
 package io.joulie.agent.runtime;
 
 import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.host.FileOriginalsStore;
 import io.joulie.agent.host.Host;
+import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.Originals;
+import io.joulie.agent.host.OriginalsStore;
 import io.joulie.agent.host.ffm.FfmHost;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /** The agent's composition root for what the classes of the agent are given rather than make: the host, the clock, the HTTP client. */
 @ApplicationScoped
 public class AgentProducers {
 
-    /** The host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT, on the FFM implementation; node mode only. */
-    @Produces
-    @Singleton
-    Host host(AgentSettings settings) {
+    private static final Logger LOG = Logger.getLogger(AgentProducers.class);
+
+    /** A node-mode agent's host and what was found on it before the first write. */
+    record NodeHost(Host host, HostOriginals originals) {
+    }
+
+    /** Opens a node's host with the originals an earlier agent process of this boot kept ({@link FfmHost#open} in production). */
+    @FunctionalInterface
+    interface HostOpener {
+        Host open(Optional<Originals> inherited) throws IOException;
+    }
+
+    /**
+     * Opens the host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT on the FFM implementation, with the
+     * originals an earlier agent process of this boot kept in JOULIE_STATE_DIR, if any (docs/agent-host.md).
+     *
+     * @param log what was decided about the kept originals
+     */
+    static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
         try {
-            return FfmHost.open(settings.roots());
+            return openHost(new FileOriginalsStore(settings.stateDir()), HostOriginals.bootId(settings.roots()),
+                    inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited), log);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
                     + " (JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT, JOULIE_DEV_ROOT)", e);
         }
+    }
+
+    /** The decision at start (which originals win) and the host opened with it; the fault-injection tests use it too. */
+    static NodeHost openHost(OriginalsStore store, Optional<String> bootId, HostOpener opener, Consumer<String> log) throws IOException {
+        HostOriginals.Start start = HostOriginals.inherited(store, bootId, log);
+        Host host = opener.open(start.inherited());
+        return new NodeHost(host, new HostOriginals(store, bootId, host.powercap(), host.cpufreq(), start));
+    }
+
+    /** Node mode only (the beans below are looked up in node mode alone). */
+    @Produces
+    @Singleton
+    NodeHost nodeHost(AgentSettings settings) {
+        return openHost(settings, LOG::info);
+    }
+
+    @Produces
+    @Singleton
+    Host host(NodeHost nodeHost) {
+        return nodeHost.host();
+    }
+
+    @Produces
+    @Singleton
+    HostOriginals originals(NodeHost nodeHost) {
+        return nodeHost.originals();
     }
 
     /** Closes the kept descriptors, after {@link NodeAgent} has put the limits back. */

@@ -8,6 +8,7 @@ import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.k8s.InformerView;
 import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
@@ -44,6 +45,7 @@ public class NodeAgent {
     private final AgentMetrics metrics;
     private final Clock clock;
     private final Instance<Host> hosts;
+    private final Instance<HostOriginals> originals;
     private final HttpClient http;
     private volatile boolean probed;
     private volatile Instant started;
@@ -53,12 +55,13 @@ public class NodeAgent {
     private Thread worker;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
-                     HttpClient http) {
+                     Instance<HostOriginals> originals, HttpClient http) {
         this.client = client;
         this.settings = settings;
         this.metrics = metrics;
         this.clock = clock;
         this.hosts = hosts;
+        this.originals = originals;
         this.http = http;
     }
 
@@ -70,7 +73,7 @@ public class NodeAgent {
         if (settings.mode() == AgentMode.NODE) {
             String node = settings.nodeName().orElseThrow();
             Host host = hosts.get();
-            hostControl = new HostCpuControl(host.powercap(), host.cpufreq(), clock);
+            hostControl = new HostCpuControl(host.powercap(), host.cpufreq(), originals.get(), clock);
             meter = new PackagePowerMeter(host.powercap(), clock);
             HostCapabilities capabilities = host.capabilities();
             metrics.capabilities(node, capabilities.labels());
@@ -86,7 +89,7 @@ public class NodeAgent {
                 new StatusPublisher(new StatusWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
-        view.start(settings.mode() == AgentMode.POOL, loop::nodeChanged, loop::everyNodeChanged)
+        view.start(settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty(), loop::nodeChanged, loop::everyNodeChanged)
                 .thenRun(loop::watchesSynced);
     }
 

@@ -13,6 +13,7 @@ import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.routing.Route;
 import io.joulie.agent.routing.Routing;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Timer;
@@ -41,6 +42,8 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         boolean desired;
         /** The agent has written (or may have written) host limits for the node since they were last restored. */
         boolean hostTouched;
+        /** The cap of the last valid performance profile of the node: no eco cap may be above it. */
+        OptionalDouble performanceCap = OptionalDouble.empty();
     }
 
     private final ServedNodes served;
@@ -90,6 +93,9 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         }
         if (st == null) {
             st = new Memory();
+            // Host limits an earlier agent process wrote and did not restore are undone like this agent's own: when the
+            // node's NodePowerProfile is gone (also if it went while no agent ran) or its control leaves host.
+            st.desired = st.hostTouched = controls.hostLeftByEarlierProcess();
             nodes.put(node, st);
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);
@@ -112,7 +118,10 @@ final class NodeReconciler implements AgentLoop.Reconciler {
             kind = Optional.of(Action.RESTORE);
         } else {
             st.desired = true;
-            Optional<String> problem = NodePowerProfileValidator.problem(npp.get());
+            Optional<String> problem = NodePowerProfileValidator.problem(npp.get(), st.performanceCap);
+            if (problem.isEmpty() && npp.get().getSpec().profile() == Profile.PERFORMANCE) {
+                st.performanceCap = OptionalDouble.of(npp.get().getSpec().cpu().packagePowerCapWatts());
+            }
             if (problem.isPresent()) {
                 out = ControlOutcome.blocked(CpuControls.backend(route), problem.get(), controls.observedNow(route));
                 kind = Optional.of(Action.APPLY);
@@ -142,6 +151,10 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         }
         if (watts.isPresent()) {
             out = out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble());
+        }
+        Optional<String> refused = power.refusal(node);
+        if (refused.isPresent()) {
+            out = out.withMessage(out.message() + "; " + refused.get());
         }
         metrics.outcome(node, kind, out);
         status.publish(node, view.telemetryProfiles(), out);

@@ -20,6 +20,10 @@ class AgentSettingsParserTest {
                 "JOULIE_PROC_ROOT", "/proc", "JOULIE_DEV_ROOT", "/dev", "JOULIE_RESTORE_ON_EXIT", "true", "AGENT_MODE", "node",
                 "POOL_SHARDS", "1", "POOL_SHARD_ID", "0", "NODE_NAME", "worker-1"));
 
+        Env() {
+            env.putAll(Map.of("JOULIE_STATE_DIR", "/var/lib/joulie", "JOULIE_PACKAGE_FLOOR_WATTS", "10"));
+        }
+
         Env with(String k, String v) {
             env.put(k, v);
             return this;
@@ -31,6 +35,8 @@ class AgentSettingsParserTest {
         public String procRoot() { return env.get("JOULIE_PROC_ROOT"); }
         public String devRoot() { return env.get("JOULIE_DEV_ROOT"); }
         public String restoreOnExit() { return env.get("JOULIE_RESTORE_ON_EXIT"); }
+        public String stateDir() { return env.get("JOULIE_STATE_DIR"); }
+        public String packageFloorWatts() { return env.get("JOULIE_PACKAGE_FLOOR_WATTS"); }
         public String mode() { return env.get("AGENT_MODE"); }
         public Optional<String> poolLabelSelector() { return Optional.ofNullable(env.get("POOL_NODE_SELECTOR")); }
         public String poolShards() { return env.get("POOL_SHARDS"); }
@@ -45,6 +51,21 @@ class AgentSettingsParserTest {
         assertThat(s.reconcileInterval()).isEqualTo(Duration.ofSeconds(20));
         assertThat(s.roots().sys()).isEqualTo(Path.of("/sys"));
         assertThat(s.restoreOnExit()).isTrue();
+        assertThat(s.stateDir()).isEqualTo(Path.of("/var/lib/joulie"));
+        assertThat(s.packageFloorWatts()).isEqualTo(AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS);
+    }
+
+    @Test
+    void theStateDirectoryAndTheFloorAreChecked() {
+        assertThat(AgentSettingsParser.parse(new Env().with("JOULIE_PACKAGE_FLOOR_WATTS", "0")).packageFloorWatts()).isZero();
+        assertThat(AgentSettingsParser.parse(new Env().with("JOULIE_PACKAGE_FLOOR_WATTS", "35.5")).packageFloorWatts()).isEqualTo(35.5);
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_STATE_DIR", "state")
+                .with("JOULIE_PACKAGE_FLOOR_WATTS", "-1")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("JOULIE_STATE_DIR (agent.state-dir) = 'state': must be an absolute path")
+                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = '-1': must be a number of watts >= 0");
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_PACKAGE_FLOOR_WATTS", "ten")))
+                .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = 'ten': is not a number");
     }
 
     @Test

@@ -6,14 +6,28 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
 /**
  * {@link SysfsFiles} in memory, for the host layer's policy without FFM or a file system: files are a map of
- * paths to content, directories are what the paths imply, and a test can make the host refuse or fail a write.
+ * paths to content, directories are what the paths imply, and a test can make the host refuse or fail a write, or
+ * watch every write (the fault-injection tests).
  */
-final class MemorySysfs implements SysfsFiles {
+public final class MemorySysfs implements SysfsFiles {
+    /** Asked before every write through the port (opening for writing, then writing): a failure to inject, if any. */
+    @FunctionalInterface
+    public interface WriteHook {
+        Optional<HostFileException.Kind> before(Path file, String value);
+    }
+
+    /** Told after every write through the port that succeeded, with the value it replaced. */
+    @FunctionalInterface
+    public interface WriteListener {
+        void written(Path file, String before, String after);
+    }
+
     /** A write of {@code value} (any value if null) to {@code file} fails with {@code kind}. */
     private record Failure(Path file, String value, HostFileException.Kind kind) {
     }
@@ -21,24 +35,37 @@ final class MemorySysfs implements SysfsFiles {
     private final Map<Path, String> files = new TreeMap<>();
     private final List<Failure> writeFailures = new ArrayList<>();
     private final Set<Path> refusedOpens = new LinkedHashSet<>();
+    private WriteHook hook = (file, value) -> Optional.empty();
+    private WriteListener listener = (file, before, after) -> { };
 
-    MemorySysfs put(Path file, Object value) {
+    /** Sets a file's content directly, as the kernel or someone else on the host would (no hook, no listener). */
+    public MemorySysfs put(Path file, Object value) {
         files.put(file, value.toString());
         return this;
     }
 
-    String get(Path file) {
+    public String get(Path file) {
         return files.get(file);
     }
 
+    public MemorySysfs hook(WriteHook hook) {
+        this.hook = hook;
+        return this;
+    }
+
+    public MemorySysfs listener(WriteListener listener) {
+        this.listener = listener;
+        return this;
+    }
+
     /** Opening {@code file} for writing is refused, as a read-only or locked sysfs attribute refuses it. */
-    MemorySysfs refuseOpeningForWrite(Path file) {
+    public MemorySysfs refuseOpeningForWrite(Path file) {
         refusedOpens.add(file);
         return this;
     }
 
     /** Writing {@code value} ({@code null}: any value) to {@code file} fails with {@code kind}. */
-    MemorySysfs failWrite(Path file, String value, HostFileException.Kind kind) {
+    public MemorySysfs failWrite(Path file, String value, HostFileException.Kind kind) {
         writeFailures.add(new Failure(file, value, kind));
         return this;
     }
@@ -90,6 +117,12 @@ final class MemorySysfs implements SysfsFiles {
         if (access == Access.WRITE && refusedOpens.contains(file)) {
             throw new HostFileException("open " + file + ": refused", HostFileException.Kind.REFUSED);
         }
+        if (access == Access.WRITE) {
+            Optional<HostFileException.Kind> injected = hook.before(file, null);
+            if (injected.isPresent()) {
+                throw new HostFileException("open " + file + ": injected " + injected.get(), injected.get());
+            }
+        }
         if (!files.containsKey(file)) {
             throw new HostFileException("open " + file + ": absent", HostFileException.Kind.ABSENT);
         }
@@ -116,7 +149,12 @@ final class MemorySysfs implements SysfsFiles {
                         throw new HostFileException("write " + file + ": " + f.kind(), f.kind());
                     }
                 }
-                files.put(file, text);
+                Optional<HostFileException.Kind> injected = hook.before(file, text);
+                if (injected.isPresent()) {
+                    throw new HostFileException("write " + file + ": injected " + injected.get(), injected.get());
+                }
+                String before = files.put(file, text);
+                listener.written(file, before, text);
             }
 
             @Override

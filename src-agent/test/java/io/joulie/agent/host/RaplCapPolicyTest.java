@@ -171,4 +171,106 @@ class RaplCapPolicyTest {
         assertThat(files.get(LIMIT_1)).isEqualTo("180000000");
         assertThat(files.get(LIMIT_0)).isEqualTo("120000000");
     }
+
+    /** A top-level zone {@code intel-rapl:<n>} named {@code name}, long_term 200 W, at most {@code maxUw}. */
+    void zone(int n, String name, long maxUw) {
+        Path zone = POWERCAP.resolve("intel-rapl:" + n);
+        files.put(zone.resolve("name"), name).put(zone.resolve("energy_uj"), 1_000_000).put(zone.resolve("enabled"), 1)
+                .put(zone.resolve("constraint_0_name"), "long_term").put(zone.resolve("constraint_0_power_limit_uw"), 200_000_000)
+                .put(zone.resolve("constraint_0_max_power_uw"), maxUw);
+    }
+
+    /** The kernel names the platform zones psys (one) and psys-N (one per package on multi-package TPMI systems). */
+    @Test
+    void platformZonesAreNeverWrittenNorCountedAsPackages() throws IOException {
+        zone(2, "psys", 500_000_000);
+        zone(3, "psys-1", 500_000_000);
+        zone(4, "psys-2", 500_000_000);
+        zone(5, "dram", 50_000_000); // a name this agent does not know as a package
+        Powercap powercap = open(Msr.absent());
+        assertThat(powercap.packages()).extracting(PowercapZone::id).containsExactly("intel-rapl:0", "intel-rapl:1");
+
+        CapResult result = powercap.applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(result.message()).isEqualTo("applied node cap 240 W as long_term limit on 2 packages");
+        assertThat(files.get(LIMIT_0)).isEqualTo("120000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("120000000");
+        for (int platform = 2; platform <= 5; platform++) {
+            assertThat(files.get(limit(platform))).as("intel-rapl:" + platform).isEqualTo("200000000");
+        }
+        assertThat(powercap.restore().writtenUw()).containsOnlyKeys("intel-rapl:0", "intel-rapl:1");
+    }
+
+    /**
+     * Multi-die parts have one zone per die, named package-P-die-D, registered in any order: the cap is shared per
+     * package first, then over the package's dies; the physical package id comes from the name, not the zone number.
+     */
+    @Test
+    void diesShareTheirPackagesPartOfTheNodeCap() throws IOException {
+        files = new MemorySysfs();
+        zone(0, "package-1-die-0", 250_000_000);
+        zone(1, "package-0-die-0", 250_000_000);
+        zone(2, "package-0-die-1", 250_000_000);
+        zone(3, "psys", 500_000_000);
+        Powercap powercap = open(Msr.absent());
+        assertThat(powercap.packages()).extracting(PowercapZone::id, PowercapZone::packageIndex)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple("intel-rapl:1", 0), org.assertj.core.groups.Tuple.tuple("intel-rapl:2", 0),
+                        org.assertj.core.groups.Tuple.tuple("intel-rapl:0", 1));
+
+        CapResult result = powercap.applyNodeCap(400);
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(result.message()).isEqualTo("applied node cap 400 W as long_term limit on 2 packages (3 dies)");
+        assertThat(result.writtenUw()).isEqualTo(Map.of("intel-rapl:1", 100_000_000L, "intel-rapl:2", 100_000_000L,
+                "intel-rapl:0", 200_000_000L));
+        assertThat(files.get(limit(3))).isEqualTo("200000000");
+    }
+
+    @Test
+    void aZoneWhoseLimitIsNotEnforcedBlocksTheCapWithTheReason() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:1/enabled"), 0);
+        Powercap powercap = open(Msr.absent());
+        assertThat(powercap.writable()).isFalse();
+        CapResult result = powercap.applyNodeCap(240);
+        assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(result.message()).isEqualTo("intel-rapl:1 (package-1): power limiting is disabled (enabled = 0), so a limit "
+                + "written would not be enforced; the agent does not turn it on");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+        assertThat(files.get(POWERCAP.resolve("intel-rapl:1/enabled"))).isEqualTo("0");
+    }
+
+    /** Intel reports no minimum and the kernel truncates to power units: the floor keeps nonsense caps off the hardware. */
+    @Test
+    void noPackageShareBelowTheFloorIsWritten() throws IOException {
+        Powercap powercap = SysfsPowercap.open(SYS, files, Msr.absent(), 10, List.of());
+        CapResult below = powercap.applyNodeCap(19.5);
+        assertThat(below.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(below.message()).isEqualTo("node cap 19.5 W is 9.75 W per package, below the floor of 10 W per package");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("200000000");
+
+        assertThat(powercap.applyNodeCap(20).outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("10000000");
+    }
+
+    /** A package whose maximum is below the floor can still be capped at its maximum, never below. */
+    @Test
+    void aPackageSmallerThanTheFloorHasItsMaximumAsFloor() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_max_power_uw"), 8_000_000)
+                .put(POWERCAP.resolve("intel-rapl:1/constraint_0_max_power_uw"), 8_000_000);
+        Powercap powercap = SysfsPowercap.open(SYS, files, Msr.absent(), 10, List.of());
+        assertThat(powercap.applyNodeCap(15).message()).isEqualTo("node cap 15 W is 7.5 W per package, below the floor of 8 W per package");
+        CapResult atMax = powercap.applyNodeCap(16);
+        assertThat(atMax.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("8000000");
+    }
+
+    @Test
+    void originalsAnEarlierProcessKeptWinOverTheLimitsInForce() throws IOException {
+        files.put(LIMIT_0, 60_000_000).put(LIMIT_1, 60_000_000); // what a crashed agent left
+        Powercap powercap = SysfsPowercap.open(SYS, files, Msr.absent(), 10, List.of(new LimitSnapshot("intel-rapl:0", 0, 200_000_000)));
+        assertThat(powercap.snapshot()).containsExactly(new LimitSnapshot("intel-rapl:0", 0, 200_000_000),
+                new LimitSnapshot("intel-rapl:1", 0, 60_000_000));
+        assertThat(powercap.restore().outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+    }
 }

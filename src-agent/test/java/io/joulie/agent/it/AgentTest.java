@@ -1,5 +1,6 @@
 package io.joulie.agent.it;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -114,6 +115,30 @@ class AgentTest {
         });
     }
 
+    /**
+     * A profile value this agent does not know (a newer operator or CRD): the watch keeps working, the node's status
+     * names the problem, the limits stay, and the next valid profile is applied at once.
+     */
+    @Test
+    void anUnknownProfileValueIsReportedAndTheWatchGoesOn() {
+        create(Profile.ECO, 240.0);
+        await().atMost(SECOND).untilAsserted(() -> assertThat(limit(0)).isEqualTo("120000000"));
+        GenericKubernetesResource turbo = client.genericKubernetesResources("joulie.io/v1alpha1", "NodePowerProfile")
+                .withName(NPP_NAME).get();
+        turbo.setAdditionalProperty("spec", java.util.Map.of("nodeName", NODE, "profile", "turbo",
+                "cpu", java.util.Map.of("packagePowerCapWatts", 90)));
+        client.genericKubernetesResources("joulie.io/v1alpha1", "NodePowerProfile").resource(turbo).update();
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+            assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + NPP_NAME + ": spec.profile is missing or is not a "
+                    + "profile this agent knows (performance, eco); the previous limit stays");
+        });
+        assertThat(limit(0)).isEqualTo("120000000");
+
+        update(Profile.PERFORMANCE, 300.0);
+        await().atMost(SECOND).untilAsserted(() -> assertThat(limit(0)).isEqualTo("150000000"));
+    }
+
     @Test
     void createsTheNodeScopedTelemetryProfileAndWritesTheControlStatus() {
         create(Profile.ECO, 240.0);
@@ -130,6 +155,8 @@ class AgentTest {
         assertThat(tp.getSpec().target().scope()).isEqualTo(TelemetryProfileSpec.Scope.NODE);
         assertThat(tp.getSpec().target().nodeName()).isEqualTo(NODE);
         assertThat(tp.getSpec().controls()).isNull();
+        // labelled with its node: that node's agent alone watches it (docs/agent.md, "Watches")
+        assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
         // goes with its Node (garbage collection)
         assertThat(tp.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");
@@ -153,6 +180,23 @@ class AgentTest {
             assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
         });
         assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get()).isNull();
+    }
+
+    /** A profile an agent of an earlier version created, without the node label, gets it at the next status write. */
+    @Test
+    void labelsTheProfileAnEarlierAgentCreated() {
+        TelemetryProfile earlier = new TelemetryProfile();
+        earlier.setMetadata(new ObjectMetaBuilder().withName(TP_NAME).addToLabels("app.kubernetes.io/managed-by", "joulie-agent").build());
+        earlier.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE), null, null));
+        client.resource(earlier).create();
+
+        create(Profile.ECO, 240.0);
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
+            assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
+            assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
+        });
     }
 
     @Test

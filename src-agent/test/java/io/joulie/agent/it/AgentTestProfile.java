@@ -34,6 +34,7 @@ public class AgentTestProfile implements QuarkusTestProfile {
                 "agent.sysfs-root", HOST.sys().toString(),
                 "agent.proc-root", HOST.proc().toString(),
                 "agent.dev-root", HOST.dev().toString(),
+                "agent.state-dir", HOST.stateDir().toString(),
                 "agent.reconcile-interval", "1s");
     }
 }

@@ -112,4 +112,21 @@ class PowerReaderTest {
         assertThat(reader.read("sim-1", http, false)).hasValue(100.0); // no last reading: an event reads the source
         assertThat(energy("sim-1")).isZero(); // the reading before was none: nothing to count from
     }
+
+    /** A value no node's CPU packages can draw is refused, counted and explained, never handed to the control loops. */
+    @Test
+    void aReadingAboveThePhysicalBoundIsRefusedWithTheReason() {
+        PowerReader reader = new PowerReader(null, fetch, metrics, clock);
+        Route http = source(SourceType.HTTP, new Source(SourceType.HTTP, new HttpEndpoint("http://hw/{node}", 2), null));
+        answer = "{\"packagePowerWatts\": 99999}";
+        assertThat(reader.read("n1", http, true)).isEmpty();
+        assertThat(reader.refusal("n1")).contains("package power reading 99999.0 W from the http source refused: above the "
+                + "physical bound of 10000 W");
+        assertThat(Double.isNaN(gauge("n1"))).isTrue();
+        assertThat(registry.get("joulie.agent.errors").tag("node", "n1").tag("kind", "telemetry").counter().count()).isEqualTo(1);
+
+        answer = "{\"packagePowerWatts\": 9999}";
+        assertThat(reader.read("n1", http, true)).hasValue(9999);
+        assertThat(reader.refusal("n1")).isEmpty();
+    }
 }

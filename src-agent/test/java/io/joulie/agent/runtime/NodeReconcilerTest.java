@@ -12,6 +12,7 @@ import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.host.Host;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.k8s.StatusPublisher;
@@ -71,7 +72,11 @@ class NodeReconcilerTest {
     final List<ControlOutcome> written = new CopyOnWriteArrayList<>();
     final HttpClient http = HttpClient.newHttpClient();
     final List<Host> hosts = new ArrayList<>();
+    /** What each agent process decided at start about the originals kept in the state directory. */
+    final List<String> decisions = new ArrayList<>();
     FakeHost host;
+    /** The CPU controls of the agent assembled last (its shutdown restore). */
+    CpuControls controls;
 
     @AfterEach
     void close() {
@@ -83,17 +88,27 @@ class NodeReconcilerTest {
         host = FakeHost.intelNode(root, 2, 250);
         host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
         host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
-        Host opened = FfmHost.open(HostRoots.under(root));
-        hosts.add(opened);
+        return agentProcess(restoreOnExit);
+    }
+
+    /**
+     * A new agent process on the fake host as it is now, assembled as NodeAgent and AgentProducers do: the host opened
+     * with the originals an earlier process of this boot kept in the state directory. Dropping it without
+     * {@link CpuControls#restoreOnExit()} is a crash (SIGKILL, OOM kill).
+     */
+    NodeReconciler agentProcess(boolean restoreOnExit) {
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
-                restoreOnExit, LabelSelector.parse(""), 1, 0);
-        return assemble(settings, new HostCpuControl(opened.powercap(), opened.cpufreq(), clock),
-                new PackagePowerMeter(opened.powercap(), clock));
+                restoreOnExit, LabelSelector.parse(""), 1, 0, host.stateDir(), AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS);
+        AgentProducers.NodeHost opened = AgentProducers.openHost(settings, decisions::add);
+        hosts.add(opened.host());
+        return assemble(settings, new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock),
+                new PackagePowerMeter(opened.host().powercap(), clock));
     }
 
     NodeReconciler assemble(AgentSettings settings, HostCpuControl hostControl, PackagePowerMeter meter) {
         CpuControls controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock),
                 settings.restoreOnExit());
+        this.controls = controls;
         PowerReader power = new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
         StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
         return new NodeReconciler(new ServedNodes(settings, view), view, controls, power, status, metrics);
@@ -345,7 +360,7 @@ class NodeReconcilerTest {
     @Test
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                LabelSelector.parse("joulie.io/managed=true"), 1, 0);
+                LabelSelector.parse("joulie.io/managed=true"), 1, 0, root.resolve("state"), 0);
         NodeReconciler agent = assemble(pool, null, null);
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());
@@ -368,5 +383,139 @@ class NodeReconcilerTest {
         agent.reconcile("sim-1", false);
         assertThat(agent.nodesToVisit()).isEmpty();
         assertThat(registry.scrape()).doesNotContain("node=\"sim-1\"");
+    }
+
+    Path originalsFile() {
+        return host.stateDir().resolve("originals.json");
+    }
+
+    /**
+     * An agent killed with its eco cap in place (SIGKILL, OOM kill): the next agent process must not take that cap
+     * for the original, or every later restore would put the eco cap back for good.
+     */
+    @Test
+    void aCrashedAgentsSuccessorRestoresTheLimitsFoundBeforeTheFirstWrite() throws IOException {
+        capAt240(true);
+        assertThat(originalsFile()).as("kept before the first write").exists();
+        // crash: no restore; the limits stay at 120 W
+
+        NodeReconciler successor = agentProcess(true);
+        assertThat(decisions.getLast()).startsWith("Using the originals an earlier agent process of this boot kept in "
+                + originalsFile());
+        successor.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        ControlOutcome shutdown = controls.restoreOnExit().orElseThrow();
+        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).as("removed after a restore that put everything back").doesNotExist();
+    }
+
+    @Test
+    void aNodePowerProfileDeletedWhileNoAgentRanIsRestoredByTheNextOne() throws IOException {
+        capAt240(true);
+        view.profiles.remove(JoulieApi.nodePowerProfileName(NODE)); // while no agent runs
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(cpuStatus().message()).startsWith("NodePowerProfile deleted; restored the original long_term limits");
+        assertThat(originalsFile()).doesNotExist();
+        successor.reconcile(NODE, true);
+        assertThat(written).as("nothing more to report").hasSize(2);
+    }
+
+    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
+    @Test
+    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(FakeHost.limitFile(host.intelZone(0)), "180000000"); // set by hand before the first agent
+        NodeReconciler first = agentProcess(true);
+        profile(NODE, Profile.ECO, 240.0);
+        first.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // the agent died with the node; the firmware sets 200 W
+        NodeReconciler next = agentProcess(true);
+        assertThat(decisions.getLast()).contains("the node rebooted");
+        assertThat(originalsFile()).as("the last boot's file is gone").doesNotExist();
+        next.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        controls.restoreOnExit();
+        assertThat(host.limit(0)).as("the firmware's limit, not the 180 W of the last boot").isEqualTo(ORIGINAL);
+    }
+
+    /** DVFS fallback (RAPL not enforced): the cpufreq ceilings a crashed agent lowered come back too. */
+    @Test
+    void cpufreqCeilingsLoweredByACrashedAgentComeBack() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        Path ceiling0 = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_200_000);
+        Path ceiling1 = host.cpufreqPolicy(1, 800_000, 3_500_000, 3_200_000);
+        FakeHost.write(host.intelZone(0).resolve("enabled"), "0");
+        NodeReconciler first = agentProcess(true);
+        profile(NODE, Profile.ECO, 100.0);
+        for (int reading = 0; reading < 3; reading++) { // 200 W measured, far above the band: the throttle goes up
+            host.addEnergy(100_000_000L);
+            clock.advance(Duration.ofSeconds(1));
+            first.reconcile(NODE, true);
+        }
+        assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.DVFS);
+        assertThat(FakeHost.read(ceiling0).strip()).as("throttled").isEqualTo("800000");
+
+        NodeReconciler successor = agentProcess(true); // the first one crashed
+        successor.reconcile(NODE, false);
+        controls.restoreOnExit();
+        assertThat(FakeHost.read(ceiling0).strip()).isEqualTo("3200000");
+        assertThat(FakeHost.read(ceiling1).strip()).isEqualTo("3200000");
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).doesNotExist();
+    }
+
+    /** No write without its originals kept: a crash after it would otherwise make the agent's own cap pass for them. */
+    @Test
+    void nothingIsWrittenWhenTheOriginalsCannotBeKept() throws IOException {
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(host.stateDir(), "a file where the state directory should be");
+        NodeReconciler agent = agentProcess(true);
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.ERROR);
+        assertThat(cpuStatus().message()).startsWith("the original limits cannot be kept in " + originalsFile());
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+    }
+
+    @Test
+    void anEcoCapAboveThePerformanceCapIsRefusedWithTheReason() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        agent.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 400.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco cap 400 W "
+                + "is above the performance cap 300 W this node had; eco must not allow more than performance; the previous limit stays");
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        profile(NODE, Profile.ECO, 240.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    /** Below the floor (10 W a package by default) nothing is written, and the status says why. */
+    @Test
+    void aCapBelowThePackageFloorIsBlockedAndTheLimitStays() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        profile(NODE, Profile.ECO, 12.0);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("node cap 12 W is 6 W per package, below the floor of 10 W per package");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
     }
 }

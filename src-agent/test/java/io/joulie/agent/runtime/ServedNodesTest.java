@@ -8,6 +8,7 @@ import io.joulie.agent.pool.Sharding;
 import io.joulie.api.text.LabelSelector;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.stream.IntStream;
@@ -19,13 +20,13 @@ class ServedNodesTest {
 
     static AgentSettings pool(int shards, int shard) {
         return new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(20), HostRoots.host(), true,
-                LabelSelector.parse("joulie.io/managed=true"), shards, shard);
+                LabelSelector.parse("joulie.io/managed=true"), shards, shard, Path.of("/var/lib/joulie"), 10);
     }
 
     @Test
     void aNodeAgentServesItsNodeOnly() {
         ServedNodes served = new ServedNodes(new AgentSettings(AgentMode.NODE, Optional.of("w1"), Duration.ofSeconds(20),
-                HostRoots.host(), true, LabelSelector.parse(""), 1, 0), view);
+                HostRoots.host(), true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), 10), view);
         assertThat(served.all()).containsExactly("w1");
         assertThat(served.serves("w1")).isTrue();
         assertThat(served.serves("w2")).isFalse();

@@ -1,6 +1,8 @@
 package io.joulie.api.v1alpha1;
 
 import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
 
 /** Constants of the joulie.io API that both the operator and the agent rely on. */
 public final class JoulieApi {
@@ -19,14 +21,28 @@ public final class JoulieApi {
     /** Capability label: cpufreq frequency limits can be written (value {@code true}/{@code false}). */
     public static final String FEATURE_CPUFREQ = FEATURE_LABEL_PREFIX + "cpufreq";
 
+    /**
+     * Label of a node-scoped TelemetryProfile naming its node ({@link #nodeLabelValue}): a node-mode agent watches only
+     * the profiles labelled with its node and the unlabelled ones (cluster-scoped, and node-scoped ones written by hand).
+     */
+    public static final String NODE_LABEL = "joulie.io/node";
+
+    private static final Pattern LABEL_VALUE = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
+
     private JoulieApi() {
+    }
+
+    /** The {@link #NODE_LABEL} value for a node: its name, when the name is a valid label value (at most 63 characters). */
+    public static Optional<String> nodeLabelValue(String nodeName) {
+        return nodeName.length() <= 63 && LABEL_VALUE.matcher(nodeName).matches() ? Optional.of(nodeName) : Optional.empty();
     }
 
     /**
      * The name of the NodePowerProfile of a node: {@code node-} plus the node name lower-cased, every
-     * character outside {@code [a-z0-9-]} replaced by {@code -}. Agents look objects up by
-     * {@code spec.nodeName}, never by this name. Names longer than 253 characters are shortened and
-     * suffixed with a hash of the node name.
+     * character outside {@code [a-z0-9-]} replaced by {@code -}. A node-mode agent watches only the NodePowerProfile of
+     * this name and acts on it only if its {@code spec.nodeName} is the agent's node (names of different nodes can map
+     * to one; the operator gives it to one of them). Names longer than 253 characters are shortened and suffixed with a
+     * hash of the node name.
      */
     public static String nodePowerProfileName(String nodeName) {
         StringBuilder sb = new StringBuilder("node-");

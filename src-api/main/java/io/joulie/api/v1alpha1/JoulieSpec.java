@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 
@@ -31,6 +32,8 @@ public record JoulieSpec(
      * same meaning; unset fields keep the environment's value.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.ecoCapWatts) || !has(self.performanceCapWatts) || self.ecoCapWatts <= self.performanceCapWatts",
+            message = "ecoCapWatts must not be above performanceCapWatts")
     public record Policy(
             @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
             @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
@@ -158,6 +161,14 @@ public record JoulieSpec(
             @JsonPropertyDescription("Restore the hardware limits found at start when the agent stops (default true).")
             Boolean restoreOnExit,
             @JsonPropertyDescription("How often the agent re-checks the hardware, e.g. 20s (default).")
-            String reconcileInterval) {
+            String reconcileInterval,
+            @JsonPropertyDescription("No CPU package gets a RAPL limit below this many watts: a node cap that would is reported "
+                    + "blocked (JOULIE_PACKAGE_FLOOR_WATTS, default 10).")
+            @Min(0)
+            Double packageFloorWatts) {
+        public Agent(String image, Map<String, String> nodeSelector, List<Toleration> tolerations, ResourceRequirements resources,
+                     String imagePullPolicy, Boolean restoreOnExit, String reconcileInterval) {
+            this(image, nodeSelector, tolerations, resources, imagePullPolicy, restoreOnExit, reconcileInterval, null);
+        }
     }
 }

@@ -19,7 +19,7 @@ public final class AuditLog {
     }
 
     public record Entry(Instant at, String user, String verb, String resource, String subresource, String namespace,
-                        String name, int code, String uri) {
+                        String name, int code, String uri, String userAgent) {
         /** Lease reads and renewals: the cost of leader election, apart from the cost of planning. */
         public boolean lease() {
             return "leases".equals(resource);
@@ -55,7 +55,8 @@ public final class AuditLog {
                 JsonNode ref = e.path("objectRef");
                 entries.add(new Entry(Instant.parse(e.path("stageTimestamp").asText()), e.path("user").path("username").asText(),
                         e.path("verb").asText(), text(ref, "resource"), text(ref, "subresource"), text(ref, "namespace"),
-                        text(ref, "name"), e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText()));
+                        text(ref, "name"), e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText(),
+                        e.path("userAgent").asText()));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);

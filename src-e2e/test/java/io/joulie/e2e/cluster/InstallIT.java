@@ -65,6 +65,7 @@ class InstallIT {
             unknown policy         | Joulie           | {policy: {type: greedy}}                                            | spec.policy.type
             unknown escalation     | Joulie           | {policy: {downgradeEscalation: panic}}                              | spec.policy.downgradeEscalation
             zero eco cap           | Joulie           | {policy: {ecoCapWatts: 0}}                                          | spec.policy.ecoCapWatts
+            eco above performance  | Joulie           | {policy: {ecoCapWatts: 300, performanceCapWatts: 250}}              | ecoCapWatts must not be above performanceCapWatts
             """)
     void theApiServerRefusesWhatTheSchemaForbids(String what, String kind, String spec, String message) {
         cluster.install().ok();

@@ -20,10 +20,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 7, node mode: the packaged agent as the DaemonSet runs it on one node (NODE_NAME), with a token of the
- * agent's ServiceAccount from the install and a fake sysfs tree for its host. It labels its Node with what the
- * host can do (the {@code nodes patch} rule), creates and reports the node's TelemetryProfile (powercap), writes
- * the planned cap into the RAPL limit files (clamped to what a package allows) and follows a change of plan; on
- * SIGTERM the limits it found come back.
+ * agent's ServiceAccount bound to a Pod on that node (as the DaemonSet's Pod has it: the admission policy lets it write
+ * only what belongs to its node) and a fake sysfs tree for its host. It labels its Node with what the host can do
+ * (the {@code nodes patch} rule), creates and reports the node's TelemetryProfile (powercap), writes the planned cap
+ * into the RAPL limit files (clamped to what a package allows) and follows a change of plan; on SIGTERM the limits it
+ * found come back and the originals it kept in its state directory go.
  */
 @Order(9)
 class NodeAgentIT extends ClusterScenario {
@@ -36,8 +37,8 @@ class NodeAgentIT extends ClusterScenario {
         // 400 W a package at most: the eco cap fits, the performance cap is clamped
         host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-" + NODE), 2, 400);
         Map<String, String> env = new HashMap<>(host.agentEnvironment());
-        env.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s"));
-        agent = cluster.startAgent("agent-" + NODE, env);
+        env.put("AGENT_RECONCILE_INTERVAL", "1s");
+        agent = cluster.startNodeAgent("agent-" + NODE, NODE, env);
     }
 
     @AfterAll
@@ -91,5 +92,6 @@ class NodeAgentIT extends ClusterScenario {
             assertThat(host.limit(pkg)).as("package " + pkg + " back at the limit the agent found")
                     .isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));
         }
+        assertThat(host.stateDir().resolve("originals.json")).as("the kept originals go after the restore").doesNotExist();
     }
 }

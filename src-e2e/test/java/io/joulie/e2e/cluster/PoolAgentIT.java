@@ -16,8 +16,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of the agent's
- * ServiceAccount from the install (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
+ * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of a ServiceAccount bound to
+ * the install's {@code joulie-agent-pool} role (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
  * backend: every node's cap reaches the simulated hardware and the agent reports it in the node's
  * TelemetryProfile status; a change of plan follows.
  */
@@ -40,10 +40,8 @@ class PoolAgentIT extends ClusterScenario {
                   controls:
                     cpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5, mode: rapl}}
                 """.formatted(hardware.base()), "apply", "-f", "-").ok();
-        // the agent's ServiceAccount and its ClusterRole come with the install (kubernetes/20-operator.yml)
-        await().atMost(Duration.ofSeconds(60)).until(() -> cluster.admin.serviceAccounts().inNamespace(RealCluster.NAMESPACE)
-                .withName(RealCluster.AGENT_SA).get() != null);
-        agent = cluster.startAgent("agent-pool", Map.of("AGENT_MODE", "pool", "POOL_NODE_SELECTOR", "joulie.io/managed=true",
+        // the pool role comes with the install (kubernetes/20-operator.yml); the ServiceAccount is the user's
+        agent = cluster.startPoolAgent("agent-pool", Map.of("POOL_NODE_SELECTOR", "joulie.io/managed=true",
                 "AGENT_RECONCILE_INTERVAL", "2s"));
     }
 
@@ -61,9 +59,10 @@ class PoolAgentIT extends ClusterScenario {
         }
     }
 
+    /** The cap the operator planned for the node; NaN (no cap equals it) while it has planned none, so awaits go on. */
     static double plannedCap(String node) {
         NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
-        return npp.getSpec().cpu().packagePowerCapWatts();
+        return npp == null ? Double.NaN : npp.getSpec().cpu().packagePowerCapWatts();
     }
 
     @Test

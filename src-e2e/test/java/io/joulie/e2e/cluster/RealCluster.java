@@ -36,6 +36,8 @@ public final class RealCluster implements AutoCloseable {
     public static final String NAMESPACE = "joulie-system";
     public static final String OPERATOR_SA = "joulie-operator";
     public static final String AGENT_SA = "joulie-agent";
+    /** The pool agent's ServiceAccount: the user's (docs/agent.md), bound to the install's joulie-agent-pool ClusterRole. */
+    public static final String POOL_AGENT_SA = "joulie-pool-agent";
     static final Path REPO = Path.of(System.getProperty("repository.root", "..")).toAbsolutePath().normalize();
     /** The README's install command, run as written from the repository root. */
     public static final String INSTALL_COMMAND = installCommand();
@@ -277,12 +279,64 @@ public final class RealCluster implements AutoCloseable {
     }
 
     /**
-     * Starts the packaged agent with a token of its ServiceAccount (from the install) and this environment; its log
-     * is {@code <name>.log} in the work directory.
+     * A token of the agent's ServiceAccount bound to a Pod on {@code node}, as the DaemonSet's Pod gets it (projected):
+     * Kubernetes puts the node's name in such a token, and the admission policy keeps its writes to that node. The Pod
+     * ({@code joulie-agent-token-<node>}, bound to the node, run by kwok) lives as long as the suite: the token dies
+     * with it.
      */
-    public JavaProcess startAgent(String name, Map<String, String> env) throws IOException {
+    public String nodeAgentToken(String node) {
+        String pod = "joulie-agent-token-" + node;
+        if (admin.pods().inNamespace(NAMESPACE).withName(pod).get() == null) {
+            kubectl("""
+                    apiVersion: v1
+                    kind: Pod
+                    metadata: {name: %s, namespace: %s, labels: {app.kubernetes.io/name: joulie-e2e-agent-token}}
+                    spec:
+                      nodeName: %s
+                      serviceAccountName: %s
+                      containers: [{name: token, image: registry.k8s.io/pause:3.10}]
+                    """.formatted(pod, NAMESPACE, node, AGENT_SA), "apply", "-f", "-").ok();
+        }
+        return kubectl(null, "create", "token", AGENT_SA, "-n", NAMESPACE, "--duration=24h", "--bound-object-kind", "Pod",
+                "--bound-object-name", pod).ok().output().strip();
+    }
+
+    /** The pool agent's ServiceAccount, made and bound to the install's {@code joulie-agent-pool} role as a user would. */
+    public Path poolAgentKubeconfig() throws IOException {
+        kubectl("""
+                apiVersion: v1
+                kind: ServiceAccount
+                metadata: {name: %1$s, namespace: %2$s}
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRoleBinding
+                metadata: {name: %1$s}
+                roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: joulie-agent-pool}
+                subjects: [{kind: ServiceAccount, name: %1$s, namespace: %2$s}]
+                """.formatted(POOL_AGENT_SA, NAMESPACE), "apply", "-f", "-").ok();
+        return serviceAccountKubeconfig(NAMESPACE, POOL_AGENT_SA);
+    }
+
+    /**
+     * Starts the packaged agent in node mode for {@code node}, as the DaemonSet runs it: with a token of its ServiceAccount
+     * bound to a Pod on that node ({@link #nodeAgentToken}) and this environment; its log is {@code <name>.log}.
+     */
+    public JavaProcess startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
+        Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
+        all.putAll(env);
+        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all);
+    }
+
+    /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */
+    public JavaProcess startPoolAgent(String name, Map<String, String> env) throws IOException {
+        Map<String, String> all = new LinkedHashMap<>(Map.of("AGENT_MODE", "pool"));
+        all.putAll(env);
+        return startAgent(name, poolAgentKubeconfig(), all);
+    }
+
+    private JavaProcess startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
-                "KUBECONFIG", serviceAccountKubeconfig(NAMESPACE, AGENT_SA).toString(),
+                "KUBECONFIG", kubeconfig.toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
         JavaProcess p = JavaProcess.start(name, REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,

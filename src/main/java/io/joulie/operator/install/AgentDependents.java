@@ -1,6 +1,9 @@
 package io.joulie.operator.install;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
@@ -13,10 +16,12 @@ import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 import io.joulie.api.v1alpha1.Joulie;
 import io.quarkus.arc.Arc;
 
+import java.util.function.BiFunction;
+
 /**
  * The objects a {@code Joulie} resource owns, one JOSDK dependent resource each. They live in the
- * operator's namespace, carry an owner reference to the (cluster-scoped) {@code Joulie}, and are only
- * reconciled for the active one (named {@code joulie}).
+ * operator's namespace (the admission policy and its binding are cluster-scoped), carry an owner reference to the
+ * (cluster-scoped) {@code Joulie}, and are only reconciled for the active one (named {@code joulie}).
  */
 final class AgentDependents {
     private AgentDependents() {
@@ -35,54 +40,62 @@ final class AgentDependents {
         }
     }
 
+    /**
+     * A dependent whose desired object comes from the {@link AgentTemplate} and which is matched by
+     * {@link DesiredSubset} (decision 33).
+     */
+    abstract static class FromTemplate<R extends HasMetadata> extends CRUDKubernetesDependentResource<R, Joulie> {
+        private final BiFunction<AgentTemplate, Joulie, R> desired;
+
+        FromTemplate(Class<R> type, BiFunction<AgentTemplate, Joulie, R> desired) {
+            super(type);
+            this.desired = desired;
+        }
+
+        @Override
+        protected R desired(Joulie primary, Context<Joulie> context) {
+            return desired.apply(template(), primary);
+        }
+
+        @Override
+        public Result<R> match(R actual, Joulie primary, Context<Joulie> context) {
+            return DesiredSubset.match(desired(primary, context), actual);
+        }
+    }
+
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentDaemonSet extends CRUDKubernetesDependentResource<DaemonSet, Joulie> {
+    public static final class AgentDaemonSet extends FromTemplate<DaemonSet> {
         public AgentDaemonSet() {
-            super(DaemonSet.class);
-        }
-
-        @Override
-        protected DaemonSet desired(Joulie primary, Context<Joulie> context) {
-            return template().daemonSet(primary);
-        }
-
-        @Override
-        public Result<DaemonSet> match(DaemonSet actual, Joulie primary, Context<Joulie> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+            super(DaemonSet.class, AgentTemplate::daemonSet);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class AgentMetricsService extends CRUDKubernetesDependentResource<Service, Joulie> {
+    public static final class AgentMetricsService extends FromTemplate<Service> {
         public AgentMetricsService() {
-            super(Service.class);
-        }
-
-        @Override
-        protected Service desired(Joulie primary, Context<Joulie> context) {
-            return template().metricsService(primary);
-        }
-
-        @Override
-        public Result<Service> match(Service actual, Joulie primary, Context<Joulie> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+            super(Service.class, AgentTemplate::metricsService);
         }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
-    public static final class OperatorMetricsService extends CRUDKubernetesDependentResource<Service, Joulie> {
+    public static final class OperatorMetricsService extends FromTemplate<Service> {
         public OperatorMetricsService() {
-            super(Service.class);
+            super(Service.class, AgentTemplate::operatorMetricsService);
         }
+    }
 
-        @Override
-        protected Service desired(Joulie primary, Context<Joulie> context) {
-            return template().operatorMetricsService(primary);
+    /** Cluster-scoped: the admission policy that keeps each agent to its own node. */
+    @KubernetesDependent
+    public static final class AgentAdmissionPolicy extends FromTemplate<ValidatingAdmissionPolicy> {
+        public AgentAdmissionPolicy() {
+            super(ValidatingAdmissionPolicy.class, AgentTemplate::admissionPolicy);
         }
+    }
 
-        @Override
-        public Result<Service> match(Service actual, Joulie primary, Context<Joulie> context) {
-            return DesiredSubset.match(desired(primary, context), actual);
+    @KubernetesDependent
+    public static final class AgentAdmissionPolicyBinding extends FromTemplate<ValidatingAdmissionPolicyBinding> {
+        public AgentAdmissionPolicyBinding() {
+            super(ValidatingAdmissionPolicyBinding.class, AgentTemplate::admissionPolicyBinding);
         }
     }
 }

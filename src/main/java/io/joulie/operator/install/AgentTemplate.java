@@ -12,6 +12,10 @@ import io.fabric8.kubernetes.api.model.ResourceRequirementsBuilder;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBindingBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
@@ -32,7 +36,9 @@ import java.util.Optional;
  * the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
  * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
- * root file system, and not {@code privileged} (docs/install.md).
+ * root file system, and not {@code privileged} (docs/install.md). The host directory {@code /var/lib/joulie} keeps what
+ * the agent found on the hardware before its first write across agent restarts, and the kernel's boot id tells the
+ * agent whether the node rebooted since (docs/agent-host.md).
  */
 @Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
@@ -41,6 +47,9 @@ public class AgentTemplate {
     static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
             "app.kubernetes.io/managed-by", "joulie-operator");
     static final int METRICS_PORT = 9000;
+    /** Where the agent keeps the originals across its restarts, on the host and in the container (JOULIE_STATE_DIR). */
+    static final String STATE_DIR = "/var/lib/joulie";
+    static final String BOOT_ID = "/proc/sys/kernel/random/boot_id";
     /** The Service in front of the operator's own management port (metrics). */
     public static final String OPERATOR_METRICS = "joulie-operator-metrics";
     /** The operator pods' label, from the generated Deployment (kubernetes/20-operator.yml, the CSV). */
@@ -50,11 +59,37 @@ public class AgentTemplate {
     private final String defaultImage;
     private final OperatorSettings settings;
 
+    /** The ValidatingAdmissionPolicy (and its binding) that keeps each agent to its own node. */
+    public static final String ADMISSION_POLICY = "joulie-agent-node-scope";
+    private static final String ADMISSION_FILE = "admission/joulie-agent-node-scope.yaml";
+
+    private final ValidatingAdmissionPolicy admissionPolicy;
+    private final ValidatingAdmissionPolicyBinding admissionBinding;
+
     public AgentTemplate(KubernetesClient client, OperatorConfig config, OperatorSettings settings) {
         // The namespace the operator runs in (the client's, in a pod); the dependents watch the same one.
         this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
         this.defaultImage = config.agent().image();
         this.settings = settings;
+        List<?> admission = (List<?>) client.getKubernetesSerialization().unmarshal(
+                MonitoringTemplate.read(ADMISSION_FILE).replace("NAMESPACE", namespace));
+        this.admissionPolicy = (ValidatingAdmissionPolicy) admission.get(0);
+        this.admissionBinding = (ValidatingAdmissionPolicyBinding) admission.get(1);
+    }
+
+    /**
+     * The admission policy that lets the agent ServiceAccount write only what belongs to its own node (the node-name
+     * claim of its Pod-bound token): the node-scoped TelemetryProfile of that node, and the feature.joulie.io/ labels
+     * of that Node. The operator creates it, like the Services: an OLM bundle cannot ship admission policies, and both
+     * install ways get the same objects.
+     */
+    public ValidatingAdmissionPolicy admissionPolicy(Joulie j) {
+        return new ValidatingAdmissionPolicyBuilder(admissionPolicy).editMetadata().withLabels(LABELS).endMetadata().build();
+    }
+
+    /** The binding that puts {@link #admissionPolicy} in force (Deny). */
+    public ValidatingAdmissionPolicyBinding admissionPolicyBinding(Joulie j) {
+        return new ValidatingAdmissionPolicyBindingBuilder(admissionBinding).editMetadata().withLabels(LABELS).endMetadata().build();
     }
 
     private ObjectMeta meta() {
@@ -106,9 +141,13 @@ public class AgentTemplate {
                 new EnvVar("JOULIE_SYSFS_ROOT", "/host/sys", null),
                 new EnvVar("JOULIE_DEV_ROOT", "/host/dev", null),
                 new EnvVar("JOULIE_PROC_ROOT", "/host/proc", null),
+                new EnvVar("JOULIE_STATE_DIR", STATE_DIR, null),
                 new EnvVar("JOULIE_RESTORE_ON_EXIT", String.valueOf(a.restoreOnExit() == null || a.restoreOnExit()), null)));
         if (a.reconcileInterval() != null) {
             env.add(new EnvVar("AGENT_RECONCILE_INTERVAL", a.reconcileInterval(), null));
+        }
+        if (a.packageFloorWatts() != null) {
+            env.add(new EnvVar("JOULIE_PACKAGE_FLOOR_WATTS", String.valueOf(a.packageFloorWatts()), null));
         }
         ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
                 .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity("64Mi"))
@@ -144,11 +183,15 @@ public class AgentTemplate {
                         .addNewVolumeMount().withName("sys").withMountPath("/host/sys").endVolumeMount()
                         .addNewVolumeMount().withName("dev-cpu").withMountPath("/host/dev/cpu").withReadOnly(true).endVolumeMount()
                         .addNewVolumeMount().withName("proc-cpuinfo").withMountPath("/host/proc/cpuinfo").withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("boot-id").withMountPath("/host" + BOOT_ID).withReadOnly(true).endVolumeMount()
+                        .addNewVolumeMount().withName("state").withMountPath(STATE_DIR).endVolumeMount()
                         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
                         .build())
                 .addNewVolume().withName("sys").withHostPath(new HostPathVolumeSource("/sys", "Directory")).endVolume()
                 .addNewVolume().withName("dev-cpu").withHostPath(new HostPathVolumeSource("/dev/cpu", "")).endVolume()
                 .addNewVolume().withName("proc-cpuinfo").withHostPath(new HostPathVolumeSource("/proc/cpuinfo", "File")).endVolume()
+                .addNewVolume().withName("boot-id").withHostPath(new HostPathVolumeSource(BOOT_ID, "File")).endVolume()
+                .addNewVolume().withName("state").withHostPath(new HostPathVolumeSource(STATE_DIR, "DirectoryOrCreate")).endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
                 .endSpec()
                 .endTemplate()

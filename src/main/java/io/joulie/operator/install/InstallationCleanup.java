@@ -44,6 +44,8 @@ public class InstallationCleanup {
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.OPERATOR_METRICS).get(), uid);
         deleteOwned(client.configMaps().inNamespace(ns).withName(MonitoringTemplate.DASHBOARD).get(), uid);
+        deleteOwned(client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(AgentTemplate.ADMISSION_POLICY).get(), uid);
+        deleteOwned(client.admissionRegistration().v1().validatingAdmissionPolicies().withName(AgentTemplate.ADMISSION_POLICY).get(), uid);
         for (String name : List.of(AgentTemplate.OPERATOR_METRICS, AgentTemplate.NAME)) {
             deleteOwnedGeneric(MonitoringTemplate.SERVICE_MONITOR, ns, name, uid);
         }

@@ -14,7 +14,7 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 + "them through a safe two-phase downgrade, and a node agent enforces the CPU power caps (RAPL through "
                 + "powercap, DVFS fallback) and reports what happened.",
         keywords = {"energy", "power", "rapl", "hpc", "green computing", "node agent"},
-        maturity = "alpha", minKubeVersion = "1.27.0",
+        maturity = "alpha", minKubeVersion = "1.32.0",
         provider = @CSVMetadata.Provider(name = "Joulie", url = JoulieBundle.HOME),
         maintainers = @CSVMetadata.Maintainer(name = "Joulie maintainers", email = "maintainers@joulie.io"),
         links = {@CSVMetadata.Link(name = "Source code and documentation", url = JoulieBundle.REPOSITORY),

@@ -42,7 +42,11 @@ import java.util.Objects;
         @Dependent(name = "agent-metrics-service", type = AgentDependents.AgentMetricsService.class,
                 reconcilePrecondition = AgentDependents.Active.class),
         @Dependent(name = "operator-metrics-service", type = AgentDependents.OperatorMetricsService.class,
-                reconcilePrecondition = AgentDependents.Active.class)})
+                reconcilePrecondition = AgentDependents.Active.class),
+        @Dependent(name = "agent-admission-policy", type = AgentDependents.AgentAdmissionPolicy.class,
+                reconcilePrecondition = AgentDependents.Active.class),
+        @Dependent(name = "agent-admission-policy-binding", type = AgentDependents.AgentAdmissionPolicyBinding.class,
+                reconcilePrecondition = AgentDependents.Active.class, dependsOn = "agent-admission-policy")})
 @ControllerConfiguration(name = "joulie")
 @CSVMetadata(bundleName = JoulieBundle.NAME)
 public class JoulieReconciler implements Reconciler<Joulie> {

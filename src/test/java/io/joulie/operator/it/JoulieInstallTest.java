@@ -75,7 +75,16 @@ class JoulieInstallTest extends OperatorTest {
         assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_RAWIO");
         assertThat(pod.getVolumes()).extracting(v -> v.getHostPath() == null ? null : v.getHostPath().getPath())
-                .contains("/sys", "/dev/cpu");
+                .contains("/sys", "/dev/cpu", "/proc/sys/kernel/random/boot_id", "/var/lib/joulie");
+        // the originals outlive the agent's container in a host directory (docs/agent-host.md)
+        assertThat(container.getEnv()).anySatisfy(e -> {
+            assertThat(e.getName()).isEqualTo("JOULIE_STATE_DIR");
+            assertThat(e.getValue()).isEqualTo("/var/lib/joulie");
+        });
+        assertThat(container.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/var/lib/joulie");
+            assertThat(m.getReadOnly()).isNotEqualTo(Boolean.TRUE);
+        });
         assertThat(ds.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Joulie");
             assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid());
@@ -85,6 +94,18 @@ class JoulieInstallTest extends OperatorTest {
             assertThat(condition("Progressing")).isNotNull();
         });
         assertThat(condition("Available").getStatus()).isEqualTo("False");
+        // the admission policy that keeps each agent to its own node, for the agent ServiceAccount of this namespace
+        await().atMost(WAIT).untilAsserted(() -> {
+            var policy = client.admissionRegistration().v1().validatingAdmissionPolicies().withName("joulie-agent-node-scope").get();
+            assertThat(policy).isNotNull();
+            assertThat(policy.getSpec().getMatchConditions()).singleElement().satisfies(c -> assertThat(c.getExpression())
+                    .isEqualTo("request.userInfo.username == 'system:serviceaccount:" + client.getNamespace() + ":joulie-agent'"));
+            assertThat(policy.getMetadata().getOwnerReferences()).singleElement()
+                    .satisfies(o -> assertThat(o.getUid()).isEqualTo(created.getMetadata().getUid()));
+            var binding = client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName("joulie-agent-node-scope").get();
+            assertThat(binding.getSpec().getPolicyName()).isEqualTo("joulie-agent-node-scope");
+            assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
+        });
         // The agent's ServiceAccount belongs to the install (kubernetes/ or OLM), never to the operator.
         assertThat(client.resources(ServiceAccount.class).inNamespace(client.getNamespace()).withName("joulie-agent").get()).isNull();
 

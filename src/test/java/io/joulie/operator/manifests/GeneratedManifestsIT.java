@@ -82,6 +82,16 @@ class GeneratedManifestsIT {
         assertThat(operator.getRules()).anySatisfy(r -> assertThat(r.getResources()).containsExactly("pods/eviction"));
         ClusterRole agent = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-agent")).findFirst().orElseThrow();
         assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("pods"));
+        // A node's agent reads its Node and labels it, never lists or watches the Nodes (pool mode has its own role),
+        // and creates no Events; the admission policy keeps its writes to its own node.
+        assertThat(agent.getRules()).filteredOn(r -> r.getResources().contains("nodes")).singleElement()
+                .satisfies(r -> assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch"));
+        assertThat(agent.getRules()).noneSatisfy(r -> assertThat(r.getResources()).contains("events"));
+        ClusterRole pool = roles.stream().filter(r -> r.getMetadata().getName().equals("joulie-agent-pool")).findFirst().orElseThrow();
+        assertThat(pool.getRules()).filteredOn(r -> r.getResources().contains("nodes")).singleElement()
+                .satisfies(r -> assertThat(r.getVerbs()).as("pool agents watch Nodes and label none").containsExactlyInAnyOrder("get", "list", "watch"));
+        assertThat(objects).filteredOn(o -> o instanceof ClusterRoleBinding b && b.getRoleRef().getName().equals("joulie-agent-pool"))
+                .as("the pool role is for a ServiceAccount of the user's; the install binds it to nobody").isEmpty();
         assertThat(objects).filteredOn(o -> o instanceof RoleBinding || o instanceof ClusterRoleBinding)
                 .allSatisfy(b -> assertThat(((HasMetadata) b).toString()).doesNotContain("name=view"));
         Map<String, Role> namespaced = objects.stream().filter(Role.class::isInstance).map(Role.class::cast)
@@ -101,7 +111,11 @@ class GeneratedManifestsIT {
         assertThat(deployment.getSpec().getTemplate().getSpec().getServiceAccountName()).isEqualTo("joulie-operator");
         assertThat(roles).flatExtracting(ClusterRole::getRules).flatExtracting(r -> r.getResources())
                 .doesNotContain("daemonsets", "serviceaccounts", "services", "servicemonitors", "prometheusrules");
-        assertThat(roles).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder("joulie-operator", "joulie-agent");
+        assertThat(roles).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder("joulie-operator", "joulie-agent",
+                "joulie-agent-pool");
+        // the operator may change only its own admission policy and binding
+        assertThat(operator.getRules()).filteredOn(r -> r.getVerbs().contains("delete") && r.getApiGroups().contains("admissionregistration.k8s.io"))
+                .singleElement().satisfies(r -> assertThat(r.getResourceNames()).containsExactly("joulie-agent-node-scope"));
     }
 
     private static <T> T only(List<?> objects, Class<T> type) {

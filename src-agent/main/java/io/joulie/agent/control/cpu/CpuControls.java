@@ -77,6 +77,11 @@ public final class CpuControls {
                 ? host.observedNow() : Map.of();
     }
 
+    /** An earlier agent process of this boot wrote host limits and did not restore them: they are this agent's to undo. */
+    public boolean hostLeftByEarlierProcess() {
+        return host != null && host.leftByEarlierProcess();
+    }
+
     /** How many limits found changed behind the agent's back the host control has put back so far. */
     public int hostRewrites() {
         return host == null ? 0 : host.rewrites();

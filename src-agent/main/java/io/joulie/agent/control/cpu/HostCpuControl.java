@@ -4,6 +4,8 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.CpufreqPolicy;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.ZoneReading;
@@ -13,7 +15,9 @@ import java.io.IOException;
 import java.time.InstantSource;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
@@ -22,11 +26,14 @@ import java.util.OptionalDouble;
  * read-back (not the value written, which the kernel may quantise) is the reference: each later call
  * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
  * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
- * or the limits are restored. Not thread-safe: the agent's single worker calls it.
+ * or the limits are restored. Nothing is written before the originals are kept ({@link HostOriginals#beforeWrite}):
+ * a write whose originals could not outlive this process would make a crash poison them. A restore that put
+ * everything back removes the kept originals. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
+    private final HostOriginals originals;
     private final InstantSource clock;
     private DvfsController dvfs;
     private double appliedCap = Double.NaN;
@@ -35,12 +42,15 @@ public final class HostCpuControl implements CpuControl {
     private double blockedCap = Double.NaN;
     private CapResult blocked;
     private int rewrites;
+    /** A cpufreq ceiling has been written (the DVFS loop) since the last restore. */
+    private boolean cpufreqWritten;
 
-    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, InstantSource clock) {
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, HostOriginals originals, InstantSource clock) {
         this.powercap = powercap;
         this.cpufreq = cpufreq;
+        this.originals = originals;
         this.clock = clock;
-        this.dvfs = new DvfsController(cpufreq, clock);
+        this.dvfs = new DvfsController(guarded(), clock);
     }
 
     /** How many times a limit found different from the last write was written again (drift repairs). */
@@ -57,7 +67,16 @@ public final class HostCpuControl implements CpuControl {
             }
             boolean drift = capWatts == appliedCap;
             boolean knownBlocked = blocked != null && capWatts == blockedCap;
+            if (!knownBlocked) {
+                Optional<ControlOutcome> unkept = keepOriginals(CpuBackend.POWERCAP, current);
+                if (unkept.isPresent()) {
+                    return unkept.get();
+                }
+            }
             CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
+            if (!knownBlocked && r.outcome() != CapResult.Outcome.APPLIED && !cpufreqWritten && r.observedUw().equals(originalLimitsUw())) {
+                originals.nothingWritten();
+            }
             switch (r.outcome()) {
                 case APPLIED -> {
                     if (drift) {
@@ -117,6 +136,10 @@ public final class HostCpuControl implements CpuControl {
     @Override
     public ControlOutcome restore() {
         forget();
+        if (!originals.held()) {
+            // nothing written since the start or the last restore: what is in force is someone else's, and stays
+            return ControlOutcome.none(CpuBackend.POWERCAP, "nothing to restore: no limit written since the last restore");
+        }
         CapResult r = powercap.restore();
         String cpufreqMessage = "";
         try {
@@ -124,9 +147,75 @@ public final class HostCpuControl implements CpuControl {
         } catch (IOException | RuntimeException e) {
             cpufreqMessage = "; cpufreq restore failed: " + e.getMessage();
         }
-        dvfs = new DvfsController(cpufreq, clock);
+        dvfs = new DvfsController(guarded(), clock);
         Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
-        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage, observed(r.observedUw()));
+        String storeMessage = "";
+        if (result == Result.APPLIED) {
+            cpufreqWritten = false;
+            try {
+                originals.restored();
+            } catch (IOException e) {
+                storeMessage = "; the kept originals in " + originals.describe() + " could not be removed (" + e.getMessage() + ")";
+            }
+        }
+        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, observed(r.observedUw()));
+    }
+
+    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link HostOriginals}). */
+    public boolean leftByEarlierProcess() {
+        return originals.leftByEarlierProcess();
+    }
+
+    /** The host's cpufreq for the DVFS loop: the originals are kept before each ceiling it writes. */
+    private Cpufreq guarded() {
+        return new Cpufreq() {
+            @Override
+            public List<CpufreqPolicy> policies() {
+                return cpufreq.policies();
+            }
+
+            @Override
+            public long setScalingMaxKHz(int policyId, long kHz) throws IOException {
+                try {
+                    originals.beforeWrite();
+                } catch (IOException e) {
+                    throw new IOException(unkeptMessage(e), e);
+                }
+                cpufreqWritten = true;
+                return cpufreq.setScalingMaxKHz(policyId, kHz);
+            }
+
+            @Override
+            public void recordOriginals() throws IOException {
+                cpufreq.recordOriginals();
+            }
+
+            @Override
+            public void restore() throws IOException {
+                cpufreq.restore();
+            }
+        };
+    }
+
+    private String unkeptMessage(Exception e) {
+        return "the original limits cannot be kept in " + originals.describe() + " (" + e.getMessage() + "); nothing written, so "
+                + "that a crash cannot make the agent's own limits pass for the originals";
+    }
+
+    /** Keeps the originals before a write; the outcome to report instead of writing when they cannot be kept. */
+    private Optional<ControlOutcome> keepOriginals(CpuBackend backend, Map<String, Long> current) {
+        try {
+            originals.beforeWrite();
+            return Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.of(new ControlOutcome(backend, Result.ERROR, unkeptMessage(e), observed(current)));
+        }
+    }
+
+    private Map<String, Long> originalLimitsUw() {
+        Map<String, Long> limits = new LinkedHashMap<>();
+        powercap.snapshot().forEach(l -> limits.put(l.zoneId(), l.powerLimitUw()));
+        return limits;
     }
 
     /** The long_term limits in force now, by zone id (what the host layer reads back). */

@@ -6,6 +6,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
+import io.joulie.agent.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControlMode;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
@@ -15,7 +16,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.InstantSource;
@@ -32,7 +32,8 @@ import java.util.OptionalDouble;
  * {@code {"node","action","capWatts","throttlePct","ts"}}. Mode auto and rapl send
  * {@code rapl.set_power_cap_watts}; dvfs sends {@code dvfs.set_throttle_pct} with the throttle of a
  * {@link DvfsController} fed by the node's package power readings. A 2xx answer is {@code applied}, any other
- * status {@code error} naming it, as are timeouts and connection failures. A request is sent when what it
+ * status {@code error} naming it, as are timeouts (of the whole exchange, body included), answers larger than
+ * {@link BoundedHttp#MAX_BODY_BYTES} and connection failures. A request is sent when what it
  * would say (endpoint, action, cap, throttle) differs from the last one answered 2xx, so a converged node
  * sends nothing; a failed request is retried on the next reconcile.
  */
@@ -98,18 +99,19 @@ public final class HttpCpuControl implements CpuControl {
         }
         int timeout = Objects.requireNonNullElse(settings.timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS);
         try {
-            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(timeout))
+            Duration deadline = Duration.ofSeconds(timeout);
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url)).timeout(deadline)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body))).build();
-            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() / 100 == 2) {
+            BoundedHttp.Answer response = BoundedHttp.send(http, request, deadline, BoundedHttp.MAX_BODY_BYTES);
+            if (response.ok()) {
                 lastAcknowledged = key;
                 lastOutcome = new ControlOutcome(CpuBackend.HTTP, Result.APPLIED, action + " accepted by " + url + " (HTTP "
-                        + response.statusCode() + ")", observed);
+                        + response.status() + ")", observed);
                 return lastOutcome;
             }
             lastAcknowledged = null;
-            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " answered HTTP " + response.statusCode(), observed);
+            return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " answered HTTP " + response.status(), observed);
         } catch (HttpTimeoutException e) {
             lastAcknowledged = null;
             return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "POST " + url + " timed out after " + timeout + " s", observed);
@@ -147,6 +149,10 @@ public final class HttpCpuControl implements CpuControl {
         @Override
         public long setScalingMaxKHz(int policyId, long kHz) {
             return kHz;
+        }
+
+        @Override
+        public void recordOriginals() {
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.joulie.agent.control.cpu;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.SysfsPowercap;
@@ -45,7 +46,7 @@ class CpuControlsTest {
     HostCpuControl host() throws IOException {
         FakeHost.intelNode(root, 2, 250);
         Powercap powercap = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
-        return new HostCpuControl(powercap, Cpufreq.absent(), clock);
+        return new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()), clock);
     }
 
     @Test
@@ -85,8 +86,9 @@ class CpuControlsTest {
     @Test
     void theHostLimitsComeBackOnlyIfRestoreOnExitAllows() throws IOException {
         FakeHost fake = FakeHost.intelNode(root, 2, 250);
-        CpuControls keep = new CpuControls(new HostCpuControl(SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent()),
-                Cpufreq.absent(), clock), httpControls, false);
+        Powercap keptLimits = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
+        CpuControls keep = new CpuControls(new HostCpuControl(keptLimits, Cpufreq.absent(), HostOriginals.inMemory(keptLimits, Cpufreq.absent()), clock),
+                httpControls, false);
         keep.control("a", route(ControlType.HOST, null)).enforce(240, OptionalDouble.empty());
         ControlOutcome kept = keep.restoreHost();
         assertThat(kept.result()).isEqualTo(Result.NONE);
@@ -94,8 +96,9 @@ class CpuControlsTest {
         assertThat(keep.restoreOnExit()).isEmpty();
         assertThat(fake.limit(0)).isEqualTo("120000000");
 
-        CpuControls restore = new CpuControls(new HostCpuControl(SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(),
-                Msr.absent()), Cpufreq.absent(), clock), httpControls, true);
+        Powercap restored = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
+        CpuControls restore = new CpuControls(new HostCpuControl(restored, Cpufreq.absent(),
+                HostOriginals.inMemory(restored, Cpufreq.absent()), clock), httpControls, true);
         restore.control("a", route(ControlType.HOST, null)).enforce(300, OptionalDouble.empty());
         assertThat(fake.limit(0)).isEqualTo("150000000");
         assertThat(restore.restoreOnExit()).hasValueSatisfying(r -> assertThat(r.result()).isEqualTo(Result.APPLIED));

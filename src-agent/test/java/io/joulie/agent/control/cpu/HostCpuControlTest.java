@@ -4,6 +4,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
+import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.Powercap;
@@ -78,6 +79,11 @@ class HostCpuControlTest {
             }
 
             @Override
+            public void recordOriginals() throws IOException {
+                real.recordOriginals();
+            }
+
+            @Override
             public CapResult restore() {
                 return real.restore();
             }
@@ -99,7 +105,8 @@ class HostCpuControlTest {
             }
         };
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), kernel)) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+                    InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.APPLIED);
             assertThat(first.observed()).containsEntry(Observed.CAP_WATTS, 100.0);
@@ -125,7 +132,8 @@ class HostCpuControlTest {
         Path p0 = host.intelPackage(0);
         FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0"); // no known maximum, no MSR: blocked
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), () -> { })) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), InstantSource.system());
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+                    InstantSource.system());
             ControlOutcome first = control.enforce(100, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(Result.BLOCKED);
             assertThat(first.message()).contains("no hardware maximum known");
@@ -143,7 +151,9 @@ class HostCpuControlTest {
     @Test
     void theDvfsFallbackWithoutAPowerReadingIsBlocked() throws IOException {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
-        HostCpuControl control = new HostCpuControl(Powercap.absent(), SysfsCpufreq.open(host.sys(), new FfmSysfsFiles()), InstantSource.system());
+        Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
+        HostCpuControl control = new HostCpuControl(Powercap.absent(), cpufreq, HostOriginals.inMemory(Powercap.absent(), cpufreq),
+                InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
         assertThat(out.backend()).isEqualTo(CpuBackend.DVFS);
         assertThat(out.result()).isEqualTo(Result.BLOCKED);

@@ -411,7 +411,7 @@ class FfmSysfsPowercapTest {
 
             CapResult restored = powercap.restore();
             assertThat(restored.outcome()).isEqualTo(Outcome.APPLIED);
-            assertThat(restored.message()).isEqualTo("restored the long_term limits found at start on 2 packages");
+            assertThat(restored.message()).isEqualTo("restored the original long_term limits on 2 zones");
             assertThat(read(limitFile(p0))).isEqualTo("200000000");
             assertThat(read(limitFile(p1))).isEqualTo("180000000");
             assertThat(restored.observedUw()).isEqualTo(Map.of("intel-rapl:0", 200_000_000L, "intel-rapl:1", 180_000_000L));
