@@ -2,7 +2,7 @@ package io.joulie.agent.power;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.joulie.agent.http.BoundedHttp;
+import io.joulie.api.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
 
 import java.io.IOException;

@@ -65,6 +65,8 @@ public class ClusterView {
     private SharedIndexInformer<TelemetryProfile> telemetryProfiles;
     private PodSightings sightings;
     private final List<Consumer<String>> nodeEvents = new CopyOnWriteArrayList<>();
+    private final List<java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>>> unknownValues =
+            new CopyOnWriteArrayList<>();
     private SharedIndexInformer<Pod> pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
@@ -117,7 +119,9 @@ public class ClusterView {
         }));
         telemetryProfiles = client.resources(TelemetryProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         telemetryProfiles.addIndexers(Map.of(BY_TARGET_NODE, tp -> targetNode(tp) == null ? List.of() : List.of(targetNode(tp))));
+        profiles.addEventHandler(handler((before, after) -> unknown(after)));
         telemetryProfiles.addEventHandler(handler((before, after) -> {
+            unknown(after);
             TelemetryProfile tp = after != null ? after : before;
             if (targetNode(tp) != null && (before == null || after == null
                     || !Objects.equals(before.getStatus(), after.getStatus()))) {
@@ -315,6 +319,24 @@ public class ClusterView {
     private void nodeEvent(String node) {
         if (node != null && !node.isEmpty()) {
             nodeEvents.forEach(l -> l.accept(node));
+        }
+    }
+
+    /**
+     * Runs {@code listener} with an object (a NodePowerProfile or TelemetryProfile, as the watch delivered it) and the enum
+     * fields it read as unset because their value is unknown to this version ({@link UnknownEnumValues}). It runs on a
+     * watch thread.
+     */
+    public void onUnknownValues(java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> listener) {
+        unknownValues.add(listener);
+    }
+
+    private void unknown(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        if (object != null) {
+            List<String> fields = UnknownEnumValues.of(object);
+            if (!fields.isEmpty()) {
+                unknownValues.forEach(l -> l.accept(object, fields));
+            }
         }
     }
 

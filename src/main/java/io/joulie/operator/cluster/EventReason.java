@@ -28,7 +28,12 @@ public enum EventReason {
      * A node's agent has not confirmed the performance cap within CAP_CONFIRMATION_TIMEOUT, so its {@code performance}
      * label still waits (on the NodePowerProfile), once per episode.
      */
-    CapUnconfirmed(Type.Warning);
+    CapUnconfirmed(Type.Warning),
+    /**
+     * An enum field of a NodePowerProfile or TelemetryProfile holds a value this operator version does not know (read as
+     * unset, the watch goes on); on the object, once per version of it.
+     */
+    UnknownValue(Type.Warning);
 
     /** The Event type. */
     public enum Type {

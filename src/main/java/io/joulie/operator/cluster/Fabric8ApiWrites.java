@@ -19,9 +19,11 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
 
     private final KubernetesClient api;
 
+    /** A client of its own, reading and writing objects as {@code client} does (its serialization, {@link UnknownEnumValues}). */
     Fabric8ApiWrites(KubernetesClient client) {
         this.api = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-                .withRequestRetryBackoffLimit(0).withRequestTimeout(WRITE_TIMEOUT_MS).build()).build();
+                .withRequestRetryBackoffLimit(0).withRequestTimeout(WRITE_TIMEOUT_MS).build())
+                .withKubernetesSerialization(client.getKubernetesSerialization()).build();
     }
 
     @Override

@@ -6,7 +6,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
-import io.joulie.agent.http.BoundedHttp;
+import io.joulie.api.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControlMode;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
