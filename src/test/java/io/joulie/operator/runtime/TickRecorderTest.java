@@ -142,4 +142,22 @@ class TickRecorderTest {
         assertThat(TickRecorder.budgetMessage(new RuleReport.Budget(300, Double.NaN, "held", false, 0)))
                 .contains("? W estimated (held)");
     }
+
+    @Test
+    void aNodeWhoseLabelWaitsForItsAgentIsNotCountedAsPerformanceAndAnOverdueWaitMakesTheStatusDegraded() {
+        var ctx = new ClusterContext(NOW, List.of(node("a", ActiveEco, Duration.ofHours(1)), node("b", ActivePerformance,
+                Duration.ofHours(1))), 0);
+        Transition waiting = new Transition("a", ActiveEco, ActivePerformance, ActivePerformance, NOW, Outcome.COMPLETED, "up",
+                List.of(), "eco", new io.joulie.planner.CapStatus(io.joulie.api.v1alpha1.CapConfirmation.Waiting,
+                java.util.OptionalDouble.empty(), "waiting for the agent"), List.of());
+        var plan = plan(2, RuleReport.NONE, waiting, t("b", ActivePerformance, ActivePerformance));
+
+        recorder.completed(ctx, plan, 0, Optional.of(new JoulieStatus.BudgetHold(3, 900.0)), List.of("w9 (waiting for the agent)"));
+
+        PlannerStatus.Report r = status.latest().orElseThrow();
+        assertThat(r.nodes()).isEqualTo(new JoulieStatus.Nodes(2, 1, 0, 0, 0, 1));
+        assertThat(r.problems()).singleElement().isEqualTo(new Problem(ConditionReason.CapUnconfirmed,
+                "the agent has not confirmed the performance cap of w9 (waiting for the agent); the performance label waits"));
+        assertThat(r.budgetHold()).as("the budget count held, kept in the status").isEqualTo(new JoulieStatus.BudgetHold(3, 900.0));
+    }
 }
