@@ -2,6 +2,7 @@ package io.joulie.planner;
 
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Instant;
 import java.util.List;
@@ -51,11 +52,12 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
     }
 
     /**
-     * The performance-only pods that run under the eco cap against the contract: on an ActiveEco node, every one that
-     * escalation force did not leave there. Empty on every other node.
+     * The performance-only pods that run under the eco cap against the contract: on an ActiveEco node, or one whose
+     * NodePowerProfile asks for eco (a commit written half-way: the cap went down, the state write failed), every one
+     * that escalation force did not leave there. Empty on every other node.
      */
     public List<String> violators() {
-        if (state != PowerState.ActiveEco) {
+        if (state != PowerState.ActiveEco && cap.profile() != Profile.ECO) {
             return List.of();
         }
         return performancePods.stream().filter(p -> !forcedPods.contains(p)).toList();

@@ -79,6 +79,13 @@ public final class StateGuard {
         // DrainingPerformance with performance-only pods left
         Duration draining = Duration.between(node.since(), now);
         Duration timeout = settings.downgradeTimeout();
+        boolean forcing = draining.compareTo(timeout) >= 0 && settings.escalation() == Escalation.FORCE;
+        List<String> violators = node.violators();
+        if (!violators.isEmpty() && !forcing) {
+            // its NodePowerProfile asks eco already (a commit written half-way) while pods run: the cap goes back up now
+            return stay(node, requested, Outcome.RESCUED, describePods(violators)
+                    + " under the eco cap: back to the performance cap, draining", List.of());
+        }
         if (draining.compareTo(timeout) < 0) {
             return stay(node, requested, Outcome.BLOCKED, "draining " + pods, List.of());
         }

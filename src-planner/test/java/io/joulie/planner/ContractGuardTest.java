@@ -196,4 +196,20 @@ class ContractGuardTest {
         assertThat(labelled.label()).isEqualTo("performance");
         assertThat(labelled.reason()).isEqualTo("selected for performance by x; note");
     }
+
+    @Test
+    void aCommitWrittenHalfWayUnderAPodThatArrivedIsRescuedToo() {
+        // the commit's spec write (eco) landed, its state write did not; then a performance-only pod arrived
+        ManagedNode n = node(DrainingPerformance, "eco", List.of("hpc/late")).withCap(asks(Profile.ECO, ECO, 6, applied(5, PERF)));
+        assertThat(n.violators()).containsExactly("hpc/late");
+
+        Transition t = GUARD.check(n, ActiveEco, "p", SINCE.plusSeconds(10));
+
+        assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(t.to()).as("it stays draining, with the performance cap").isEqualTo(DrainingPerformance);
+        assertThat(t.since()).isEqualTo(SINCE);
+        assertThat(NodeAssignment.of(t, SETTINGS, "p").capWatts()).isEqualTo(PERF);
+        // force after the timeout commits eco as it would have
+        assertThat(GUARD.check(n, ActiveEco, "p", SINCE.plus(Duration.ofHours(1))).outcome()).isEqualTo(Outcome.FORCED);
+    }
 }
