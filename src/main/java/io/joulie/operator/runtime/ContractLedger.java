@@ -11,6 +11,7 @@ import io.joulie.operator.metrics.PlannerMetrics;
 import io.joulie.operator.metrics.PlannerMetrics.CapWait;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Outcome;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.Transition;
@@ -120,7 +121,9 @@ public class ContractLedger {
     }
 
     private void violations(ManagedNode n, Transition verdict, Instant now) {
-        for (String pod : n.violators()) {
+        // a forced commit written half-way (its eco cap, not yet the record of its pods) is escalation force at work
+        List<String> violators = verdict != null && verdict.outcome() == Outcome.FORCED ? List.of() : n.violators();
+        for (String pod : violators) {
             if (violations.containsKey(pod)) {
                 continue;
             }

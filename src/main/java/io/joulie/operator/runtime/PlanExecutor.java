@@ -43,7 +43,9 @@ import java.util.function.Function;
  * remembers which evictions were refused, so that a PodDisruptionBudget that keeps refusing yields one Warning per
  * change, not one per tick. One node's failure is logged, counted and skipped; the others go on. A node whose writes
  * keep failing is backed off: after the n-th failure in a row it is not written again for {@link #BACKOFF_BASE}
- * × 2^(n-1), at most {@link #BACKOFF_MAX}; a rescue (a performance-only pod under the eco cap) is always tried.
+ * × 2^(n-1), at most {@link #BACKOFF_MAX}. The writes the contract waits for are always tried, and tried again after
+ * {@link #BACKOFF_BASE} when they fail: a rescue (a performance-only pod under the eco cap), and a forced commit (whose
+ * eco cap may be written already while the record of the pods it leaves there is not).
  */
 @ApplicationScoped
 public class PlanExecutor {
@@ -136,14 +138,14 @@ public class PlanExecutor {
         Map<String, Instant> retries = new ConcurrentHashMap<>();
         for (Transition t : transitions) {
             Backoff b = backoff.get(t.node());
-            if (b != null && now.isBefore(b.retryAt()) && t.outcome() != Outcome.RESCUED) {
+            if (b != null && now.isBefore(b.retryAt()) && !urgent(t)) {
                 retries.put(t.node(), b.retryAt());
                 LOG.debugf("%s: %d writes failed in a row; not written before %s", t.node(), b.failures(), b.retryAt());
                 continue;
             }
             String owner = owners.get(JoulieApi.nodePowerProfileName(t.node()));
             BooleanSupplier write = owner.equals(t.node())
-                    ? () -> backedOff(t.node(), apply(t, settings, policyName, evictions), now, retries)
+                    ? () -> backedOff(t.node(), apply(t, settings, policyName, evictions), urgent(t), now, retries)
                     : () -> collides(t, owner);
             (t.raises() || t.to() == PowerState.ActivePerformance ? raises : others).add(write);
         }
@@ -159,8 +161,16 @@ public class PlanExecutor {
         return new Result(written.failures(), written.interrupted(), retries);
     }
 
-    /** Records the outcome of a node's write for its backoff; returns {@code succeeded}. */
-    private boolean backedOff(String node, boolean succeeded, Instant now, Map<String, Instant> retries) {
+    /** A write the contract waits for: never held back by the node's backoff. */
+    private static boolean urgent(Transition t) {
+        return t.outcome() == Outcome.RESCUED || t.outcome() == Outcome.FORCED;
+    }
+
+    /**
+     * Records the outcome of a node's write for its backoff (an urgent one is tried again after {@link #BACKOFF_BASE},
+     * whatever the backoff); returns {@code succeeded}.
+     */
+    private boolean backedOff(String node, boolean succeeded, boolean urgent, Instant now, Map<String, Instant> retries) {
         if (succeeded) {
             backoff.remove(node);
             return true;
@@ -170,7 +180,7 @@ public class PlanExecutor {
             Duration wait = BACKOFF_BASE.multipliedBy(1L << Math.min(n - 1, 20));
             return new Backoff(n, now.plus(wait.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : wait));
         });
-        retries.put(node, b.retryAt());
+        retries.put(node, urgent ? now.plus(BACKOFF_BASE) : b.retryAt());
         return false;
     }
 

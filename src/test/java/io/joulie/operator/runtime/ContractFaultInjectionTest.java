@@ -39,13 +39,15 @@ class ContractFaultInjectionTest {
     /**
      * The longer run, as a command (docs/reliability.md):
      * {@code ./mvnw -pl src -am test -Dtest=ContractFaultInjectionTest#longRun -Dsurefire.failIfNoSpecifiedTests=false
-     * -Dfaults.seeds=20 -Dfaults.ticks=10000}. Without {@code faults.seeds} it runs one short seed, so that it stays a
+     * -Dfaults.seeds=20 -Dfaults.ticks=10000} (seeds from 1000, or from {@code -Dfaults.first}; {@code -Dfaults.trace} adds
+     * the last events of a violation's node to its report). Without {@code faults.seeds} it runs one short seed, so that it stays a
      * real test in the suite.
      */
     @Test
     void longRun() {
         int seeds = Integer.getInteger("faults.seeds", 1);
         int ticks = Integer.getInteger("faults.ticks", 200);
+        long first = Long.getLong("faults.first", 1000);
         long start = System.nanoTime();
         Map<ContractFaultInjection.Fault, Integer> faults = new EnumMap<>(ContractFaultInjection.Fault.class);
         List<String> violations = new ArrayList<>();
@@ -58,7 +60,7 @@ class ContractFaultInjectionTest {
         long rescues = 0;
         double exposure = 0;
         java.time.Duration longest = java.time.Duration.ZERO;
-        for (long seed = 1000; seed < 1000 + seeds; seed++) {
+        for (long seed = first; seed < first + seeds; seed++) {
             ContractFaultInjection.Figures f = new ContractFaultInjection(seed).run(ticks);
             totalTicks += f.ticks();
             steps += f.steps();

@@ -2,11 +2,14 @@ package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.CapConfirmation;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.metrics.PlannerMetrics;
+import io.joulie.planner.AgentReport;
 import io.joulie.planner.CapStatus;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodeCap;
 import io.joulie.planner.Outcome;
 import io.joulie.planner.Plan;
 import io.joulie.planner.Planner;
@@ -60,6 +63,24 @@ class ContractLedgerTest {
 
     double count(String name) {
         return registry.get(name).counter().count();
+    }
+
+    @Test
+    void aForcedCommitWrittenHalfWayIsNoViolationButAPodUnderItsEcoCapOtherwiseIs() {
+        // the eco cap of a forced commit landed, the record of its pods (and the state) did not yet
+        ManagedNode half = node("w1", DrainingPerformance, t0, "hpc/p").withCap(new NodeCap(Profile.ECO, 120, 3,
+                AgentReport.NONE));
+        clock.advance(Duration.ofMinutes(31));
+        Transition forced = new Transition("w1", DrainingPerformance, ActiveEco, ActiveEco, clock.instant(), Outcome.FORCED, "f",
+                List.of(), "eco", CapStatus.UNREPORTED, List.of("hpc/p"));
+        observe(false, half, forced);
+        assertThat(count("joulie.contract.violations")).isZero();
+        assertThat(events.of(EventReason.ContractViolation)).isEmpty();
+
+        // with no force due, the same pod under that eco cap is a violation, rescued
+        observe(false, half, new Transition("w1", DrainingPerformance, ActiveEco, DrainingPerformance, t0, Outcome.RESCUED, "r",
+                List.of(), "draining-performance", CapStatus.UNREPORTED, List.of()));
+        assertThat(count("joulie.contract.violations")).isEqualTo(1);
     }
 
     @Test

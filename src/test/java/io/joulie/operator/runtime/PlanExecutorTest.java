@@ -236,6 +236,29 @@ class PlanExecutorTest {
     }
 
     @Test
+    void aForcedCommitIsAlwaysTriedAndTriedAgainAfterASecondWhateverTheBackoff() {
+        // its eco cap may have landed before the record of the pods it leaves there failed: the contract waits for it
+        actuation.failing.add("b");
+        Transition drain = t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED);
+        for (int i = 0; i < 4; i++) {
+            clock.advance(java.time.Duration.between(clock.instant(),
+                    executor.execute(plan(List.of(drain)), SETTINGS).retries().get("b")));
+        }
+        var failed = executor.execute(plan(List.of(drain)), SETTINGS);
+        assertThat(java.time.Duration.between(clock.instant(), failed.retries().get("b"))).as("backed off 16 s")
+                .isEqualTo(java.time.Duration.ofSeconds(16));
+        int calls = actuation.calls.size();
+
+        Transition forced = t("b", DrainingPerformance, ActiveEco, Outcome.FORCED);
+        var r = executor.execute(plan(List.of(forced)), SETTINGS);
+        assertThat(actuation.calls).as("tried within the backoff").hasSize(calls + 1);
+        assertThat(r.retries()).containsEntry("b", clock.instant().plus(PlanExecutor.BACKOFF_BASE));
+        assertThat(executor.recheck(plan(List.of(forced)), SETTINGS).retries())
+                .containsEntry("b", clock.instant().plus(PlanExecutor.BACKOFF_BASE));
+        assertThat(actuation.calls).hasSize(calls + 2);
+    }
+
+    @Test
     void backoffTopsOutAtFiveMinutes() {
         actuation.failing.add("b");
         Transition drain = t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED);
