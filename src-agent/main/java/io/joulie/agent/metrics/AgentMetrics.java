@@ -65,7 +65,9 @@ public class AgentMetrics {
                 Gauge.builder(PREFIX + "backend", g, x -> b.label().equals(x.backend) ? 1 : 0)
                         .description("1 for the backend that acted last on the node").tags(tags.and("backend", b.label())).register(registry);
             }
-            // At 0 from the start, so that the first failure shows as an increase() to the alerts.
+            // At 0 from the start, so that the first failure shows as an increase() to the alerts and the first
+            // joules to rate(): a counter born at its first increment loses that increment to both.
+            energyCounter(n);
             for (ErrorKind kind : ErrorKind.values()) {
                 registry.counter(PREFIX + "errors", tags.and("kind", kind.label()));
             }
@@ -76,9 +78,13 @@ public class AgentMetrics {
     public void packagePower(String node, double watts, double joules) {
         gauges(node).packageWatts = watts;
         if (joules > 0) {
-            Counter.builder(PREFIX + "package.energy.joules").description("CPU package energy consumed")
-                    .tags("node", node).register(registry).increment(joules);
+            energyCounter(node).increment(joules);
         }
+    }
+
+    private Counter energyCounter(String node) {
+        return Counter.builder(PREFIX + "package.energy.joules").description("CPU package energy consumed")
+                .tags("node", node).register(registry);
     }
 
     /**

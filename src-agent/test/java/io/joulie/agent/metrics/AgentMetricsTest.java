@@ -30,6 +30,19 @@ class AgentMetricsTest {
     }
 
     @Test
+    void theEnergyCounterExistsAtZeroBeforeAnyJoulesSoRateSeesTheFirstOnes() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AgentMetrics metrics = new AgentMetrics(registry);
+        metrics.packagePower("n1", 60, 0); // the first reading has no interval to count energy over
+        assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isZero();
+        metrics.packagePower("n1", 60, 120);
+        metrics.packagePower("n1", Double.NaN, 0);
+        assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isEqualTo(120.0);
+        metrics.forget("n1");
+        assertThat(registry.find("joulie.agent.package.energy.joules").counters()).isEmpty();
+    }
+
+    @Test
     void anOutcomeSetsTheBackendCapAndThrottleGaugesAndCountsOnlyAnActionWithAKind() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AgentMetrics metrics = new AgentMetrics(registry);

@@ -1,12 +1,9 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
-import io.fabric8.kubernetes.client.informers.cache.Cache;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
@@ -14,8 +11,6 @@ import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.planner.AgentReport;
-import io.joulie.planner.PodClass;
-import io.joulie.planner.PodClassifier;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -32,17 +27,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalDouble;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
 /**
- * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles, TelemetryProfiles (the agents' reports) and the active {@code Joulie} resource. A tick reads only
- * this view; it never LISTs. Pods are kept in a reduced store (only the fields classification needs) and indexed inside
- * the cache update: the view tracks just the active performance-only pods, by node, and when it saw them. What the
- * watches report about one node that matters to the performance contract (a performance-only Pod arriving or leaving,
- * its agent's report, its power-profile label changed) is passed on to {@link #onNodeEvent} listeners at once.
+ * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods, NodePowerProfiles,
+ * TelemetryProfiles (the agents' reports) and the active {@code Joulie} resource. A tick reads only this view; it never
+ * LISTs. Of each Pod only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same
+ * update: the view tracks just the active performance-only pods, by node, and when it saw them ({@link PodSightings}).
+ * Nodes are kept without their status ({@link TrimmedStore}), and no object read by the operator's client carries its
+ * managedFields ({@link IgnoreManagedFields}). What the watches report about one node that matters to the performance
+ * contract (a performance-only Pod arriving or leaving, its agent's report, its power-profile label changed) is passed
+ * on to {@link #onNodeEvent} listeners at once.
  */
 @ApplicationScoped
 public class ClusterView {
@@ -55,65 +51,51 @@ public class ClusterView {
      */
     static final long LIST_PAGE = 500;
 
-    /** Pod fields kept by the informer's store; everything else is dropped to save memory. */
-    private static final String[] POD_FIELDS = {"metadata.deletionTimestamp", "spec.nodeName", "spec.nodeSelector",
-            "spec.affinity", "status.phase"};
 
     private final KubernetesClient client;
     private final Clock clock;
     private SharedIndexInformer<Node> nodes;
     private SharedIndexInformer<TelemetryProfile> telemetryProfiles;
-    private PodSightings sightings;
     private final List<Consumer<String>> nodeEvents = new CopyOnWriteArrayList<>();
     private final List<java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>>> unknownValues =
             new CopyOnWriteArrayList<>();
-    private SharedIndexInformer<Pod> pods;
+    /**
+     * What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node; each
+     * change is shown to the sightings, and a performance-only Pod arriving or leaving is a node event.
+     */
+    private final PodFacts podFacts = new PodFacts(this::podChanged);
+    private final PodSightings sightings;
+    private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
-    /** Pod index: node name ("" while unscheduled) → its active performance-only pods. */
-    static final String PERFORMANCE_BY_NODE = "performance-by-node";
-    /** Pod index with the single value "performance": every active performance-only pod. */
-    static final String PERFORMANCE = "performance";
+
     /** TelemetryProfile index: the node a node-scoped profile targets. */
     static final String BY_TARGET_NODE = "by-target-node";
 
     public ClusterView(KubernetesClient client, Clock clock) {
         this.client = client;
         this.clock = clock;
+        this.sightings = new PodSightings(clock, node -> new HashSet<>(podFacts.onNode(node)),
+                node -> nodes != null && nodes.getStore().getByKey(node) != null);
     }
 
     void start(@Observes StartupEvent ev) {
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0);
+        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
-        pods = client.pods().inAnyNamespace().withLimit(LIST_PAGE).runnableInformer(0)
-                .itemStore(new ReducedStateItemStore<>(ReducedStateItemStore.NAME_KEY_STATE, Pod.class,
-                        client.getKubernetesSerialization(), POD_FIELDS));
-        // Indexes are maintained inside the cache update, so they are complete whenever the store is.
-        pods.addIndexers(Map.of(
-                PERFORMANCE_BY_NODE, pod -> isPerformance(pod) ? List.of(nodeOf(pod)) : List.of(),
-                PERFORMANCE, pod -> isPerformance(pod) ? List.of(PERFORMANCE) : List.of()));
-        sightings = new PodSightings(clock, node -> new HashSet<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node)),
-                node -> nodes.getStore().getByKey(node) != null);
-        pods.addEventHandler(handler((before, after) -> {
-            Pod pod = after != null ? after : before;
-            String from = before == null ? null : nodeOf(before);
-            String to = after == null ? null : nodeOf(after);
-            if (sightings.seen(Cache.metaNamespaceKeyFunc(pod), from, to)) {
-                nodeEvent(to != null && !to.isEmpty() ? to : from);
-            }
-        }));
+        pods = new PodWatch(client, podFacts, LIST_PAGE);
         nodes.addEventHandler(handler((before, after) -> {
             if (after == null) {
                 sightings.forget(before.getMetadata().getName());
             } else if (before == null) {
                 sightings.nodeSeen(after.getMetadata().getName());
-            } else if (before != null && !Objects.equals(powerProfileLabel(before), powerProfileLabel(after))) {
+            } else if (!Objects.equals(powerProfileLabel(before), powerProfileLabel(after))) {
                 nodeEvent(after.getMetadata().getName());
             }
         }));
@@ -143,7 +125,8 @@ public class ClusterView {
             }
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(5);
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, pods, telemetryProfiles, installation)) {
+        started.add(pods.start());
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, telemetryProfiles, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -163,18 +146,18 @@ public class ClusterView {
         for (SharedIndexInformer<?> informer : informers()) {
             informer.stop();
         }
+        if (pods != null) {
+            pods.close();
+        }
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(5);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
         if (nodes != null) {
             list.add(nodes);
         }
         if (profiles != null) {
             list.add(profiles);
-        }
-        if (pods != null) {
-            list.add(pods);
         }
         if (telemetryProfiles != null) {
             list.add(telemetryProfiles);
@@ -197,14 +180,6 @@ public class ClusterView {
                 && o.getUid() != null && !o.getUid().equals(node.getMetadata().getUid()));
     }
 
-    private static boolean isPerformance(Pod pod) {
-        return PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
-    }
-
-    private static String nodeOf(Pod pod) {
-        return pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
-    }
-
     /**
      * True once every watch has delivered its initial list and is watching: planning on an incomplete or
      * stale view could downgrade busy nodes.
@@ -216,11 +191,15 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 5) {
+        if (all.size() < 4 || pods == null) {
             return List.of("watches not started");
         }
-        return all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
-                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList();
+        List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
+                .map(i -> i.getApiTypeClass().getSimpleName() + (i.hasSynced() ? " (reconnecting)" : " (listing)")).toList());
+        if (!pods.synced() || !pods.watching()) {
+            unsynced.add(pods.synced() ? "Pod (reconnecting)" : "Pod (listing)");
+        }
+        return unsynced;
     }
 
     /**
@@ -259,14 +238,12 @@ public class ClusterView {
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
-        List<String> keys = new ArrayList<>(pods.getIndexer().indexKeys(PERFORMANCE_BY_NODE, node));
-        keys.sort(null);
-        return keys;
+        return podFacts.onNode(node);
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
-        return pods.getIndexer().indexKeys(PERFORMANCE, PERFORMANCE).size();
+        return podFacts.performanceCount();
     }
 
     /** When the watch first showed the performance-only pod {@code namespace/name} on its node (null if it did not). */
@@ -369,5 +346,12 @@ public class ClusterView {
                 change.accept(obj, null);
             }
         };
+    }
+
+    /** A Pod's facts changed: it was on {@code before} and is on {@code after} (null when unknown or gone). */
+    private void podChanged(String key, String before, String after) {
+        if (sightings.seen(key, before, after)) {
+            nodeEvent(after != null && !after.isEmpty() ? after : before);
+        }
     }
 }

@@ -10,7 +10,7 @@ import java.util.function.Predicate;
 
 /**
  * When the Pod watch showed each active performance-only Pod on its node, and when each node last had one: what the
- * contract needs beyond the informer's index (how long a Pod ran under an eco cap; how long a drain has been quiet).
+ * contract needs beyond the Pod index ({@link PodFacts}) (how long a Pod ran under an eco cap; how long a drain has been quiet).
  * Only performance-only Pods are kept, so it is small. It lives in memory: nothing is known of what happened on a node
  * before the watch first showed it (after a restart, before the operator started), so a node counts as quiet only
  * since then (a drain commits eco at the earliest one settle time after that).
@@ -28,7 +28,7 @@ public final class PodSightings {
     private final Instant began;
 
     /**
-     * @param performanceOn the keys of a node's active performance-only Pods, as the informer's index has them
+     * @param performanceOn the keys of a node's active performance-only Pods, as the Pod index has them ({@link PodFacts})
      * @param nodeExists    whether the Node is in the informer's store (a node that is gone keeps no sighting)
      */
     public PodSightings(Clock clock, Function<String, Set<String>> performanceOn, Predicate<String> nodeExists) {
