@@ -195,6 +195,7 @@ class AgentTest {
         await().atMost(WAIT).untilAsserted(() -> {
             TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
             assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
+            assertThat(tp.getStatus()).as("status written (the label may land first)").isNotNull();
             assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
         });
     }
