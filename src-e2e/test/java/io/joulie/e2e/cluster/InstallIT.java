@@ -45,7 +45,7 @@ class InstallIT {
         try {
             String table = cluster.kubectl(null, "get", "npp", "e2e-columns").ok().output();
             assertThat(table.lines().findFirst().orElseThrow().split("\\s{2,}"))
-                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "AGE");
+                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "APPLIED (W)", "AGENT", "AGE");
             assertThat(table).contains("nowhere", "eco", "120");
             assertThat(cluster.kubectl(null, "get", "tp").ok().output()).doesNotContain("error");
             assertThat(cluster.kubectl(null, "get", "joulie").ok().output().lines().findFirst().orElseThrow()).startsWith("NAME");
