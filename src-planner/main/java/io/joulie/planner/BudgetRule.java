@@ -5,13 +5,17 @@ import io.joulie.api.v1alpha1.Profile;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
 /**
  * The cluster power budget: lowers {@code hp} one node at a time, in the eco ranking, until the estimated sum of the
- * managed nodes' package power fits, never below the performance demand the guard protects. The estimate is measured
- * where a fresh sample exists and the profile's cap otherwise. While telemetry is unavailable no new decision is
- * taken: a binding count of the last tick with data is held.
+ * managed nodes' power fits, never below the performance demand the guard protects. The estimate is measured where a
+ * fresh sample exists, and otherwise what the profile's caps allow on the node: its CPU cap (watts, or the percent of
+ * its packages' maxima) plus, on a node with GPU boards, their cap (watts per board, or the percent of their maxima),
+ * never more than the hardware's maxima its NodeHardware gives. A node whose cap is a percent of maxima not known yet
+ * (no NodeHardware) and which has no sample counts nothing. While telemetry is unavailable no new decision is taken: a
+ * binding count of the last tick with data is held.
  */
 final class BudgetRule {
     /** The count after the budget, its verdict, and the binding count to hold while telemetry is out. */
@@ -59,17 +63,18 @@ final class BudgetRule {
                 estimate <= limitWatts, hp - lowered), lowered < hp ? OptionalInt.of(lowered) : OptionalInt.empty()));
     }
 
-    /** A node's estimated draw under {@code target}: measured where a fresh sample exists, the profile's cap otherwise. */
+    /** A node's estimated draw under {@code target}: measured where a fresh sample exists, the profile's caps otherwise. */
     private double watts(ManagedNode m, Profile target, Telemetry telemetry) {
         boolean ecoEffective = target == Profile.ECO && (m.state() == PowerState.ActiveEco || !m.hasPerformancePods());
         var sample = telemetry.live() ? telemetry.power(m.name()) : Optional.<Telemetry.Sample>empty();
+        OptionalDouble eco = caps.caps(Profile.ECO).watts(m.power());
+        OptionalDouble performance = caps.caps(Profile.PERFORMANCE).watts(m.power());
         if (ecoEffective) {
-            return sample.map(x -> Math.min(x.value(), caps.ecoCapWatts())).orElse(caps.ecoCapWatts());
+            return sample.map(x -> eco.isPresent() ? Math.min(x.value(), eco.getAsDouble()) : x.value()).orElse(eco.orElse(0));
         }
         // A node not running uncapped now may draw up to the performance cap once it is.
         boolean uncappedNow = m.state() != PowerState.ActiveEco;
-        return uncappedNow ? sample.map(Telemetry.Sample::value).orElse(caps.performanceCapWatts())
-                : caps.performanceCapWatts();
+        return uncappedNow ? sample.map(Telemetry.Sample::value).orElse(performance.orElse(0)) : performance.orElse(0);
     }
 
     /** Cordoned nodes keep their state: their draw is fixed this tick. */

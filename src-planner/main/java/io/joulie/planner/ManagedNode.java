@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param state             current transition state (from the cluster: NodePowerProfile status or label)
  * @param since             when it entered that state
  * @param performancePods   active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param power             its power hardware, as far as known (caps in percent resolve against it)
  * @param lastPerformancePod when the node's last performance-only pod left it (or when the operator began to watch,
  *                          if none left since; null when not known at all)
  * @param cap               what its NodePowerProfile asks for and what its agent reported
@@ -25,21 +26,28 @@ import java.util.Optional;
  * @param reason            the reason its NodePowerProfile status gives now ("" when none)
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
-                          Instant since, List<String> performancePods, Instant lastPerformancePod, NodeCap cap,
-                          List<String> forcedPods, String reason) {
+                          Instant since, List<String> performancePods, NodePower power, Instant lastPerformancePod,
+                          NodeCap cap, List<String> forcedPods, String reason) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
         performancePods = List.copyOf(performancePods);
         forcedPods = List.copyOf(forcedPods);
+        power = power == null ? NodePower.UNKNOWN : power;
         cap = cap == null ? NodeCap.NONE : cap;
         reason = reason == null ? "" : reason;
     }
 
-    /** A node without a NodePowerProfile or an agent report (tests, the simulator). */
+    /** A node whose hardware is not known, without a NodePowerProfile or an agent report (tests, the simulator). */
     public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
                        List<String> performancePods) {
-        this(name, labels, cordoned, state, since, performancePods, null, NodeCap.NONE, List.of(), "");
+        this(name, labels, cordoned, state, since, performancePods, NodePower.UNKNOWN);
+    }
+
+    /** A node without a NodePowerProfile or an agent report. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, NodePower power) {
+        this(name, labels, cordoned, state, since, performancePods, power, null, NodeCap.NONE, List.of(), "");
     }
 
     public boolean hasPerformancePods() {
@@ -64,18 +72,18 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
     }
 
     public ManagedNode withCap(NodeCap c) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, c, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, c, forcedPods, reason);
     }
 
     public ManagedNode withLastPerformancePod(Instant at) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, at, cap, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, at, cap, forcedPods, reason);
     }
 
     public ManagedNode withForcedPods(List<String> pods) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, cap, pods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, cap, pods, reason);
     }
 
     public ManagedNode withReason(String r) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, lastPerformancePod, cap, forcedPods, r);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, cap, forcedPods, r);
     }
 }

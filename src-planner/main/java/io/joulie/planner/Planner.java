@@ -4,7 +4,9 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
@@ -119,7 +121,7 @@ public final class Planner {
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
             checked.add(node);
         }
-        return new TickPlan(plan, limited(checked, transitions), context.released(), report);
+        return new TickPlan(plan, limited(checked, transitions), context.released(), report, power(context));
     }
 
     /**
@@ -144,7 +146,14 @@ public final class Planner {
             }
         }
         Plan plan = new Plan(policyName, java.util.Map.of(), 0, "recheck of " + checked.size() + " node(s)");
-        return new TickPlan(plan, limited(checked, transitions), List.of(), RuleReport.NONE);
+        return new TickPlan(plan, limited(checked, transitions), List.of(), RuleReport.NONE, power(context));
+    }
+
+    /** Each node's power hardware, for the caps of its assignment. */
+    private static Map<String, NodePower> power(ClusterContext context) {
+        Map<String, NodePower> power = new HashMap<>();
+        context.nodes().forEach(n -> power.put(n.name(), n.power()));
+        return power;
     }
 
     /**
@@ -189,19 +198,30 @@ public final class Planner {
         return t.to() == PowerState.ActiveEco ? 2 : 3;
     }
 
-    /** The result of one planning step. */
-    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules) {
+    /**
+     * The result of one planning step.
+     *
+     * @param power each planned node's power hardware, for the caps of its assignment
+     */
+    public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
+                           Map<String, NodePower> power) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+            power = Map.copyOf(power);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE);
+            this(plan, transitions, released, RuleReport.NONE, Map.of());
+        }
+
+        /** The verdict's assignment: the caps of its profile for the node's hardware. */
+        public NodeAssignment assignment(Transition t, PlannerSettings settings) {
+            return NodeAssignment.of(t, settings, plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {
-            return transitions.stream().map(t -> NodeAssignment.of(t, settings, plan.policyName())).toList();
+            return transitions.stream().map(t -> assignment(t, settings)).toList();
         }
 
         /**

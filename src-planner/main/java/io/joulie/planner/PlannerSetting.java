@@ -62,13 +62,37 @@ public final class PlannerSetting<T> {
             "performance-only pods per performance node", PlannerSettings::queuePerfPerHpNode,
             PlannerSettings.Builder::queuePerfPerHpNode)
             .simulator("planner.queuePerfPerHpNode", "15");
-    public static final PlannerSetting<Double> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
-            "joulie.performance-cap-watts", "performanceCapWatts", Kind.WATTS, "5000", "cap of the performance profile",
-            PlannerSettings::performanceCapWatts, PlannerSettings.Builder::performanceCapWatts)
+    public static final PlannerSetting<OptionalDouble> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
+            "joulie.performance-cap-watts", "performanceCapWatts", Kind.OPTIONAL_WATTS, "none",
+            "CPU cap of the performance profile, watts for the node; wins over the percent", PlannerSettings::performanceCapWatts,
+            PlannerSettings.Builder::performanceCapWatts)
             .simulator("planner.performanceCapWatts", "500");
-    public static final PlannerSetting<Double> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
-            Kind.WATTS, "120", "cap of the eco profile", PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
+    public static final PlannerSetting<Double> PERFORMANCE_CAP_PERCENT = row("PERFORMANCE_CAP_PERCENT",
+            "joulie.performance-cap-percent", "performanceCapPercent", Kind.PERCENT, "100",
+            "CPU cap of the performance profile, percent of each package's maximum", PlannerSettings::performanceCapPercent,
+            PlannerSettings.Builder::performanceCapPercent);
+    public static final PlannerSetting<OptionalDouble> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
+            Kind.OPTIONAL_WATTS, "none", "CPU cap of the eco profile, watts for the node; wins over the percent",
+            PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
             .simulator("planner.ecoCapWatts", "260");
+    public static final PlannerSetting<Double> ECO_CAP_PERCENT = row("ECO_CAP_PERCENT", "joulie.eco-cap-percent", "ecoCapPercent",
+            Kind.PERCENT, "60", "CPU cap of the eco profile, percent of each package's maximum", PlannerSettings::ecoCapPercent,
+            PlannerSettings.Builder::ecoCapPercent);
+    public static final PlannerSetting<OptionalDouble> GPU_PERFORMANCE_CAP_WATTS_PER_GPU = row("GPU_PERFORMANCE_CAP_WATTS_PER_GPU",
+            "joulie.gpu-performance-cap-watts-per-gpu", "gpuPerformanceCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "GPU cap of the performance profile, watts per board; wins over the percent",
+            PlannerSettings::gpuPerformanceCapWattsPerGpu, PlannerSettings.Builder::gpuPerformanceCapWattsPerGpu);
+    public static final PlannerSetting<Double> GPU_PERFORMANCE_CAP_PERCENT = row("GPU_PERFORMANCE_CAP_PERCENT",
+            "joulie.gpu-performance-cap-percent", "gpuPerformanceCapPercent", Kind.PERCENT, "100",
+            "GPU cap of the performance profile, percent of each board's maximum", PlannerSettings::gpuPerformanceCapPercent,
+            PlannerSettings.Builder::gpuPerformanceCapPercent);
+    public static final PlannerSetting<OptionalDouble> GPU_ECO_CAP_WATTS_PER_GPU = row("GPU_ECO_CAP_WATTS_PER_GPU",
+            "joulie.gpu-eco-cap-watts-per-gpu", "gpuEcoCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "GPU cap of the eco profile, watts per board; wins over the percent", PlannerSettings::gpuEcoCapWattsPerGpu,
+            PlannerSettings.Builder::gpuEcoCapWattsPerGpu);
+    public static final PlannerSetting<Double> GPU_ECO_CAP_PERCENT = row("GPU_ECO_CAP_PERCENT", "joulie.gpu-eco-cap-percent",
+            "gpuEcoCapPercent", Kind.PERCENT, "60", "GPU cap of the eco profile, percent of each board's maximum",
+            PlannerSettings::gpuEcoCapPercent, PlannerSettings.Builder::gpuEcoCapPercent);
     public static final PlannerSetting<Escalation> DOWNGRADE_ESCALATION = row("DOWNGRADE_ESCALATION",
             "joulie.downgrade-escalation", "downgradeEscalation", Kind.ESCALATION, "hold", "hold, force or evict",
             PlannerSettings::escalation, PlannerSettings.Builder::escalation)
@@ -97,9 +121,18 @@ public final class PlannerSetting<T> {
 
     /** Every row, in documentation order. */
     public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
-            QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, ECO_CAP_WATTS, DOWNGRADE_ESCALATION,
-            DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, SETTLE_TIME, CAP_CONFIRMATION_TIMEOUT, MAX_TRANSITIONS_PER_TICK,
-            MAX_EVICTIONS_PER_TICK);
+            QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT, ECO_CAP_WATTS, ECO_CAP_PERCENT,
+            GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT, GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT,
+            DOWNGRADE_ESCALATION, DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, SETTLE_TIME, CAP_CONFIRMATION_TIMEOUT,
+            MAX_TRANSITIONS_PER_TICK, MAX_EVICTIONS_PER_TICK);
+
+    /**
+     * Each profile's cap of one family, in watts or in percent: the watts, where set, are the cap; in {@code spec.policy}
+     * one unit at a time, and the one set there replaces the environment's cap of that profile and family.
+     */
+    static final List<List<PlannerSetting<?>>> CAP_PAIRS = List.of(List.of(PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT),
+            List.of(ECO_CAP_WATTS, ECO_CAP_PERCENT), List.of(GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT),
+            List.of(GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT));
 
     private final String env;
     private final String property;
@@ -210,7 +243,7 @@ public final class PlannerSetting<T> {
             s.readText(source, t, where.apply(s), problems, b);
         }
         if (problems.lines().size() == before) {
-            capsInOrder(b.build(), where.apply(ECO_CAP_WATTS), where.apply(PERFORMANCE_CAP_WATTS), problems);
+            capsInOrder(b.build(), where, where, problems);
         }
         return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
     }
@@ -243,10 +276,31 @@ public final class PlannerSetting<T> {
                 boundsInOrder(field, b.build(), problems);
             }
         }
+        onePerCap(field, b, problems);
         if (problems.lines().size() == before) {
-            capsInOrder(b.build(), "spec.policy.ecoCapWatts", "performanceCapWatts", problems);
+            capsInOrder(b.build(), row -> "spec.policy." + row.specField, row -> row.specField, problems);
         }
         return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
+    }
+
+    /**
+     * A cap set in {@code spec.policy} replaces the environment's cap of its profile and family, whichever unit: a
+     * percent set there clears the environment's watts (which would win over it); watts and percent of one cap together
+     * are an error.
+     */
+    @SuppressWarnings("unchecked")
+    private static void onePerCap(Function<String, Object> field, PlannerSettings.Builder b, Problems problems) {
+        for (List<PlannerSetting<?>> pair : CAP_PAIRS) {
+            PlannerSetting<OptionalDouble> watts = (PlannerSetting<OptionalDouble>) pair.get(0);
+            PlannerSetting<?> percent = pair.get(1);
+            boolean wattsSet = field.apply(watts.specField) != null;
+            boolean percentSet = field.apply(percent.specField) != null;
+            if (wattsSet && percentSet) {
+                problems.add("spec.policy.%s and spec.policy.%s are mutually exclusive".formatted(watts.specField, percent.specField));
+            } else if (percentSet) {
+                watts.set.accept(b, OptionalDouble.empty());
+            }
+        }
     }
 
     private void overlayField(Object value, Problems problems, PlannerSettings.Builder b) {
@@ -267,25 +321,59 @@ public final class PlannerSetting<T> {
     }
 
     /**
-     * Eco must never allow more than performance: an eco cap above the performance cap is an error wherever the two
-     * meet (at start in the environment, in {@code spec.policy} over it), never normalised.
+     * Eco must never allow more than performance: of each family (CPU, GPU), an eco cap above the performance cap in
+     * force is an error wherever the two meet (at start in the environment, in {@code spec.policy} over it), never
+     * normalised. Caps in different units (watts and a percent) can only be compared on a node's hardware: its agent
+     * refuses an eco cap above the performance cap there.
+     *
+     * @param eco         how a problem names the eco cap's setting
+     * @param performance how it names the performance cap's setting
      */
-    private static void capsInOrder(PlannerSettings s, String eco, String performance, Problems problems) {
-        if (s.ecoCapWatts() > s.performanceCapWatts()) {
-            problems.add("%s (%s W) must not exceed %s (%s W): eco must never allow more than performance".formatted(eco,
-                    watts(s.ecoCapWatts()), performance, watts(s.performanceCapWatts())));
+    private static void capsInOrder(PlannerSettings s, Function<PlannerSetting<?>, String> eco,
+                                    Function<PlannerSetting<?>, String> performance, Problems problems) {
+        for (int family = 0; family < CAP_PAIRS.size(); family += 2) {
+            PlannerSetting<?> p = inForce(CAP_PAIRS.get(family), s);
+            PlannerSetting<?> e = inForce(CAP_PAIRS.get(family + 1), s);
+            boolean watts = p.kind == Kind.OPTIONAL_WATTS;
+            if ((e.kind == Kind.OPTIONAL_WATTS) == watts && capValue(e, s) > capValue(p, s)) {
+                String unit = watts ? "W" : "%";
+                problems.add("%s (%s %s) must not exceed %s (%s %s): eco must never allow more than performance".formatted(
+                        eco.apply(e), number(capValue(e, s)), unit, performance.apply(p), number(capValue(p, s)), unit));
+            }
         }
     }
 
-    private static String watts(double w) {
-        return java.math.BigDecimal.valueOf(w).stripTrailingZeros().toPlainString();
+    /** Of a cap's two rows (watts, percent), the one in force: the watts where given, else the percent. */
+    private static PlannerSetting<?> inForce(List<PlannerSetting<?>> pair, PlannerSettings s) {
+        return ((OptionalDouble) pair.get(0).get(s)).isPresent() ? pair.get(0) : pair.get(1);
     }
 
-    /** The settings as {@code spec.policy} fields, every one set ({@code status.effectivePolicy}). */
+    private static double capValue(PlannerSetting<?> row, PlannerSettings s) {
+        return row.get(s) instanceof OptionalDouble w ? w.getAsDouble() : (Double) row.get(s);
+    }
+
+    private static String number(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * The settings as {@code spec.policy} fields ({@code status.effectivePolicy}): every one set, but of each cap only
+     * the unit in force (its watts where given, else its percent), as {@code spec.policy} may hold one.
+     */
     public static Map<String, Object> specFields(PlannerSettings s) {
         Map<String, Object> fields = new LinkedHashMap<>();
-        ALL.forEach(row -> fields.put(row.specField, row.specValue(s)));
+        ALL.forEach(row -> {
+            Object value = row.specValue(s);
+            if (value != null && !shadowed(row, s)) {
+                fields.put(row.specField, value);
+            }
+        });
         return fields;
+    }
+
+    /** A cap's percent where its watts are given: not in force. */
+    private static boolean shadowed(PlannerSetting<?> row, PlannerSettings s) {
+        return CAP_PAIRS.stream().anyMatch(pair -> pair.get(1) == row && ((OptionalDouble) pair.get(0).get(s)).isPresent());
     }
 
     private Object specValue(PlannerSettings s) {
@@ -318,8 +406,43 @@ public final class PlannerSetting<T> {
     abstract static class Kind<T> {
         static final Kind<Double> FRACTION = Numeric.decimal(v -> Double.isFinite(v) && v >= 0 && v <= 1,
                 "must be between 0 and 1", true);
-        static final Kind<Double> WATTS = Numeric.decimal(v -> Double.isFinite(v) && v > 0,
-                "a power cap must be greater than 0 watts", false);
+        static final Kind<Double> PERCENT = Numeric.decimal(v -> Double.isFinite(v) && v > 0 && v <= 100,
+                "a percent cap must be greater than 0 and at most 100", false);
+        /** Watts, or {@code none}: not set (the percent of the same cap applies). */
+        static final Kind<OptionalDouble> OPTIONAL_WATTS = new Kind<>() {
+            @Override
+            Optional<OptionalDouble> parse(String where, String text, Problems problems) {
+                if (text.strip().equalsIgnoreCase("none")) {
+                    return Optional.of(OptionalDouble.empty());
+                }
+                OptionalDouble v = problems.number(where, text);
+                return v.isPresent() ? Optional.of(v) : Optional.empty();
+            }
+
+            @Override
+            Optional<OptionalDouble> fromSpec(String where, Object value, Problems problems) {
+                return Optional.of(OptionalDouble.of(((Number) value).doubleValue()));
+            }
+
+            @Override
+            String format(OptionalDouble value) {
+                return value.isPresent() ? String.valueOf(value.getAsDouble()) : "none";
+            }
+
+            @Override
+            Object toSpec(OptionalDouble value) {
+                return value.isPresent() ? value.getAsDouble() : null;
+            }
+
+            @Override
+            boolean check(String where, Object raw, OptionalDouble value, Source source, Problems problems) {
+                if (value.isEmpty() || (Double.isFinite(value.getAsDouble()) && value.getAsDouble() > 0)) {
+                    return true;
+                }
+                problems.add(where, raw, "a power cap must be greater than 0 watts (or none)");
+                return false;
+            }
+        };
         static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
                 "must be hold, force or evict");
         static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,

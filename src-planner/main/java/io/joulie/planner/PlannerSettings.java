@@ -1,8 +1,11 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Duration;
+import java.util.OptionalDouble;
 
 /**
  * The planner's validated settings (see docs/configuration.md). Out-of-range numbers are not errors:
@@ -15,8 +18,14 @@ import java.time.Duration;
  * @param queueHpMin          queue_aware_v1 lower bound on performance nodes
  * @param queueHpMax          queue_aware_v1 upper bound on performance nodes
  * @param queuePerfPerHpNode  performance-only pods one performance node absorbs
- * @param performanceCapWatts cap written for the performance profile
- * @param ecoCapWatts         cap written for the eco profile
+ * @param performanceCapWatts CPU cap of the performance profile, watts for the node, when given in watts
+ * @param performanceCapPercent CPU cap of the performance profile, percent of each package's maximum (unless watts are given)
+ * @param ecoCapWatts         CPU cap of the eco profile, watts, when given in watts
+ * @param ecoCapPercent       CPU cap of the eco profile, percent (unless watts are given)
+ * @param gpuPerformanceCapWattsPerGpu GPU cap of the performance profile, watts per board, when given in watts
+ * @param gpuPerformanceCapPercent     GPU cap of the performance profile, percent of each board's maximum
+ * @param gpuEcoCapWattsPerGpu         GPU cap of the eco profile, watts per board, when given in watts
+ * @param gpuEcoCapPercent             GPU cap of the eco profile, percent
  * @param escalation          what to do when a drain outlasts the timeout
  * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
  * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
@@ -33,8 +42,14 @@ public record PlannerSettings(
         int queueHpMin,
         int queueHpMax,
         int queuePerfPerHpNode,
-        double performanceCapWatts,
-        double ecoCapWatts,
+        OptionalDouble performanceCapWatts,
+        double performanceCapPercent,
+        OptionalDouble ecoCapWatts,
+        double ecoCapPercent,
+        OptionalDouble gpuPerformanceCapWattsPerGpu,
+        double gpuPerformanceCapPercent,
+        OptionalDouble gpuEcoCapWattsPerGpu,
+        double gpuEcoCapPercent,
         Escalation escalation,
         Duration downgradeTimeout,
         Duration reconcileInterval,
@@ -59,9 +74,19 @@ public record PlannerSettings(
         return toBuilder().policyType(type).build();
     }
 
-    /** The cap written for a profile. */
-    public double capWatts(Profile profile) {
-        return profile == Profile.PERFORMANCE ? performanceCapWatts : ecoCapWatts;
+    /** A profile's caps: each family's watts where given, else its percent. */
+    public ProfileCaps caps(Profile profile) {
+        boolean performance = profile == Profile.PERFORMANCE;
+        return new ProfileCaps(cpu(performance ? performanceCapWatts : ecoCapWatts, performance ? performanceCapPercent : ecoCapPercent),
+                gpu(performance ? gpuPerformanceCapWattsPerGpu : gpuEcoCapWattsPerGpu, performance ? gpuPerformanceCapPercent : gpuEcoCapPercent));
+    }
+
+    private static CpuPower cpu(OptionalDouble watts, double percent) {
+        return watts.isPresent() ? CpuPower.watts(watts.getAsDouble()) : CpuPower.percent(percent);
+    }
+
+    private static GpuPower gpu(OptionalDouble watts, double percent) {
+        return watts.isPresent() ? GpuPower.watts(watts.getAsDouble()) : GpuPower.percent(percent);
     }
 
     /** Settings one at a time, starting from others: {@code defaults().toBuilder().staticHpFrac(0.75).build()}. */
@@ -72,8 +97,14 @@ public record PlannerSettings(
         private int queueHpMin;
         private int queueHpMax;
         private int queuePerfPerHpNode;
-        private double performanceCapWatts;
-        private double ecoCapWatts;
+        private OptionalDouble performanceCapWatts;
+        private double performanceCapPercent;
+        private OptionalDouble ecoCapWatts;
+        private double ecoCapPercent;
+        private OptionalDouble gpuPerformanceCapWattsPerGpu;
+        private double gpuPerformanceCapPercent;
+        private OptionalDouble gpuEcoCapWattsPerGpu;
+        private double gpuEcoCapPercent;
         private Escalation escalation;
         private Duration downgradeTimeout;
         private Duration reconcileInterval;
@@ -93,7 +124,13 @@ public record PlannerSettings(
             queueHpMax = s.queueHpMax;
             queuePerfPerHpNode = s.queuePerfPerHpNode;
             performanceCapWatts = s.performanceCapWatts;
+            performanceCapPercent = s.performanceCapPercent;
             ecoCapWatts = s.ecoCapWatts;
+            ecoCapPercent = s.ecoCapPercent;
+            gpuPerformanceCapWattsPerGpu = s.gpuPerformanceCapWattsPerGpu;
+            gpuPerformanceCapPercent = s.gpuPerformanceCapPercent;
+            gpuEcoCapWattsPerGpu = s.gpuEcoCapWattsPerGpu;
+            gpuEcoCapPercent = s.gpuEcoCapPercent;
             escalation = s.escalation;
             downgradeTimeout = s.downgradeTimeout;
             reconcileInterval = s.reconcileInterval;
@@ -133,13 +170,43 @@ public record PlannerSettings(
             return this;
         }
 
-        public Builder performanceCapWatts(double v) {
+        public Builder performanceCapWatts(OptionalDouble v) {
             performanceCapWatts = v;
             return this;
         }
 
-        public Builder ecoCapWatts(double v) {
+        public Builder performanceCapPercent(double v) {
+            performanceCapPercent = v;
+            return this;
+        }
+
+        public Builder ecoCapWatts(OptionalDouble v) {
             ecoCapWatts = v;
+            return this;
+        }
+
+        public Builder ecoCapPercent(double v) {
+            ecoCapPercent = v;
+            return this;
+        }
+
+        public Builder gpuPerformanceCapWattsPerGpu(OptionalDouble v) {
+            gpuPerformanceCapWattsPerGpu = v;
+            return this;
+        }
+
+        public Builder gpuPerformanceCapPercent(double v) {
+            gpuPerformanceCapPercent = v;
+            return this;
+        }
+
+        public Builder gpuEcoCapWattsPerGpu(OptionalDouble v) {
+            gpuEcoCapWattsPerGpu = v;
+            return this;
+        }
+
+        public Builder gpuEcoCapPercent(double v) {
+            gpuEcoCapPercent = v;
             return this;
         }
 
@@ -180,8 +247,9 @@ public record PlannerSettings(
 
         public PlannerSettings build() {
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
-                    performanceCapWatts, ecoCapWatts, escalation, downgradeTimeout, reconcileInterval, settleTime,
-                    capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick);
+                    performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent, gpuPerformanceCapWattsPerGpu,
+                    gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval,
+                    settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick);
         }
     }
 }

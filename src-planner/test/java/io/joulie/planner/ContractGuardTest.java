@@ -2,6 +2,7 @@ package io.joulie.planner;
 
 import io.joulie.api.v1alpha1.CapConfirmation;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
@@ -25,10 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ContractGuardTest {
     static final Instant SINCE = Instant.parse("2026-11-21T12:00:00Z");
-    static final PlannerSettings SETTINGS = PlannerSettings.defaults().toBuilder().escalation(Escalation.FORCE).build();
+    static final double PERF = 5000;
+    static final double ECO = 120;
+    static final PlannerSettings SETTINGS = PlannerSettings.defaults().toBuilder().escalation(Escalation.FORCE)
+            .performanceCapWatts(OptionalDouble.of(PERF)).ecoCapWatts(OptionalDouble.of(ECO)).build();
     static final StateGuard GUARD = new StateGuard(SETTINGS);
-    static final double PERF = SETTINGS.performanceCapWatts();
-    static final double ECO = SETTINGS.ecoCapWatts();
 
     static ManagedNode node(PowerState state, String label, List<String> pods) {
         return new ManagedNode("w1", label == null ? Map.of() : Map.of(JoulieApi.POWER_PROFILE_LABEL, label), false, state,
@@ -36,7 +38,7 @@ class ContractGuardTest {
     }
 
     static NodeCap asks(Profile p, double watts, long generation, AgentReport report) {
-        return new NodeCap(p, watts, generation, report);
+        return new NodeCap(p, p == null ? null : CpuPower.watts(watts), null, generation, report);
     }
 
     static AgentReport applied(long generation, double watts) {
@@ -208,7 +210,7 @@ class ContractGuardTest {
         assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
         assertThat(t.to()).as("it stays draining, with the performance cap").isEqualTo(DrainingPerformance);
         assertThat(t.since()).isEqualTo(SINCE);
-        assertThat(NodeAssignment.of(t, SETTINGS, "p").capWatts()).isEqualTo(PERF);
+        assertThat(NodeAssignment.of(t, SETTINGS, "p", NodePower.UNKNOWN).cpu()).isEqualTo(CpuPower.watts(PERF));
         // force after the timeout commits eco as it would have
         assertThat(GUARD.check(n, ActiveEco, "p", SINCE.plus(Duration.ofHours(1))).outcome()).isEqualTo(Outcome.FORCED);
     }

@@ -1,6 +1,8 @@
 package io.joulie.planner;
 
 import io.joulie.api.text.Problems;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -9,6 +11,7 @@ import java.util.HashSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlannerSettingTest {
     static final PlannerSettings OTHER = PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
             .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
-            .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+            .performanceCapWatts(OptionalDouble.of(450.5)).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty())
+            .ecoCapPercent(55).gpuPerformanceCapWattsPerGpu(OptionalDouble.of(600)).gpuPerformanceCapPercent(100)
+            .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(45).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
             .reconcileInterval(Duration.ofSeconds(15)).settleTime(Duration.ofMillis(2500))
             .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).build();
 
@@ -38,7 +43,9 @@ class PlannerSettingTest {
     void theDefaultsAreTheDocumentedOnes() {
         assertThat(PlannerSettings.defaults()).isEqualTo(new PlannerSettings.Builder().policyType(PolicyType.STATIC_PARTITION)
                 .staticHpFrac(0.5).queueHpBaseFrac(0.6).queueHpMin(1).queueHpMax(1_000_000).queuePerfPerHpNode(10)
-                .performanceCapWatts(5000).ecoCapWatts(120).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
+                .performanceCapWatts(OptionalDouble.empty()).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty()).ecoCapPercent(60)
+                .gpuPerformanceCapWattsPerGpu(OptionalDouble.empty()).gpuPerformanceCapPercent(100)
+                .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(60).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
                 .reconcileInterval(Duration.ofMinutes(1)).settleTime(Duration.ofSeconds(5))
                 .capConfirmationTimeout(Duration.ofMinutes(5)).maxTransitionsPerTick(100).maxEvictionsPerTick(10).build());
     }
@@ -48,24 +55,39 @@ class PlannerSettingTest {
         Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
         env.put("ECO_CAP_WATTS", "300");
         env.put("PERFORMANCE_CAP_WATTS", "250.5");
+        env.put("GPU_ECO_CAP_PERCENT", "80");
+        env.put("GPU_PERFORMANCE_CAP_PERCENT", "70");
         Problems problems = new Problems();
 
         var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
 
         assertThat(read.settings()).isEmpty();
         assertThat(problems.lines()).containsExactly("ECO_CAP_WATTS (300 W) must not exceed PERFORMANCE_CAP_WATTS (250.5 W): "
-                + "eco must never allow more than performance");
+                + "eco must never allow more than performance", "GPU_ECO_CAP_PERCENT (80 %) must not exceed "
+                + "GPU_PERFORMANCE_CAP_PERCENT (70 %): eco must never allow more than performance");
 
         // spec.policy sets one of the two: the other comes from the environment, and the pair is checked
+        PlannerSettings base = PlannerSettings.defaults().toBuilder().performanceCapWatts(OptionalDouble.of(5000)).build();
         Problems strict = new Problems();
         Map<String, Object> spec = Map.of("ecoCapWatts", 6000.0);
-        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), spec::get, strict)).isEmpty();
+        assertThat(PlannerSetting.overlay(base, spec::get, strict)).isEmpty();
         assertThat(strict.lines()).containsExactly("spec.policy.ecoCapWatts (6000 W) must not exceed performanceCapWatts "
                 + "(5000 W): eco must never allow more than performance");
         Problems equal = new Problems();
-        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("ecoCapWatts", 5000.0)::get, equal))
-                .map(PlannerSettings::ecoCapWatts).contains(5000.0);
+        assertThat(PlannerSetting.overlay(base, Map.<String, Object>of("ecoCapWatts", 5000.0)::get, equal))
+                .map(PlannerSettings::ecoCapWatts).contains(OptionalDouble.of(5000.0));
         assertThat(equal.lines()).isEmpty();
+        // a percent set in spec.policy replaces the environment's watts, and is compared with the percent in force
+        Problems percent = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("performanceCapPercent", 50.0)::get,
+                percent)).isEmpty();
+        assertThat(percent.lines()).containsExactly("spec.policy.ecoCapPercent (60 %) must not exceed performanceCapPercent "
+                + "(50 %): eco must never allow more than performance");
+        // watts and a percent meet only on a node's hardware, where the agent compares them
+        Problems mixed = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("ecoCapWatts", 6000.0)::get, mixed))
+                .isPresent();
+        assertThat(mixed.lines()).isEmpty();
     }
 
     @Test
@@ -102,6 +124,10 @@ class PlannerSettingTest {
         Map<String, Object> fields = PlannerSetting.specFields(OTHER);
         assertThat(fields).containsEntry("type", "queue_aware_v1").containsEntry("staticHpFrac", 0.25)
                 .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m");
+        // one unit per cap: the watts where they are the cap, else the percent
+        assertThat(fields).containsEntry("performanceCapWatts", 450.5).doesNotContainKey("performanceCapPercent")
+                .containsEntry("ecoCapPercent", 55.0).doesNotContainKey("ecoCapWatts")
+                .containsEntry("gpuPerformanceCapWattsPerGpu", 600.0).containsEntry("gpuEcoCapPercent", 45.0);
 
         Problems problems = new Problems();
         assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), fields::get, problems)).contains(OTHER);
@@ -145,7 +171,7 @@ class PlannerSettingTest {
 
         assertThat(problems.lines()).isEmpty();
         assertThat(s.orElseThrow().downgradeTimeout()).isEqualTo(Duration.ofMillis(90_500));
-        assertThat(s.orElseThrow().ecoCapWatts()).isEqualTo(260);
+        assertThat(s.orElseThrow().ecoCapWatts()).hasValue(260);
         assertThat(s.orElseThrow().reconcileInterval()).as("not a parameter: the default").isEqualTo(Duration.ofMinutes(1));
 
         params.put("planner.escalation", "panic");
@@ -153,7 +179,39 @@ class PlannerSettingTest {
         Problems bad = new Problems();
         assertThat(PlannerSetting.read(PlannerSetting.Source.SIMULATOR, row -> params.get(row.simulatorKey().orElseThrow()),
                 row -> row.simulatorKey().orElseThrow(), bad).settings()).isEmpty();
-        assertThat(bad.lines()).containsExactly("planner.ecoCapWatts = '0': a power cap must be greater than 0 watts",
+        assertThat(bad.lines()).containsExactly("planner.ecoCapWatts = '0': a power cap must be greater than 0 watts (or none)",
                 "planner.escalation = 'panic': must be hold, force or evict");
+    }
+
+    @Test
+    void aCapIsWattsWhereGivenElseItsPercentAndSpecPolicySetsOneUnitThatReplacesTheEnvironmentsCap() {
+        PlannerSettings env = PlannerSettings.defaults().toBuilder().ecoCapWatts(OptionalDouble.of(120)).build();
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.ECO).cpu()).isEqualTo(CpuPower.watts(120));
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.PERFORMANCE).cpu()).isEqualTo(CpuPower.percent(100));
+        assertThat(env.caps(io.joulie.api.v1alpha1.Profile.ECO).gpu()).isEqualTo(GpuPower.percent(60));
+
+        Problems problems = new Problems();
+        PlannerSettings overlaid = PlannerSetting.overlay(env, Map.<String, Object>of("ecoCapPercent", 50.0)::get, problems).orElseThrow();
+        assertThat(overlaid.caps(io.joulie.api.v1alpha1.Profile.ECO).cpu()).as("the percent set in spec.policy is the cap")
+                .isEqualTo(CpuPower.percent(50));
+
+        Problems both = new Problems();
+        assertThat(PlannerSetting.overlay(env, Map.<String, Object>of("gpuEcoCapWattsPerGpu", 300.0, "gpuEcoCapPercent", 50.0)::get,
+                both)).isEmpty();
+        assertThat(both.lines()).containsExactly(
+                "spec.policy.gpuEcoCapWattsPerGpu and spec.policy.gpuEcoCapPercent are mutually exclusive");
+
+        Problems range = new Problems();
+        assertThat(PlannerSetting.overlay(env, Map.<String, Object>of("ecoCapPercent", 120.0)::get, range)).isEmpty();
+        assertThat(range.lines()).containsExactly("spec.policy.ecoCapPercent = 120.0: a percent cap must be greater than 0 and at most 100");
+        Map<String, String> text = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        text.put("ECO_CAP_PERCENT", "0");
+        text.put("GPU_ECO_CAP_WATTS_PER_GPU", "-1");
+        Problems strictEverywhere = new Problems();
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> text.get(s.env()), PlannerSetting::env, strictEverywhere)
+                .settings()).isEmpty();
+        assertThat(strictEverywhere.lines()).containsExactly(
+                "ECO_CAP_PERCENT = '0': a percent cap must be greater than 0 and at most 100",
+                "GPU_ECO_CAP_WATTS_PER_GPU = '-1': a power cap must be greater than 0 watts (or none)");
     }
 }

@@ -1,6 +1,8 @@
 package io.joulie.planner;
 
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -127,15 +129,27 @@ class PlannerTest {
         Map<String, NodeAssignment> a = tick.assignments(s).stream()
                 .collect(Collectors.toMap(NodeAssignment::node, Function.identity()));
 
-        assertThat(a.get("a")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::capWatts,
+        assertThat(a.get("a")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::cpu,
                 NodeAssignment::labelValue, NodeAssignment::policyName)
-                .containsExactly(ActiveEco, Profile.ECO, 120.0, "eco", "static-partition-v1");
-        assertThat(a.get("b")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::capWatts,
+                .containsExactly(ActiveEco, Profile.ECO, CpuPower.percent(60), "eco", "static-partition-v1");
+        assertThat(a.get("b")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::cpu,
                 NodeAssignment::labelValue)
-                .containsExactly(ActivePerformance, Profile.PERFORMANCE, 5000.0, "performance");
-        assertThat(a.get("c")).extracting(NodeAssignment::state, NodeAssignment::capWatts, NodeAssignment::labelValue)
-                .containsExactly(ActiveEco, 120.0, "eco");
+                .containsExactly(ActivePerformance, Profile.PERFORMANCE, CpuPower.percent(100), "performance");
+        assertThat(a.get("c")).extracting(NodeAssignment::state, NodeAssignment::cpu, NodeAssignment::labelValue)
+                .containsExactly(ActiveEco, CpuPower.percent(60), "eco");
+        assertThat(a.values()).as("no GPU cap for nodes without boards").allSatisfy(x -> assertThat(x.gpu()).isNull());
         assertThat(a.get("c").since()).isEqualTo(ctx.now());
+    }
+
+    @Test
+    void aGpuNodeGetsItsProfilesGpuCapAndWattsOverrideThePercent() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().ecoCapWatts(java.util.OptionalDouble.of(150)).build();
+        NodePower gpus = NodePower.of(null, 4);
+        ManagedNode node = new ManagedNode("g", Map.of(), false, ActiveEco, Fixtures.T0, List.of(), gpus);
+        NodeAssignment a = new Planner(s).plan(context(List.of(node), 0)).assignments(s).getFirst();
+
+        assertThat(a.cpu()).isEqualTo(CpuPower.watts(150));
+        assertThat(a.gpu()).isEqualTo(GpuPower.percent(60));
     }
 
     @Test
@@ -146,7 +160,7 @@ class PlannerTest {
 
         assertThat(a.state()).isEqualTo(DrainingPerformance);
         assertThat(a.profile()).isEqualTo(Profile.PERFORMANCE);
-        assertThat(a.capWatts()).isEqualTo(5000.0);
+        assertThat(a.cpu()).isEqualTo(CpuPower.percent(100));
         assertThat(a.labelValue()).isEqualTo("draining-performance");
         assertThat(a.reason()).isEqualTo("draining 2 performance-only pods: ns/p1, ns/p2");
     }

@@ -1,5 +1,6 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.api.Test;
@@ -39,7 +40,7 @@ class RuleEngineTest {
 
     static PlannerSettings settings(PolicyType type, double frac) {
         return PlannerSettings.defaults().toBuilder().policyType(type).staticHpFrac(frac).queueHpBaseFrac(frac).queueHpMin(0)
-                .queueHpMax(0).performanceCapWatts(500).ecoCapWatts(100).build();
+                .queueHpMax(0).performanceCapWatts(OptionalDouble.of(500)).ecoCapWatts(OptionalDouble.of(100)).build();
     }
 
     static PolicyRules rules(List<ScheduleWindow> windows, Double budget, PolicyRules.Hotspots hot) {
@@ -148,6 +149,26 @@ class RuleEngineTest {
         assertThat(r.plan().performanceNodes()).isEqualTo(2);
         assertThat(r.report().budget().orElseThrow()).isEqualTo(new RuleReport.Budget(1500, 1200, "caps", true, 2));
         assertThat(ecoNodes(r.plan().targets())).containsExactly("a", "b");
+    }
+
+    @Test
+    void percentCapsAreEstimatedOnEachNodesHardwareGpuBoardsIncluded() {
+        // default caps: performance 100 %, eco 60 %, CPU and GPU; a: 2 x 250 W packages; g: the same and 4 boards of 700 W
+        NodeHardwareStatus cpu = ProfileCapsTest.gpuServer(NodeHardwareStatus.Control.POWERCAP, NodeHardwareStatus.Control.NVML);
+        NodePower gpuNode = NodePower.of(cpu, 0);
+        NodePower cpuNode = NodePower.of(new NodeHardwareStatus(cpu.cpu(), null, null), 0);
+        var c = ctx(MONDAY_10, Telemetry.DISABLED,
+                new ManagedNode("a", Map.of(), false, PowerState.ActivePerformance, Fixtures.T0, List.of(), cpuNode),
+                new ManagedNode("g", Map.of(), false, PowerState.ActivePerformance, Fixtures.T0, List.of(), gpuNode),
+                new ManagedNode("u", Map.of(), false, PowerState.ActivePerformance, Fixtures.T0, List.of()));
+        var defaults = PlannerSettings.defaults().toBuilder().policyType(PolicyType.STATIC_PARTITION).staticHpFrac(1.0).build();
+
+        // all performance: 500 + (500 + 2800) + 0 (u: no inventory, a percent cannot be estimated) = 3800 > 3000;
+        // eco in rank order (a, g, u by name): a at 300 -> 3600; g at 300 + 1680 -> 2280
+        var r = plan(defaults, rules(List.of(), 3000.0, null), c);
+
+        assertThat(ecoNodes(r.plan().targets())).containsExactly("a", "g");
+        assertThat(r.report().budget().orElseThrow()).isEqualTo(new RuleReport.Budget(3000, 2280, "caps", true, 2));
     }
 
     @Test

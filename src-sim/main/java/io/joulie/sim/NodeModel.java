@@ -38,6 +38,11 @@ public record NodeModel(int cores, double idleWatts, double maxWatts, double alp
         return idleWatts + (maxWatts - idleWatts) * Math.pow(uu, alpha) * Math.pow(ff, beta);
     }
 
+    /** A profile's CPU cap on this node in watts, clamped: its watts, or its percent of the node's highest cap (capMax). */
+    public double capWatts(io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower cap) {
+        return clampCap(cap.packagePowerCapWatts() != null ? cap.packagePowerCapWatts() : capMaxWatts * cap.packagePowerCapPercent() / 100);
+    }
+
     /** A requested cap, clamped to [capMin, capMax]. */
     public double clampCap(double capWatts) {
         return Math.clamp(capWatts, capMinWatts, capMaxWatts);

@@ -1,5 +1,6 @@
 package io.joulie.sim;
 
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
@@ -83,13 +84,18 @@ public final class Report {
         return sb.toString();
     }
 
+    /** A CPU cap as the report gives it: {@code 260 W} or {@code 60 %}. */
+    static String cap(io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower cap) {
+        return cap.packagePowerCapWatts() != null ? num(cap.packagePowerCapWatts()) + " W" : num(cap.packagePowerCapPercent()) + " %";
+    }
+
     static String markdown(Comparison c) {
         SimConfig cfg = c.config();
         StringBuilder sb = new StringBuilder();
         sb.append("# Joulie digital twin: ").append(c.name()).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "%d nodes, %d jobs, caps %s / %s W, static fraction %s, queue-aware %s / %d / %d / %d.%n%n",
-                cfg.nodes(), c.get(Baseline.A).jobsTotal(), num(cfg.planner().performanceCapWatts()),
-                num(cfg.planner().ecoCapWatts()), num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
+        sb.append(String.format(Locale.ROOT, "%d nodes, %d jobs, caps %s / %s, static fraction %s, queue-aware %s / %d / %d / %d.%n%n",
+                cfg.nodes(), c.get(Baseline.A).jobsTotal(), cap(cfg.planner().caps(Profile.PERFORMANCE).cpu()),
+                cap(cfg.planner().caps(Profile.ECO).cpu()), num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
                 cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode()));
         sb.append("**Headline.** ").append(c.headline()).append(".\n\n");
         sb.append("| baseline | energy in window (kWh) | vs A | energy to finish (kWh) | vs A | jobs done | makespan (h) | mean completion (min): all / perf / eco / unconstr. | perf p95 (min) | perf slowdown | violations (s) | transitions |\n");

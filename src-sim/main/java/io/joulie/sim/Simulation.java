@@ -1,6 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
@@ -98,9 +99,9 @@ public final class Simulation {
         }
         this.settings = baseline.policy() == null ? null : config.planner().withPolicy(baseline.policy());
         this.planner = settings == null || external != null ? null : new Planner(settings);
-        this.ecoCap = model.clampCap(config.planner().ecoCapWatts());
+        this.ecoCap = model.capWatts(config.planner().caps(Profile.ECO).cpu());
         // no Joulie, or cluster mode before the agent's first call: uncapped
-        double startCap = planner == null ? model.capMaxWatts() : model.clampCap(settings.performanceCapWatts());
+        double startCap = planner == null ? model.capMaxWatts() : model.capWatts(settings.caps(Profile.PERFORMANCE).cpu());
         List<String> names = nodeNames(config.nodes());
         for (int i = 0; i < config.nodes(); i++) {
             SimNode n = new SimNode(i, names.get(i), EPOCH);
@@ -304,7 +305,7 @@ public final class Simulation {
     private boolean apply(SimNode n, PowerState to, Instant since) {
         n.state = to;
         n.since = since;
-        double cap = model.clampCap(settings.capWatts(to.profile()));
+        double cap = model.capWatts(settings.caps(to.profile()).cpu());
         if (cap != n.capWatts) {
             n.capWatts = cap;
             n.dirty = true;

@@ -28,6 +28,8 @@ public final class FakeHost {
     public static final long INTEL_RAPL_POWER_UNIT = 0x606;
     public static final long INTEL_PKG_POWER_LIMIT = 0x610;
     public static final long INTEL_PKG_ENERGY_STATUS = 0x611;
+    /** MSR_PKG_POWER_INFO: thermal spec power (TDP) in bits 14:0, in power units (Intel SDM, volume 4). */
+    public static final long INTEL_PKG_POWER_INFO = 0x614;
     /** The long_term limit every {@link #intelPackage} starts with: what an agent must put back when it leaves. */
     public static final long ORIGINAL_LIMIT_UW = 200_000_000;
     /** The long_term {@code max_power_uw} of {@link #intelPackage(int)}. */
@@ -207,11 +209,12 @@ public final class FakeHost {
     /**
      * An Intel MSR device: RAPL units {@link #INTEL_UNITS} and the given package power limit (0x610). The
      * energy status (0x611) is written as the limit shifted by one byte, the one value consistent with the
-     * seven bytes the two share in a plain file.
+     * seven bytes the two share in a plain file; the power info (0x614) as the limit shifted by four bytes, for
+     * the same reason, so the TDP it reports (bits 14:0) is the limit's PL2 field (bits 46:32).
      */
     public Path intelMsr(int cpu, long powerLimit) {
         return msr(cpu, Map.of(INTEL_RAPL_POWER_UNIT, INTEL_UNITS, INTEL_PKG_POWER_LIMIT, powerLimit,
-                INTEL_PKG_ENERGY_STATUS, powerLimit >>> 8));
+                INTEL_PKG_ENERGY_STATUS, powerLimit >>> 8, INTEL_PKG_POWER_INFO, powerLimit >>> 32));
     }
 
     public void topology(int cpu, int physicalPackageId) {

@@ -33,6 +33,10 @@ public interface AgentConfig {
     @WithName("restore-on-exit")
     String restoreOnExit();
 
+    /** JOULIE_NVML_LIBRARY: the NVML library, a path or a name the dynamic loader finds. */
+    @WithName("nvml-library")
+    String nvmlLibrary();
+
     /** JOULIE_STATE_DIR: where the originals outlive the agent process (node mode). */
     @WithName("state-dir")
     String stateDir();

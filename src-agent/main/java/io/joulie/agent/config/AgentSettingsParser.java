@@ -57,6 +57,13 @@ public final class AgentSettingsParser {
                 yield true;
             }
         };
+        String nvml = c.nvmlLibrary() == null ? "" : c.nvmlLibrary().trim();
+        if (nvml.isEmpty()) {
+            error("JOULIE_NVML_LIBRARY", "agent.nvml-library", c.nvmlLibrary(),
+                    "must name the NVML library (a path, or a file name such as " + AgentSettings.DEFAULT_NVML_LIBRARY + ")");
+        } else if (nvml.contains("/") && !nvml.startsWith("/")) {
+            error("JOULIE_NVML_LIBRARY", "agent.nvml-library", c.nvmlLibrary(), "a path must be absolute");
+        }
         LabelSelector selector = LabelSelector.parse("");
         String selectorText = c.poolLabelSelector().orElse("");
         try {
@@ -74,7 +81,7 @@ public final class AgentSettingsParser {
         }
         problems.throwIfAny("Invalid Joulie agent configuration");
         return new AgentSettings(mode, node, interval, new HostRoots(sys, proc, dev), restore, selector, shards, shard, stateDir,
-                floor);
+                floor, nvml);
     }
 
     private static String where(String env, String property) {

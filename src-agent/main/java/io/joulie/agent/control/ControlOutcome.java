@@ -1,9 +1,11 @@
 package io.joulie.agent.control;
 
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -11,10 +13,16 @@ import java.util.TreeMap;
  * What one control action did, as written to {@code TelemetryProfile.status.control.<family>}.
  *
  * @param observed numbers observed after the action
+ * @param devices  per device (GPU board) values read after the action; empty for the CPU family
  */
-public record ControlOutcome(Backend backend, Result result, String message, Map<Observed, Double> observed) {
+public record ControlOutcome(Backend backend, Result result, String message, Map<Observed, Double> observed, List<Device> devices) {
     public ControlOutcome {
         observed = Collections.unmodifiableMap(observed.isEmpty() ? new EnumMap<>(Observed.class) : new EnumMap<>(observed));
+        devices = List.copyOf(devices);
+    }
+
+    public ControlOutcome(Backend backend, Result result, String message, Map<Observed, Double> observed) {
+        this(backend, result, message, observed, List.of());
     }
 
     public static ControlOutcome none(Backend backend, String message) {
@@ -29,11 +37,15 @@ public record ControlOutcome(Backend backend, Result result, String message, Map
         Map<Observed, Double> m = new EnumMap<>(Observed.class);
         m.putAll(observed);
         m.put(key, value);
-        return new ControlOutcome(backend, result, message, m);
+        return new ControlOutcome(backend, result, message, m, devices);
     }
 
     public ControlOutcome withMessage(String message) {
-        return new ControlOutcome(backend, result, message, observed);
+        return new ControlOutcome(backend, result, message, observed, devices);
+    }
+
+    public ControlOutcome withDevices(List<Device> devices) {
+        return new ControlOutcome(backend, result, message, observed, devices);
     }
 
     /** {@link #observed()} as the status holds it: by key, sorted. */

@@ -6,13 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -21,23 +15,22 @@ import java.util.TreeMap;
 
 /**
  * {@link Originals} in {@code <dir>/originals.json} (JOULIE_STATE_DIR, a hostPath that outlives the agent's
- * container). A save writes a temporary file, forces it to disk, renames it over the file and forces the directory,
- * so after a crash at any moment the file holds either the old originals or the new ones, never a part.
+ * container), replaced whole ({@link StateFile}): after a crash at any moment the file holds either the old
+ * originals or the new ones, never a part.
  */
 public final class FileOriginalsStore implements OriginalsStore {
     static final String FILE = "originals.json";
-    private static final String TEMPORARY = FILE + ".tmp";
     private static final int FORMAT = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final Path dir;
+    private final StateFile file;
 
     public FileOriginalsStore(Path dir) {
-        this.dir = dir;
+        this.file = new StateFile(dir, FILE);
     }
 
     public Path file() {
-        return dir.resolve(FILE);
+        return file.path();
     }
 
     @Override
@@ -47,14 +40,12 @@ public final class FileOriginalsStore implements OriginalsStore {
 
     @Override
     public Optional<Originals> load() throws IOException {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file());
-        } catch (NoSuchFileException e) {
+        Optional<byte[]> bytes = file.read();
+        if (bytes.isEmpty()) {
             return Optional.empty();
         }
         try {
-            return Optional.of(parse(JSON.readTree(bytes)));
+            return Optional.of(parse(JSON.readTree(bytes.get())));
         } catch (IOException | RuntimeException e) {
             throw new IOException(file() + " is not an originals file of this agent (" + e.getMessage() + ")", e);
         }
@@ -62,33 +53,12 @@ public final class FileOriginalsStore implements OriginalsStore {
 
     @Override
     public void save(Originals originals) throws IOException {
-        Files.createDirectories(dir);
-        Path temporary = dir.resolve(TEMPORARY);
-        byte[] bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(json(originals));
-        try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                out.write(buffer);
-            }
-            out.force(true);
-        }
-        Files.move(temporary, file(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        forceDirectory();
+        file.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(json(originals)));
     }
 
     @Override
     public void clear() throws IOException {
-        if (Files.deleteIfExists(file())) {
-            forceDirectory();
-        }
-    }
-
-    /** The directory's entries (the rename, the removal) on disk too. */
-    private void forceDirectory() throws IOException {
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
+        file.delete();
     }
 
     static ObjectNode json(Originals originals) {
@@ -121,7 +91,7 @@ public final class FileOriginalsStore implements OriginalsStore {
         return new Originals(boot.isTextual() ? Optional.of(boot.asText()) : Optional.empty(), limits, ceilings);
     }
 
-    private static JsonNode array(JsonNode root, String field) throws IOException {
+    static JsonNode array(JsonNode root, String field) throws IOException {
         JsonNode array = root.path(field);
         if (!array.isArray()) {
             throw new IOException(field + " is not a list");
@@ -129,7 +99,7 @@ public final class FileOriginalsStore implements OriginalsStore {
         return array;
     }
 
-    private static String text(JsonNode node, String field) throws IOException {
+    static String text(JsonNode node, String field) throws IOException {
         JsonNode value = node.path(field);
         if (!value.isTextual()) {
             throw new IOException(field + " is not a string");
@@ -137,7 +107,7 @@ public final class FileOriginalsStore implements OriginalsStore {
         return value.asText();
     }
 
-    private static long number(JsonNode node, String field) throws IOException {
+    static long number(JsonNode node, String field) throws IOException {
         JsonNode value = node.path(field);
         if (!value.isIntegralNumber() || value.asLong() < 0) {
             throw new IOException(field + " is not a whole number >= 0");

@@ -5,7 +5,7 @@ import java.nio.file.Files;
 import java.util.List;
 
 /** The host-access services of one node, as the control code sees them. */
-public record Host(HostRoots roots, CpuInfo cpu, Msr msr, Powercap powercap, Cpufreq cpufreq) implements AutoCloseable {
+public record Host(HostRoots roots, CpuInfo cpu, Msr msr, Powercap powercap, Cpufreq cpufreq, Gpus gpus) implements AutoCloseable {
     /** Probes the node now (RAPL writability and MSR readability are tried, not assumed). */
     public HostCapabilities capabilities() {
         boolean cgroupV2 = Files.exists(roots.sys().resolve("fs/cgroup/cgroup.controllers"));
@@ -25,6 +25,7 @@ public record Host(HostRoots roots, CpuInfo cpu, Msr msr, Powercap powercap, Cpu
 
     @Override
     public void close() {
+        gpus.close();
         powercap.close();
         msr.close();
     }

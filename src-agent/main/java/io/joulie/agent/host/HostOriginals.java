@@ -95,7 +95,7 @@ public final class HostOriginals {
             return Start.NOTHING;
         }
         Optional<String> storedBoot = stored.get().bootId();
-        if (storedBoot.isPresent() && bootId.isPresent() && !storedBoot.equals(bootId)) {
+        if (otherBoot(storedBoot, bootId)) {
             String removal;
             try {
                 store.clear();
@@ -112,6 +112,11 @@ public final class HostOriginals {
                 + (bootId.isEmpty() ? " (the boot id cannot be read, so a reboot since cannot be told)" : "")
                 + ": it wrote limits and did not restore them");
         return new Start(stored, Optional.empty());
+    }
+
+    /** Originals kept in boot {@code stored} are stale in boot {@code now}: both are known and differ. */
+    static boolean otherBoot(Optional<String> stored, Optional<String> now) {
+        return stored.isPresent() && now.isPresent() && !stored.equals(now);
     }
 
     /** What a restore writes back. */

@@ -1,14 +1,23 @@
 package io.joulie.agent.host;
 
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
  * A package's RAPL registers, read through the MSR device.
  *
  * @param energyCounter bits 31:0 of the package energy status register, in energy units
  * @param powerLimit    the package power limit register; empty where the CPU has none (AMD)
+ * @param tdpWatts      the thermal spec power of the package power info register (Intel MSR 0x614, bits 14:0 in power
+ *                      units); empty where the CPU has none (AMD) or it reads 0
  */
-public record PackageMsr(Units units, long energyCounter, Optional<PowerLimit> powerLimit) {
+public record PackageMsr(Units units, long energyCounter, Optional<PowerLimit> powerLimit, OptionalDouble tdpWatts) {
+    /** The thermal spec power of a raw package power info register. */
+    public static OptionalDouble tdp(long powerInfo, Units units) {
+        long field = powerInfo & 0x7FFF;
+        return field > 0 ? OptionalDouble.of(field * units.powerWatts()) : OptionalDouble.empty();
+    }
+
     public double energyJoules() {
         return energyCounter * units.energyJoules();
     }

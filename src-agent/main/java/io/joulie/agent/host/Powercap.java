@@ -3,6 +3,7 @@ package io.joulie.agent.host;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 
 /** RAPL power capping through the Linux powercap framework ({@code <sys>/class/powercap}). */
 public interface Powercap extends AutoCloseable {
@@ -19,10 +20,22 @@ public interface Powercap extends AutoCloseable {
     boolean writable();
 
     /**
-     * Caps the node at {@code watts}: each of the n packages gets watts / n as its long_term limit, clamped
-     * to the zone's [min_power_uw, max_power_uw]. Writes all packages or none.
+     * Caps the node: for watts, each of the n packages gets watts / n as its long_term limit; for a percent, each
+     * package that percent of its own long-term maximum (max_power_uw, or the TDP its MSR reports); clamped to the
+     * zone's [min_power_uw, max_power_uw]. Writes all packages or none.
      */
-    CapResult applyNodeCap(double watts);
+    CapResult apply(CapRequest cap);
+
+    /**
+     * The node cap in watts {@code cap} means on these packages: the watts as given, or the percent of the sum of the
+     * packages' long-term maxima; empty for a percent when a package's maximum is not known.
+     */
+    OptionalDouble nodeWatts(CapRequest cap);
+
+    /** {@link #apply} of a node cap in watts. */
+    default CapResult applyNodeCap(double watts) {
+        return apply(new CapRequest.Watts(watts));
+    }
 
     /**
      * The originals: the long_term limits in force before the agent's first write (read at start, given by an earlier
@@ -63,7 +76,12 @@ public interface Powercap extends AutoCloseable {
             }
 
             @Override
-            public CapResult applyNodeCap(double watts) {
+            public OptionalDouble nodeWatts(CapRequest cap) {
+                return cap instanceof CapRequest.Watts(double w) ? OptionalDouble.of(w) : OptionalDouble.empty();
+            }
+
+            @Override
+            public CapResult apply(CapRequest cap) {
                 return new CapResult(CapResult.Outcome.BLOCKED, "powercap not available on this host", Map.of(), Map.of());
             }
 

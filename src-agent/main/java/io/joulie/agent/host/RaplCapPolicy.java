@@ -3,18 +3,18 @@ package io.joulie.agent.host;
 import io.joulie.agent.host.CapResult.Outcome;
 
 import java.io.IOException;
-import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 
 /**
- * The node cap on RAPL, whatever moves the bytes: each of the P packages gets watts / P, shared evenly over its dies
- * when the kernel shows one zone per die, as its long_term limit, bounded by what the zone allows; a package share
- * below the per-package floor is not written. Every zone's limit is opened for writing before any is written, and a
+ * The node cap on RAPL, whatever moves the bytes: each of the P packages gets watts / P (or the percent of its
+ * long-term maximum), shared evenly over its dies when the kernel shows one zone per die, as its long_term limit,
+ * bounded by what the zone allows; a package share below the per-package floor is not written. Every zone's limit is opened for writing before any is written, and a
  * write that fails puts back what was already written, so the previous limits stay on any failure. A zone whose
  * limit is not enforced ({@code enabled} = 0) blocks the cap. The originals (the limits found before the agent's
  * first write: read at start, or given by an earlier agent process of the same boot) are written back by
@@ -91,11 +91,16 @@ final class RaplCapPolicy {
         }
     }
 
-    CapResult apply(double watts) {
-        double perPackageUw = watts / byPackage.size() * 1e6;
-        if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
-            return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
-                    Map.of());
+    CapResult apply(CapRequest cap) {
+        double perPackageUw = 0;
+        if (cap instanceof CapRequest.Watts(double watts)) {
+            perPackageUw = watts / byPackage.size() * 1e6;
+            if (!Double.isFinite(watts) || !(perPackageUw >= 1)) {
+                return result(Outcome.BLOCKED, "invalid node cap " + watts + " W: must be finite and at least 1 uW per package",
+                        Map.of());
+            }
+        } else if (cap.problem() != null) {
+            return result(Outcome.BLOCKED, "invalid node cap: " + cap.problem(), Map.of());
         }
         List<Target> targets;
         try {
@@ -108,16 +113,22 @@ final class RaplCapPolicy {
             Map<String, Long> values = new LinkedHashMap<>();
             for (List<Target> dies : targetsByPackage(targets)) {
                 long packageMaxUw = 0;
+                List<Long> requested = new ArrayList<>();
                 for (Target die : dies) {
+                    requested.add(cap instanceof CapRequest.Percent p ? p.of(percentBase(die)) : Math.round(perPackageUw / dies.size()));
                     packageMaxUw += maxUw(die);
                 }
+                double shareUw = cap instanceof CapRequest.Percent ? requested.stream().mapToLong(Long::longValue).sum() : perPackageUw;
                 long floorUw = Math.min(floorUwPerPackage, packageMaxUw);
-                if (perPackageUw < floorUw) {
-                    throw new Stop(Outcome.BLOCKED, "node cap " + format(watts) + " W is " + format(perPackageUw / 1e6)
-                            + " W per package, below the floor of " + format(floorUw / 1e6) + " W per package");
+                if (shareUw < floorUw) {
+                    throw new Stop(Outcome.BLOCKED, (cap instanceof CapRequest.Percent
+                            ? "cap " + cap.describe() + " is " + CapRequest.format(shareUw / 1e6) + " W on package " + dies.getFirst().zone().packageIndex()
+                            : "node cap " + cap.describe() + " is " + CapRequest.format(shareUw / 1e6) + " W per package")
+                            + ", below the floor of " + CapRequest.format(floorUw / 1e6) + " W per package");
                 }
-                long requestedUw = Math.round(perPackageUw / dies.size());
-                for (Target target : dies) {
+                for (int i = 0; i < dies.size(); i++) {
+                    Target target = dies.get(i);
+                    long requestedUw = requested.get(i);
                     long value = bounded(target, requestedUw);
                     if (value != requestedUw) {
                         notes.add(target.zone().id() + ": " + requestedUw + " uW clamped to hardware "
@@ -127,8 +138,15 @@ final class RaplCapPolicy {
                 }
             }
             writeAll(targets, values);
-            StringBuilder message = new StringBuilder("applied node cap ").append(format(watts)).append(" W as long_term limit on ")
-                    .append(byPackage.size()).append(byPackage.size() == 1 ? " package" : " packages");
+            StringBuilder message = new StringBuilder("applied ");
+            if (cap instanceof CapRequest.Percent) {
+                long sumUw = values.values().stream().mapToLong(Long::longValue).sum();
+                message.append(cap.describe()).append(" of each package's maximum (node cap ").append(CapRequest.format(sumUw / 1e6))
+                        .append(" W)");
+            } else {
+                message.append("node cap ").append(cap.describe());
+            }
+            message.append(" as long_term limit on ").append(byPackage.size()).append(byPackage.size() == 1 ? " package" : " packages");
             if (targets.size() > byPackage.size()) {
                 message.append(" (").append(targets.size()).append(" dies)");
             }
@@ -138,6 +156,53 @@ final class RaplCapPolicy {
             return result(stop.outcome, stop.getMessage(), Map.of());
         } finally {
             targets.forEach(t -> t.file().close());
+        }
+    }
+
+    /** See {@link Powercap#nodeWatts}. */
+    OptionalDouble nodeWatts(CapRequest cap) {
+        if (cap instanceof CapRequest.Watts(double watts)) {
+            return OptionalDouble.of(watts);
+        }
+        long sumUw = 0;
+        for (PowercapZone zone : packages) {
+            OptionalLong base;
+            try {
+                base = percentBaseUw(zone, layout.longTerm(zone).map(PowerConstraint::hardwareMaxUw).orElse(OptionalLong.empty()));
+            } catch (IOException e) {
+                return OptionalDouble.empty();
+            }
+            if (base.isEmpty()) {
+                return OptionalDouble.empty();
+            }
+            sumUw += ((CapRequest.Percent) cap).of(base.getAsLong());
+        }
+        return OptionalDouble.of(sumUw / 1e6);
+    }
+
+    /**
+     * The long-term maximum a percent is taken of: {@code max_power_uw}, else the TDP the package's MSR reports
+     * (MSR_PKG_POWER_INFO), shared evenly over the package's dies; blocked when neither is known (the 15-bit field
+     * maximum bounds a limit, it is no maximum of the package's power).
+     */
+    private long percentBase(Target target) throws Stop {
+        return percentBaseUw(target.zone(), target.constraint().hardwareMaxUw()).orElseThrow(() -> new Stop(Outcome.BLOCKED,
+                target.zone().id() + ": no long-term maximum to take a percent of (max_power_uw not reported, "
+                        + "MSR_PKG_POWER_INFO not readable)"));
+    }
+
+    /** The zone's reported maximum, else its share of the package's TDP, uW. */
+    private OptionalLong percentBaseUw(PowercapZone zone, OptionalLong reportedMaxUw) {
+        if (reportedMaxUw.isPresent()) {
+            return reportedMaxUw;
+        }
+        try {
+            int dies = byPackage.getOrDefault(zone.packageIndex(), List.of(zone)).size();
+            return msr.read(zone.packageIndex()).flatMap(m -> m.tdpWatts().isPresent()
+                            ? Optional.of(Math.round(m.tdpWatts().getAsDouble() * 1e6 / dies)) : Optional.empty())
+                    .map(OptionalLong::of).orElse(OptionalLong.empty());
+        } catch (IOException e) {
+            return OptionalLong.empty();
         }
     }
 
@@ -318,10 +383,5 @@ final class RaplCapPolicy {
     /** A refusal by the host blocks the cap (trying again will not help); any other failure is an error. */
     private static Outcome outcomeOf(IOException e) {
         return e instanceof HostFileException f && f.kind() == HostFileException.Kind.REFUSED ? Outcome.BLOCKED : Outcome.ERROR;
-    }
-
-    /** Watts with at most three decimals. */
-    static String format(double watts) {
-        return BigDecimal.valueOf(watts).setScale(3, java.math.RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
     }
 }

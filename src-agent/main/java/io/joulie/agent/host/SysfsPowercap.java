@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 
 /**
  * {@link Powercap} on {@code <sys>/class/powercap} through a {@link SysfsFiles} port: the package zones of a
@@ -88,8 +89,13 @@ public final class SysfsPowercap implements Powercap {
     }
 
     @Override
-    public CapResult applyNodeCap(double watts) {
-        return cap.apply(watts);
+    public OptionalDouble nodeWatts(CapRequest request) {
+        return cap.nodeWatts(request);
+    }
+
+    @Override
+    public CapResult apply(CapRequest request) {
+        return cap.apply(request);
     }
 
     @Override

@@ -1,12 +1,11 @@
 package io.joulie.agent.k8s;
 
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -16,21 +15,19 @@ import org.jboss.logging.Logger;
 
 import java.time.InstantSource;
 import java.time.temporal.ChronoUnit;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Writes {@code status.control.cpu} of a node's node-scoped TelemetryProfile through the status
+ * Writes {@code status.control.<family>} of a node's node-scoped TelemetryProfile through the status
  * subresource, creating the profile ({@code node-<normalised node name>}, scope node, no routing, owned by
  * the Node, labelled {@code joulie.io/node=<node>} so that the node's agent alone watches it) when the node has none.
- * A profile this agent created before it labelled them gets the label first. The gpu part of an existing status is
- * kept.
+ * A profile this agent created before it labelled them gets the label first. The other family's part of an existing
+ * status is kept.
  */
 public final class StatusWriter implements StatusPublisher.Sink {
     private static final Logger LOG = Logger.getLogger(StatusWriter.class);
-    private static final int ATTEMPTS = 3;
-    private static final String MANAGED_BY = "app.kubernetes.io/managed-by";
-    private static final String AGENT = "joulie-agent";
 
     private final KubernetesClient client;
     private final InstantSource clock;
@@ -45,54 +42,31 @@ public final class StatusWriter implements StatusPublisher.Sink {
      *            copy (the cached object stays untouched) and read again only after a conflict
      */
     @Override
-    public void write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        String name = own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node));
-        TelemetryProfile tp = own.map(StatusWriter::copy).orElse(null);
-        if (tp == null) {
+    public void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
+        TelemetryProfile tp = own.map(StatusWriter::copy).orElseGet(() -> {
             TelemetryProfile fresh = new TelemetryProfile();
-            ObjectMetaBuilder meta = new ObjectMetaBuilder().withName(name).addToLabels(MANAGED_BY, AGENT);
-            JoulieApi.nodeLabelValue(node).ifPresent(value -> meta.addToLabels(JoulieApi.NODE_LABEL, value));
-            // Owned by its Node, so that the garbage collector removes it with the node.
-            Node owner = client.nodes().withName(node).get();
-            if (owner != null) {
-                meta.addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(node)
-                        .withUid(owner.getMetadata().getUid()).withBlockOwnerDeletion(false).endOwnerReference();
-            }
-            fresh.setMetadata(meta.build());
+            fresh.setMetadata(NodeObjects.meta(JoulieApi.nodePowerProfileName(node), node, NodeObjects.node(client, node)));
             fresh.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
-            try {
-                tp = client.resource(fresh).create();
-                LOG.infof("Created TelemetryProfile %s for node %s", name, node);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409) {
-                    throw e;
-                }
-                tp = client.resources(TelemetryProfile.class).withName(name).require();
-            }
-        }
+            return NodeObjects.create(client, fresh, node);
+        });
         labelOwn(node, tp);
-        ControlResult cpu = new ControlResult(outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(),
-                clock.instant().truncatedTo(ChronoUnit.SECONDS).toString());
-        for (int attempt = 1; ; attempt++) {
-            ControlResult gpu = tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().gpu();
-            tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(cpu, gpu)));
-            try {
-                client.resource(tp).updateStatus();
-                return;
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409 || attempt >= ATTEMPTS) {
-                    throw e;
-                }
-                tp = client.resources(TelemetryProfile.class).withName(name).require();
-            }
-        }
+        String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+        Map<Family, ControlResult> results = new EnumMap<>(Family.class);
+        outcomes.forEach((family, outcome) -> results.put(family, new ControlResult(outcome.backend().label(), outcome.result(),
+                outcome.message(), outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), now)));
+        NodeObjects.updateStatus(client, tp, current -> {
+            TelemetryProfileStatus.ControlStatus was = current.getStatus() == null ? null : current.getStatus().control();
+            current.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(
+                    results.getOrDefault(Family.CPU, was == null ? null : was.cpu()), results.getOrDefault(Family.GPU, was == null ? null : was.gpu()))));
+            return current;
+        });
     }
 
     /** The node's label on a profile this agent created without it (earlier versions): once, with a JSON merge patch. */
     private void labelOwn(String node, TelemetryProfile tp) {
         Map<String, String> labels = tp.getMetadata().getLabels() == null ? Map.of() : tp.getMetadata().getLabels();
         Optional<String> value = JoulieApi.nodeLabelValue(node);
-        if (value.isPresent() && AGENT.equals(labels.get(MANAGED_BY)) && !labels.containsKey(JoulieApi.NODE_LABEL)) {
+        if (value.isPresent() && NodeObjects.AGENT.equals(labels.get(NodeObjects.MANAGED_BY)) && !labels.containsKey(JoulieApi.NODE_LABEL)) {
             String patch = client.getKubernetesSerialization().asJson(
                     Map.of("metadata", Map.of("labels", Map.of(JoulieApi.NODE_LABEL, value.get()))));
             TelemetryProfile labelled = client.resources(TelemetryProfile.class).withName(tp.getMetadata().getName())

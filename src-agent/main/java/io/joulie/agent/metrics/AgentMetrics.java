@@ -3,6 +3,7 @@ package io.joulie.agent.metrics;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,6 +33,7 @@ public class AgentMetrics {
 
     private final MeterRegistry registry;
     private final Map<String, NodeGauges> nodes = new ConcurrentHashMap<>();
+    private final Map<String, GpuGauges> gpus = new ConcurrentHashMap<>();
 
     /** The per-node values the gauges read. */
     static final class NodeGauges {
@@ -38,6 +41,14 @@ public class AgentMetrics {
         volatile double capPerPackageWatts = Double.NaN;
         volatile double throttlePct;
         volatile String backend = "";
+        volatile String gpuBackend = "";
+    }
+
+    /** The per-board values the GPU gauges read, and the energy counter's last value (to count its increase). */
+    static final class GpuGauges {
+        volatile double powerWatts = Double.NaN;
+        volatile double capWatts = Double.NaN;
+        double lastEnergyJoules = Double.NaN;
     }
 
     public AgentMetrics(MeterRegistry registry) {
@@ -64,6 +75,11 @@ public class AgentMetrics {
             for (CpuBackend b : CpuBackend.values()) {
                 Gauge.builder(PREFIX + "backend", g, x -> b.label().equals(x.backend) ? 1 : 0)
                         .description("1 for the backend that acted last on the node").tags(tags.and("backend", b.label())).register(registry);
+            }
+            for (GpuBackend b : GpuBackend.values()) {
+                Gauge.builder(PREFIX + "gpu.backend", g, x -> b.label().equals(x.gpuBackend) ? 1 : 0)
+                        .description("1 for the GPU backend that acted last on the node").tags(tags.and("backend", b.label()))
+                        .register(registry);
             }
             // At 0 from the start, so that the first failure shows as an increase() to the alerts and the first
             // joules to rate(): a counter born at its first increment loses that increment to both.
@@ -106,6 +122,51 @@ public class AgentMetrics {
         }
     }
 
+    /**
+     * What a GPU control action did: the backend that acted, the action counted under {@code kind} (none: a periodic
+     * check that changed nothing), an error when it failed.
+     */
+    public void gpuOutcome(String node, Optional<Action> kind, ControlOutcome out) {
+        gauges(node).gpuBackend = out.backend().label();
+        kind.ifPresent(k -> registry.counter(PREFIX + "gpu.actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
+                "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
+        if (out.result() == Result.ERROR) {
+            error(node, ErrorKind.CONTROL);
+        }
+    }
+
+    /**
+     * One GPU board read: its power limit and power draw (gauges; NaN when not read), and the increase of its energy
+     * counter since the last reading (a counter that went back, after a driver reload, starts counting again).
+     */
+    public void gpu(String node, int index, OptionalDouble capWatts, OptionalDouble powerWatts, OptionalDouble energyJoules) {
+        String gpu = Integer.toString(index);
+        GpuGauges g = gpus.computeIfAbsent(node + "/" + gpu, k -> {
+            GpuGauges n = new GpuGauges();
+            Tags tags = Tags.of("node", node, "gpu", gpu);
+            Gauge.builder(PREFIX + "gpu.power.watts", n, x -> x.powerWatts).description("Power drawn by a GPU board")
+                    .tags(tags).register(registry);
+            Gauge.builder(PREFIX + "gpu.cap.watts", n, x -> x.capWatts).description("Power limit in force on a GPU board, as read back")
+                    .tags(tags).register(registry);
+            gpuEnergyCounter(node, gpu); // at 0 from the first reading, as the package's (see gauges)
+            return n;
+        });
+        g.powerWatts = powerWatts.orElse(Double.NaN);
+        g.capWatts = capWatts.orElse(Double.NaN);
+        if (energyJoules.isPresent()) {
+            double now = energyJoules.getAsDouble();
+            if (now > g.lastEnergyJoules) {
+                gpuEnergyCounter(node, gpu).increment(now - g.lastEnergyJoules);
+            }
+            g.lastEnergyJoules = now;
+        }
+    }
+
+    private Counter gpuEnergyCounter(String node, String gpu) {
+        return Counter.builder(PREFIX + "gpu.energy.joules").description("Energy consumed by a GPU board")
+                .tags("node", node, "gpu", gpu).register(registry);
+    }
+
     public void error(String node, ErrorKind kind) {
         registry.counter(PREFIX + "errors", "node", node, "kind", kind.label()).increment();
     }
@@ -130,6 +191,7 @@ public class AgentMetrics {
     /** Drops a node's meters (a pool agent no longer serves it). */
     public void forget(String node) {
         nodes.remove(node);
+        gpus.keySet().removeIf(k -> k.startsWith(node + "/"));
         for (Meter m : registry.getMeters()) {
             if (m.getId().getName().startsWith(PREFIX) && node.equals(m.getId().getTag("node"))) {
                 registry.remove(m);

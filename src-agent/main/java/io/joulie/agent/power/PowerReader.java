@@ -4,6 +4,7 @@ import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
 import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.agent.routing.Route;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
 import io.joulie.api.telemetry.PhysicalBounds;
@@ -39,10 +40,14 @@ public final class PowerReader {
         String get(String url, int timeoutSeconds) throws IOException, InterruptedException;
     }
 
-    /** The last reading of a node (empty: none) and when it was taken (null: no reading to count energy from). */
+    /**
+     * The last reading of a node (empty: none) and when it was taken (null: no reading to count energy from), and the
+     * hardware its HTTP telemetry last described.
+     */
     private static final class Last {
         OptionalDouble watts = OptionalDouble.empty();
         Instant at;
+        Optional<NodeHardwareStatus> hardware = Optional.empty();
         /** Why the last reading was refused, if it was. */
         Optional<String> refusal = Optional.empty();
     }
@@ -71,7 +76,7 @@ public final class PowerReader {
         OptionalDouble watts = OptionalDouble.empty();
         Optional<String> refusal = Optional.empty();
         try {
-            watts = sample(node, route);
+            watts = sample(node, route, l);
             if (watts.isPresent() && watts.getAsDouble() > MAX_NODE_PACKAGE_WATTS) {
                 refusal = Optional.of("package power reading " + watts.getAsDouble() + " W from the " + route.cpuSource().name()
                         .toLowerCase(java.util.Locale.ROOT) + " source refused: above the physical bound of "
@@ -105,18 +110,30 @@ public final class PowerReader {
         return l == null ? Optional.empty() : l.refusal;
     }
 
-    private OptionalDouble sample(String node, Route route) throws IOException, InterruptedException {
+    private OptionalDouble sample(String node, Route route, Last l) throws IOException, InterruptedException {
         Source source = route.cpuSourceSpec();
         return switch (route.cpuSource()) {
             case HOST -> meter == null ? OptionalDouble.empty() : meter.sampleWatts();
-            case HTTP -> source == null || source.http() == null ? OptionalDouble.empty()
-                    : PowerTelemetry.parseHttp(fetch.get(NodeEndpoint.forNode(source.http().endpoint(), node),
-                    Objects.requireNonNullElse(source.http().timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS)));
+            case HTTP -> {
+                if (source == null || source.http() == null) {
+                    yield OptionalDouble.empty();
+                }
+                String body = fetch.get(NodeEndpoint.forNode(source.http().endpoint(), node),
+                        Objects.requireNonNullElse(source.http().timeoutSeconds(), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS));
+                l.hardware = PowerTelemetry.parseHardware(body);
+                yield PowerTelemetry.parseHttp(body);
+            }
             case PROMETHEUS -> source == null || source.prometheus() == null ? OptionalDouble.empty()
                     : PowerTelemetry.parsePrometheus(fetch.get(PowerTelemetry.prometheusUrl(source.prometheus().endpoint(),
                     source.prometheus().query(), node), NodeEndpoint.DEFAULT_TIMEOUT_SECONDS));
             case NONE -> OptionalDouble.empty();
         };
+    }
+
+    /** The hardware the node's HTTP CPU telemetry last described, if it did. */
+    public Optional<NodeHardwareStatus> hardware(String node) {
+        Last l = last.get(node);
+        return l == null ? Optional.empty() : l.hardware;
     }
 
     /** Forgets a node this agent no longer serves. */

@@ -1,9 +1,11 @@
 package io.joulie.agent.power;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.joulie.api.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 
 import java.io.IOException;
 import java.net.URI;
@@ -12,14 +14,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.OptionalDouble;
 
 /**
- * Package power from outside the host: {@code GET {endpoint}} answering JSON with {@code packagePowerWatts}
- * at top level or under {@code cpu}; or a Prometheus instant query whose first sample is the value.
+ * Power from outside the host: {@code GET {endpoint}} answering JSON with {@code packagePowerWatts} at top level or
+ * under {@code cpu}, the GPU boards under {@code gpu.devices}, and the node's hardware under {@code hardware} (in the
+ * form of NodeHardware's status); or a Prometheus instant query whose first sample is the value.
  */
 public final class PowerTelemetry {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     private PowerTelemetry() {
     }
@@ -37,6 +43,42 @@ public final class PowerTelemetry {
             // not JSON: no reading
         }
         return OptionalDouble.empty();
+    }
+
+    /**
+     * The {@code hardware} object (NodeHardware's status form: {@code cpu.packages[].maxWatts}, {@code gpu.devices[]} with
+     * their min/max watts, ...); empty when absent or malformed.
+     */
+    public static Optional<NodeHardwareStatus> parseHardware(String body) {
+        try {
+            JsonNode hardware = JSON.readTree(body).path("hardware");
+            return hardware.isObject() ? Optional.of(JSON.treeToValue(hardware, NodeHardwareStatus.class)) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The boards under {@code gpu.devices}: {@code index} (default: position), {@code name}, {@code capWatts},
+     * {@code powerWatts}, {@code energyJoules}; a value that is not a finite number ≥ 0 is no reading.
+     */
+    public static List<GpuSample> parseGpus(String body) {
+        List<GpuSample> samples = new ArrayList<>();
+        try {
+            JsonNode devices = JSON.readTree(body).path("gpu").path("devices");
+            for (int i = 0; i < devices.size(); i++) {
+                JsonNode d = devices.get(i);
+                samples.add(new GpuSample(d.path("index").isInt() ? d.path("index").asInt() : i, d.path("name").asText(""),
+                        reading(d.path("capWatts")), reading(d.path("powerWatts")), reading(d.path("energyJoules"))));
+            }
+        } catch (IOException | RuntimeException e) {
+            return List.of();
+        }
+        return samples;
+    }
+
+    private static OptionalDouble reading(JsonNode n) {
+        return n.isNumber() && plausible(n.asDouble()) ? OptionalDouble.of(n.asDouble()) : OptionalDouble.empty();
     }
 
     /** Power is a finite number of watts ≥ 0: NaN, infinities and negative values are no reading. */

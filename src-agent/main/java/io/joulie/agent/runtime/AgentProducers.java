@@ -1,6 +1,7 @@
 package io.joulie.agent.runtime;
 
 import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.host.FileGpuOriginals;
 import io.joulie.agent.host.FileOriginalsStore;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostOriginals;
@@ -38,15 +39,18 @@ public class AgentProducers {
     }
 
     /**
-     * Opens the host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT on the FFM implementation, with the
-     * originals an earlier agent process of this boot kept in JOULIE_STATE_DIR, if any (docs/agent-host.md).
+     * Opens the host under JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT and JOULIE_DEV_ROOT and its GPUs through
+     * JOULIE_NVML_LIBRARY on the FFM implementation, with the originals an earlier agent process of this boot kept in
+     * JOULIE_STATE_DIR, if any (docs/agent-host.md).
      *
      * @param log what was decided about the kept originals
      */
     static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
         try {
-            return openHost(new FileOriginalsStore(settings.stateDir()), HostOriginals.bootId(settings.roots()),
-                    inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited), log);
+            Optional<String> bootId = HostOriginals.bootId(settings.roots());
+            FfmHost.GpuAccess gpus = new FfmHost.GpuAccess(settings.nvmlLibrary(), new FileGpuOriginals(settings.stateDir(), bootId, log));
+            return openHost(new FileOriginalsStore(settings.stateDir()), bootId,
+                    inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited, gpus), log);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
                     + " (JOULIE_SYSFS_ROOT, JOULIE_PROC_ROOT, JOULIE_DEV_ROOT)", e);

@@ -3,17 +3,27 @@ package io.joulie.agent.runtime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.agent.config.AgentMode;
 import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.control.Controls;
 import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
+import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.control.gpu.HostGpuControl;
+import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
 import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.inventory.HostInventory;
+import io.joulie.agent.inventory.Inventory;
+import io.joulie.agent.k8s.HardwarePublisher;
+import io.joulie.agent.k8s.HardwareWriter;
 import io.joulie.agent.k8s.InformerView;
 import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
 import io.joulie.agent.metrics.AgentMetrics;
+import io.joulie.agent.power.GpuReader;
 import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
@@ -50,7 +60,8 @@ public class NodeAgent {
     private volatile boolean probed;
     private volatile Instant started;
     private InformerView view;
-    private CpuControls controls;
+    private CpuControls cpuControls;
+    private GpuControls gpuControls;
     private AgentLoop loop;
     private Thread worker;
 
@@ -68,25 +79,35 @@ public class NodeAgent {
     void start(@Observes StartupEvent ev) {
         started = clock.instant();
         HostCpuControl hostControl = null;
+        HostGpuControl hostGpuControl = null;
         PackagePowerMeter meter = null;
+        Gpus hostGpus = null;
+        Inventory inventory = Inventory.remote();
         Optional<NodeLabeller> labeller = Optional.empty();
         if (settings.mode() == AgentMode.NODE) {
             String node = settings.nodeName().orElseThrow();
             Host host = hosts.get();
             hostControl = new HostCpuControl(host.powercap(), host.cpufreq(), originals.get(), clock);
+            hostGpus = host.gpus();
+            hostGpuControl = new HostGpuControl(hostGpus);
             meter = new PackagePowerMeter(host.powercap(), clock);
             HostCapabilities capabilities = host.capabilities();
+            inventory = new HostInventory(host, capabilities.raplWritable());
             metrics.capabilities(node, capabilities.labels());
             labeller = Optional.of(new NodeLabeller(node, capabilities.labels(), NodeLabeller.Nodes.of(client), metrics));
-            LOG.infof("Node %s: %d RAPL packages, %d cpufreq policies, capabilities %s", node, host.powercap().packages().size(),
-                    host.cpufreq().policies().size(), capabilities.labels());
+            LOG.infof("Node %s: %d RAPL packages, %d cpufreq policies, %d GPU boards%s, capabilities %s", node,
+                    host.powercap().packages().size(), host.cpufreq().policies().size(), hostGpus.boards().size(),
+                    hostGpus.unavailable().map(why -> " (" + why + ")").orElse(""), capabilities.labels());
         }
         probed = true;
         view = new InformerView(client);
-        controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
-        NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, controls,
-                new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock),
-                new StatusPublisher(new StatusWriter(client, clock), metrics), metrics);
+        cpuControls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
+        gpuControls = new GpuControls(hostGpuControl, (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
+        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
+                new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
+                new StatusPublisher(new StatusWriter(client, clock), metrics),
+                new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
         view.start(settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty(), loop::nodeChanged, loop::everyNodeChanged)
@@ -109,9 +130,11 @@ public class NodeAgent {
                 Thread.currentThread().interrupt();
             }
         }
-        if (controls != null) {
-            controls.restoreOnExit().ifPresent(restored ->
-                    LOG.infof("Shutdown: %s (%s)", restored.message(), restored.result()));
+        for (Controls<?, ?, ?> controls : new Controls<?, ?, ?>[]{cpuControls, gpuControls}) {
+            if (controls != null) {
+                controls.restoreOnExit().ifPresent(restored ->
+                        LOG.infof("Shutdown: %s (%s)", restored.message(), restored.result()));
+            }
         }
     }
 

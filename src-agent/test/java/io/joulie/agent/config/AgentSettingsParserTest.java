@@ -18,7 +18,7 @@ class AgentSettingsParserTest {
     static final class Env implements AgentConfig {
         final Map<String, String> env = new HashMap<>(Map.of("AGENT_RECONCILE_INTERVAL", "20s", "JOULIE_SYSFS_ROOT", "/sys",
                 "JOULIE_PROC_ROOT", "/proc", "JOULIE_DEV_ROOT", "/dev", "JOULIE_RESTORE_ON_EXIT", "true", "AGENT_MODE", "node",
-                "POOL_SHARDS", "1", "POOL_SHARD_ID", "0", "NODE_NAME", "worker-1"));
+                "POOL_SHARDS", "1", "POOL_SHARD_ID", "0", "NODE_NAME", "worker-1", "JOULIE_NVML_LIBRARY", "libnvidia-ml.so.1"));
 
         Env() {
             env.putAll(Map.of("JOULIE_STATE_DIR", "/var/lib/joulie", "JOULIE_PACKAGE_FLOOR_WATTS", "10"));
@@ -35,6 +35,7 @@ class AgentSettingsParserTest {
         public String procRoot() { return env.get("JOULIE_PROC_ROOT"); }
         public String devRoot() { return env.get("JOULIE_DEV_ROOT"); }
         public String restoreOnExit() { return env.get("JOULIE_RESTORE_ON_EXIT"); }
+        public String nvmlLibrary() { return env.get("JOULIE_NVML_LIBRARY"); }
         public String stateDir() { return env.get("JOULIE_STATE_DIR"); }
         public String packageFloorWatts() { return env.get("JOULIE_PACKAGE_FLOOR_WATTS"); }
         public String mode() { return env.get("AGENT_MODE"); }
@@ -53,6 +54,7 @@ class AgentSettingsParserTest {
         assertThat(s.restoreOnExit()).isTrue();
         assertThat(s.stateDir()).isEqualTo(Path.of("/var/lib/joulie"));
         assertThat(s.packageFloorWatts()).isEqualTo(AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS);
+        assertThat(s.nvmlLibrary()).isEqualTo("libnvidia-ml.so.1");
     }
 
     @Test
@@ -66,6 +68,17 @@ class AgentSettingsParserTest {
                 .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = '-1': must be a number of watts >= 0");
         assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_PACKAGE_FLOOR_WATTS", "ten")))
                 .hasMessageContaining("JOULIE_PACKAGE_FLOOR_WATTS (agent.package-floor-watts) = 'ten': is not a number");
+    }
+
+    @Test
+    void theNvmlLibraryIsANameOrAnAbsolutePath() {
+        assertThat(AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", "/host/usr/lib64/libnvidia-ml.so.1")).nvmlLibrary())
+                .isEqualTo("/host/usr/lib64/libnvidia-ml.so.1");
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", "lib/libnvidia-ml.so.1")))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("JOULIE_NVML_LIBRARY (agent.nvml-library) = 'lib/libnvidia-ml.so.1': a path must be absolute");
+        assertThatThrownBy(() -> AgentSettingsParser.parse(new Env().with("JOULIE_NVML_LIBRARY", " ")))
+                .isInstanceOf(ConfigurationException.class).hasMessageContaining("JOULIE_NVML_LIBRARY (agent.nvml-library)");
     }
 
     @Test

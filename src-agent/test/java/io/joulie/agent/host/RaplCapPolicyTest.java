@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -62,7 +63,8 @@ class RaplCapPolicyTest {
                     throw new IOException("msr unreadable");
                 }
                 PackageMsr.Units units = new PackageMsr.Units(0.125, 1.0 / (1 << 14));
-                return Optional.of(new PackageMsr(units, 0, Optional.of(new PackageMsr.PowerLimit(125, true, 150, true, locked))));
+                return Optional.of(new PackageMsr(units, 0, Optional.of(new PackageMsr.PowerLimit(125, true, 150, true, locked)),
+                        OptionalDouble.of(165)));
             }
 
             @Override
@@ -157,6 +159,51 @@ class RaplCapPolicyTest {
     }
 
     @Test
+    void aPercentIsTakenOfEachPackagesOwnLongTermMaximum() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:1/constraint_0_max_power_uw"), 200_000_000);
+        CapResult result = open(Msr.absent()).apply(new CapRequest.Percent(60));
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("150000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("120000000");
+        assertThat(result.message()).isEqualTo("applied 60 % of each package's maximum (node cap 270 W) as long_term limit on 2 packages");
+    }
+
+    @Test
+    void withoutAReportedMaximumAPercentIsTakenOfTheTdpTheMsrReportsAndWithoutEitherItIsBlocked() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_max_power_uw"), 0);
+        CapResult blocked = open(Msr.absent()).apply(new CapRequest.Percent(60));
+        assertThat(blocked.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(blocked.message()).isEqualTo("intel-rapl:0: no long-term maximum to take a percent of "
+                + "(max_power_uw not reported, MSR_PKG_POWER_INFO not readable)");
+        assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("200000000");
+
+        CapResult ofTdp = open(msr(false, false)).apply(new CapRequest.Percent(60));
+        assertThat(ofTdp.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).as("60 % of the 165 W TDP").isEqualTo("99000000");
+        assertThat(files.get(LIMIT_1)).as("60 % of max_power_uw").isEqualTo("150000000");
+    }
+
+    @Test
+    void aPercentIsClampedToTheReportedMinimumAndAPercentOutOfRangeReachesNoPackage() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_0_min_power_uw"), 100_000_000);
+        Powercap powercap = open(Msr.absent());
+        CapResult clamped = powercap.apply(new CapRequest.Percent(20));
+        assertThat(clamped.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(clamped.message()).endsWith("; intel-rapl:0: 50000000 uW clamped to hardware min 100000000 uW");
+        assertThat(files.get(LIMIT_0)).isEqualTo("100000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("50000000");
+
+        for (double bad : new double[]{0, -5, 100.5, Double.NaN}) {
+            CapResult refused = powercap.apply(new CapRequest.Percent(bad));
+            assertThat(refused.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(refused.message()).startsWith("invalid node cap: cap " + bad + " % is not a percent in (0, 100]");
+        }
+        assertThat(files.get(LIMIT_0)).isEqualTo("100000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("50000000");
+    }
+
+    @Test
     void restorePutsBackWhatWasFoundAtStartAndNamesALimitItCannotWrite() throws IOException {
         files.put(LIMIT_1, 180_000_000);
         Powercap powercap = open(Msr.absent());
@@ -223,6 +270,33 @@ class RaplCapPolicyTest {
         assertThat(result.writtenUw()).isEqualTo(Map.of("intel-rapl:1", 100_000_000L, "intel-rapl:2", 100_000_000L,
                 "intel-rapl:0", 200_000_000L));
         assertThat(files.get(limit(3))).isEqualTo("200000000");
+    }
+
+    /** A percent is taken of each die's own maximum; the message gives the watts the node gets. */
+    @Test
+    void aPercentOnDiesIsTakenOfEachDiesMaximum() throws IOException {
+        files = new MemorySysfs();
+        zone(0, "package-0-die-0", 250_000_000);
+        zone(1, "package-0-die-1", 150_000_000);
+        zone(2, "package-1-die-0", 300_000_000);
+        CapResult result = open(Msr.absent()).apply(new CapRequest.Percent(50));
+        assertThat(result.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(result.writtenUw()).isEqualTo(Map.of("intel-rapl:0", 125_000_000L, "intel-rapl:1", 75_000_000L,
+                "intel-rapl:2", 150_000_000L));
+        assertThat(result.message()).isEqualTo("applied 50 % of each package's maximum (node cap 350 W) as long_term limit on "
+                + "2 packages (3 dies)");
+    }
+
+    @Test
+    void aPercentMeetsTheFloorPackageByPackage() throws IOException {
+        files.put(POWERCAP.resolve("intel-rapl:1/constraint_0_max_power_uw"), 100_000_000);
+        Powercap powercap = SysfsPowercap.open(SYS, files, Msr.absent(), 10, List.of());
+        CapResult below = powercap.apply(new CapRequest.Percent(8));
+        assertThat(below.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(below.message()).isEqualTo("cap 8 % is 8 W on package 1, below the floor of 10 W per package");
+        assertThat(files.get(LIMIT_0)).as("package 0 (250 W: 20 W) is not written either").isEqualTo("200000000");
+        assertThat(powercap.apply(new CapRequest.Percent(10)).outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_1)).isEqualTo("10000000");
     }
 
     @Test

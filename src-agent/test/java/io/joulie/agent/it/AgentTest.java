@@ -6,11 +6,14 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.PrometheusText;
@@ -27,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static io.joulie.agent.it.AgentTestProfile.HOST;
+import static io.joulie.agent.it.AgentTestProfile.NVML;
 import static io.joulie.agent.it.AgentTestProfile.NODE;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,7 +57,8 @@ class AgentTest {
 
     @BeforeEach
     void reset() throws IOException {
-        for (String crd : List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml")) {
+        for (String crd : List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml",
+                "10-crd-nodehardwares.joulie.io.yml")) {
             Path file = Path.of(System.getProperty("repository.root"), "kubernetes", crd);
             CustomResourceDefinition def = client.apiextensions().v1().customResourceDefinitions().load(file.toFile()).item();
             client.resource(def).createOr(NonDeletingOperation::update);
@@ -67,6 +72,8 @@ class AgentTest {
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(limit(0)).isEqualTo(ORIGINAL);
             assertThat(limit(1)).isEqualTo(ORIGINAL);
+            assertThat(NVML.limitMw(0)).isEqualTo(700_000);
+            assertThat(NVML.limitMw(1)).isEqualTo(350_000);
         });
         await().atMost(WAIT).until(() -> client.resources(TelemetryProfile.class).list().getItems().stream()
                 .allMatch(tp -> tp.getStatus() == null || tp.getStatus().control().cpu().message().startsWith("NodePowerProfile deleted")));
@@ -79,9 +86,13 @@ class AgentTest {
     }
 
     NodePowerProfile npp(Profile profile, Double cap) {
+        return npp(profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null);
+    }
+
+    NodePowerProfile npp(Profile profile, NodePowerProfileSpec.CpuPower cpu, NodePowerProfileSpec.GpuPower gpu) {
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(NPP_NAME).build());
-        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cpu, gpu, null));
         return npp;
     }
 
@@ -93,6 +104,11 @@ class AgentTest {
         NodePowerProfile current = client.resources(NodePowerProfile.class).withName(NPP_NAME).get();
         current.setSpec(npp(profile, cap).getSpec());
         return client.resource(current).update();
+    }
+
+    ControlResult gpuStatus() {
+        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
+        return tp == null || tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().gpu();
     }
 
     ControlResult cpuStatus() {
@@ -224,6 +240,49 @@ class AgentTest {
         });
         given().port(managementPort()).get("/q/health/ready").then().statusCode(200);
         given().port(managementPort()).get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
+    void capsTheGpusThroughNvmlWithinASecondBesideAPercentCpuCapAndReportsBoth() {
+        client.resource(npp(Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.percent(60))).create();
+        await().atMost(SECOND).untilAsserted(() -> {
+            assertThat(NVML.limitMw(0)).isEqualTo(420_000);
+            assertThat(NVML.limitMw(1)).isEqualTo(210_000);
+            assertThat(limit(0)).isEqualTo("150000000");
+            assertThat(limit(1)).isEqualTo("150000000");
+        });
+        await().atMost(WAIT).untilAsserted(() -> {
+            ControlResult gpu = gpuStatus();
+            assertThat(gpu).isNotNull();
+            assertThat(gpu.backend()).isEqualTo("nvml");
+            assertThat(gpu.result()).isEqualTo(Result.APPLIED);
+            assertThat(gpu.observed()).containsEntry("capWattsPerGpu", 315.0).containsEntry("gpus", 2.0);
+            assertThat(gpu.devices()).extracting(TelemetryProfileStatus.Device::capWatts).containsExactly(420.0, 210.0);
+            assertThat(cpuStatus().observed()).containsEntry("capWatts", 300.0);
+            assertThat(metric("joulie_agent_gpu_cap_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(420.0);
+            assertThat(metric("joulie_agent_gpu_backend", "backend=\"nvml\"")).isEqualTo(1.0);
+        });
+    }
+
+    @Test
+    void publishesTheNodesHardwareOwnedByItsNode() {
+        create(Profile.ECO, 240.0);
+        await().atMost(WAIT).untilAsserted(() -> {
+            NodeHardware nhw = client.resources(NodeHardware.class).withName(NPP_NAME).get();
+            assertThat(nhw).isNotNull();
+            assertThat(nhw.getSpec().nodeName()).isEqualTo(NODE);
+            assertThat(nhw.getStatus()).isNotNull();
+            assertThat(nhw.getStatus().cpu().control()).isEqualTo(NodeHardwareStatus.Control.POWERCAP);
+            assertThat(nhw.getStatus().cpu().packages()).extracting(NodeHardwareStatus.CpuPackage::maxWatts).containsExactly(250.0, 250.0);
+            assertThat(nhw.getStatus().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NVML);
+            assertThat(nhw.getStatus().gpu().count()).isEqualTo(2);
+            assertThat(nhw.getStatus().gpu().devices()).extracting(NodeHardwareStatus.GpuBoard::maxWatts).containsExactly(700.0, 350.0);
+            assertThat(nhw.getStatus().updatedAt()).isNotBlank();
+            assertThat(nhw.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
+                assertThat(o.getKind()).isEqualTo("Node");
+                assertThat(o.getName()).isEqualTo(NODE);
+            });
+        });
     }
 
     /** Sum of the samples of a Prometheus metric whose labels include all {@code labels}. */

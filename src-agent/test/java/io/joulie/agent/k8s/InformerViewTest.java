@@ -41,7 +41,7 @@ class InformerViewTest {
         for (String node : List.of("w1", "w2", "w3")) {
             NodePowerProfile npp = new NodePowerProfile();
             npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
-            npp.setSpec(new NodePowerProfileSpec(node, Profile.ECO, new NodePowerProfileSpec.CpuPower(240.0), null));
+            npp.setSpec(new NodePowerProfileSpec(node, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240.0), null));
             client.resource(npp).create();
             tp(JoulieApi.nodePowerProfileName(node), Scope.NODE, node, Map.of(JoulieApi.NODE_LABEL, node));
         }

@@ -2,6 +2,8 @@ package io.joulie.agent.k8s;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
+import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.metrics.AgentMetrics;
@@ -9,6 +11,7 @@ import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -21,17 +24,17 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class StatusPublisherTest {
-    record Write(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
+    record Write(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
     }
 
     final List<Write> writes = new ArrayList<>();
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     boolean failing;
-    final StatusPublisher publisher = new StatusPublisher((node, own, outcome) -> {
+    final StatusPublisher publisher = new StatusPublisher((node, own, outcomes) -> {
         if (failing) {
             throw new IllegalStateException("409 three times");
         }
-        writes.add(new Write(node, own, outcome));
+        outcomes.forEach((family, outcome) -> writes.add(new Write(node, own, family, outcome)));
     }, new AgentMetrics(registry));
 
     static ControlOutcome applied(double watts) {
@@ -102,5 +105,47 @@ class StatusPublisherTest {
         publisher.forget("a");
         publisher.publish("a", List.of(own), applied(80));
         assertThat(writes).hasSize(2);
+    }
+
+    static ControlOutcome gpus(double limitWatts, double powerWatts, double energyJoules) {
+        return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, "applied 60 % of each board's maximum as power limit on 1 board",
+                Map.of(Observed.CAP_WATTS_PER_GPU, limitWatts, Observed.GPUS, 1.0, Observed.GPU_POWER_WATTS, powerWatts),
+                List.of(new Device(0, "NVIDIA H100 80GB HBM3", limitWatts, powerWatts, energyJoules)));
+    }
+
+    @Test
+    void aGpuStatusThatDiffersOnlyInPowerAndEnergyIsNotWrittenAgainButANewLimitIs() {
+        TelemetryProfile own = own(null);
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 300, 1000)));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 350, 1500.5)));
+        assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.GPU));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(700, 350, 1600)));
+        assertThat(writes).hasSize(2);
+    }
+
+    @Test
+    void theFamiliesAreComparedApartAndTheGpuStatusInTheProfileCountsAsWritten() {
+        ControlOutcome gpu = gpus(420, 300, 1000);
+        TelemetryProfile own = own(null);
+        own.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(null, new ControlResult("nvml", Result.APPLIED,
+                gpu.message(), gpu.observedByKey(), List.of(new Device(0, "NVIDIA H100 80GB HBM3", 420.0, 10.0, 1.0)),
+                "2026-11-21T11:00:00Z"))));
+        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpu));
+        assertThat(writes).isEmpty();
+        publisher.publish("a", List.of(own), applied(80));
+        assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.CPU));
+    }
+
+    /** One reconcile's outcomes go in one write: a second write from the cached profile could undo the first. */
+    @Test
+    void bothFamiliesOfOneReconcileAreWrittenTogetherWhenEitherChanged() {
+        TelemetryProfile own = own(null);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(80), Family.GPU, gpus(420, 300, 1000)));
+        assertThat(writes).extracting(Write::family).containsExactlyInAnyOrder(Family.CPU, Family.GPU);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(81), Family.GPU, gpus(700, 300, 1000)));
+        assertThat(writes).as("the GPU limit changed: both again").extracting(Write::family)
+                .containsExactlyInAnyOrder(Family.CPU, Family.GPU, Family.CPU, Family.GPU);
+        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(82), Family.GPU, gpus(700, 310, 1100)));
+        assertThat(writes).hasSize(4);
     }
 }

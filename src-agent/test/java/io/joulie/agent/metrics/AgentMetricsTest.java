@@ -3,12 +3,14 @@ package io.joulie.agent.metrics;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
+import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,5 +66,30 @@ class AgentMetricsTest {
         assertThat(registry.get("joulie.agent.cap.per.package.watts").tag("node", "n1").gauge().value()).isEqualTo(60.0);
         assertThat(registry.get("joulie.agent.backend").tags("node", "n1", "backend", "dvfs").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", "control").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void aBoardsGaugesFollowItsReadingsAndItsEnergyCountsOnlyWhatTheCounterGained() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        AgentMetrics metrics = new AgentMetrics(registry);
+        metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(300), OptionalDouble.of(1000));
+        assertThat(registry.get("joulie.agent.gpu.power.watts").tags("node", "n1", "gpu", "0").gauge().value()).isEqualTo(300);
+        assertThat(registry.get("joulie.agent.gpu.cap.watts").tags("node", "n1", "gpu", "0").gauge().value()).isEqualTo(420);
+        assertThat(registry.get("joulie.agent.gpu.energy.joules").tags("node", "n1", "gpu", "0").counter().count())
+                .as("a first reading is a start, not energy; the counter exists from it, so rate() sees the first joules").isZero();
+        metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.empty(), OptionalDouble.of(1250));
+        metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(310), OptionalDouble.of(40)); // driver reloaded: starts again
+        metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(310), OptionalDouble.of(100));
+        assertThat(registry.get("joulie.agent.gpu.energy.joules").tags("node", "n1", "gpu", "0").counter().count()).isEqualTo(310);
+        metrics.gpu("n1", 0, OptionalDouble.empty(), OptionalDouble.empty(), OptionalDouble.empty());
+        assertThat(registry.get("joulie.agent.gpu.power.watts").tags("node", "n1", "gpu", "0").gauge().value()).isNaN();
+
+        metrics.gpuOutcome("n1", Optional.of(Action.APPLY), new ControlOutcome(GpuBackend.NVML, Result.ERROR, "GPU 0: ...", Map.of()));
+        assertThat(registry.get("joulie.agent.gpu.actions").tags("node", "n1", "kind", "apply", "backend", "nvml", "result", "error")
+                .counter().count()).isEqualTo(1);
+        assertThat(registry.get("joulie.agent.gpu.backend").tags("node", "n1", "backend", "nvml").gauge().value()).isEqualTo(1);
+        assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", "control").counter().count()).isEqualTo(1);
+        metrics.forget("n1");
+        assertThat(registry.find("joulie.agent.gpu.power.watts").gauges()).isEmpty();
     }
 }

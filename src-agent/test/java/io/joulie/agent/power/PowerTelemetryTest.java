@@ -2,6 +2,7 @@ package io.joulie.agent.power;
 
 import com.sun.net.httpserver.HttpServer;
 import io.joulie.agent.routing.NodeEndpoint;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -76,5 +77,24 @@ class PowerTelemetryTest {
         } finally {
             server.stop(0);
         }
+    }
+
+    @Test
+    void readsTheGpuBoardsAndTheHardwareATelemetryEndpointDescribes() {
+        String body = "{\"gpu\":{\"devices\":[{\"index\":3,\"name\":\"sim-H100\",\"capWatts\":420,\"powerWatts\":300.5,"
+                + "\"energyJoules\":12},{\"powerWatts\":-1}]},\"hardware\":{\"cpu\":{\"packages\":[{\"zone\":\"p0\",\"maxWatts\":250}]},"
+                + "\"gpu\":{\"model\":\"sim-H100\",\"devices\":[{\"index\":3,\"minWatts\":200,\"maxWatts\":700}],\"extra\":1}}}";
+        assertThat(PowerTelemetry.parseGpus(body)).containsExactly(
+                new GpuSample(3, "sim-H100", OptionalDouble.of(420), OptionalDouble.of(300.5), OptionalDouble.of(12)),
+                new GpuSample(1, "", OptionalDouble.empty(), OptionalDouble.empty(), OptionalDouble.empty()));
+        NodeHardwareStatus hardware = PowerTelemetry.parseHardware(body).orElseThrow();
+        assertThat(hardware.cpu().packages()).singleElement().satisfies(p -> assertThat(p.maxWatts()).isEqualTo(250.0));
+        assertThat(hardware.gpu().devices()).singleElement().satisfies(d -> {
+            assertThat(d.minWatts()).isEqualTo(200.0);
+            assertThat(d.maxWatts()).isEqualTo(700.0);
+        });
+        assertThat(PowerTelemetry.parseHardware("{\"packagePowerWatts\":3}")).isEmpty();
+        assertThat(PowerTelemetry.parseHardware("{\"hardware\":{\"gpu\":{\"count\":\"many\"}}}")).isEmpty();
+        assertThat(PowerTelemetry.parseGpus("<html>")).isEmpty();
     }
 }

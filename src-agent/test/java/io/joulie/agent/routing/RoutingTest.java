@@ -7,6 +7,8 @@ import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Controls;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControl;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.GpuControl;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec.GpuHttpControl;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.HttpEndpoint;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Scope;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
@@ -71,5 +73,22 @@ class RoutingTest {
         assertThat(r.cpuControl()).isEqualTo(ControlType.HTTP);
         assertThat(r.cpuSource()).isEqualTo(SourceType.HOST);
         assertThat(Routing.nodeScoped(all, "n1")).get().extracting(p -> p.getMetadata().getName()).isEqualTo("node-n1");
+    }
+
+    @Test
+    void theGpuFamiliesFallThroughOnTheirOwnAndDefaultToTheHost() {
+        assertThat(Routing.resolve(List.of(), "n1").gpu()).isEqualTo(Route.GpuRoute.DEFAULT);
+        TelemetryProfile cluster = new TelemetryProfile();
+        cluster.setMetadata(new ObjectMetaBuilder().withName("sim").build());
+        cluster.setSpec(new TelemetryProfileSpec(new Target(Scope.CLUSTER, null),
+                new Sources(null, new Source(SourceType.HTTP, new HttpEndpoint("http://t/{node}", null), null), null, null),
+                new Controls(null, new GpuControl(ControlType.HTTP, new GpuHttpControl("http://g/{node}", 4, null)))));
+        List<TelemetryProfile> all = List.of(tp("mine", Scope.NODE, "n1", ControlType.NONE, null), cluster);
+        Route r = Routing.resolve(all, "n1");
+        assertThat(r.cpuControl()).isEqualTo(ControlType.NONE);
+        assertThat(r.gpu().control()).isEqualTo(ControlType.HTTP);
+        assertThat(r.gpu().http().endpoint()).isEqualTo("http://g/{node}");
+        assertThat(r.gpu().source()).isEqualTo(SourceType.HTTP);
+        assertThat(r.gpu().sourceSpec().http().endpoint()).isEqualTo("http://t/{node}");
     }
 }

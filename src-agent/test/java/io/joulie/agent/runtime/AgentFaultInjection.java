@@ -6,8 +6,11 @@ import io.joulie.agent.config.AgentSettings;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
+import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.host.CpuInfo;
 import io.joulie.agent.host.CpuVendor;
+import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostFileException;
 import io.joulie.agent.host.HostRoots;
@@ -18,12 +21,15 @@ import io.joulie.agent.host.Originals;
 import io.joulie.agent.host.OriginalsStore;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.SysfsPowercap;
+import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
+import io.joulie.agent.power.GpuReader;
 import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -311,27 +317,45 @@ final class AgentFaultInjection {
     /** A new agent process, assembled as NodeAgent and AgentProducers do it. */
     private void start() throws IOException {
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(20), HostRoots.under(Path.of("/")),
-                true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), FLOOR_WATTS);
+                true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), FLOOR_WATTS, AgentSettings.DEFAULT_NVML_LIBRARY);
         AgentProducers.NodeHost opened = AgentProducers.openHost(store, Optional.of(bootId()), inherited -> new Host(settings.roots(),
                 new CpuInfo(CpuVendor.INTEL, "simulated"), Msr.absent(),
                 SysfsPowercap.open(SYS, files, Msr.absent(), FLOOR_WATTS, inherited.map(Originals::powercap).orElse(List.of())),
-                SysfsCpufreq.open(SYS, files, inherited.map(Originals::cpufreqMaxKHz).orElse(Map.of()))), line -> { });
+                SysfsCpufreq.open(SYS, files, inherited.map(Originals::cpufreqMaxKHz).orElse(Map.of())),
+                Gpus.absent("no GPU on the simulated node")), line -> { });
         HostCpuControl host = new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock);
         controls = new CpuControls(host, (node, s) -> {
             throw new IllegalStateException("no http control on the simulated node");
         }, true);
-        PowerReader power = new PowerReader(new PackagePowerMeter(opened.host().powercap(), clock), (url, timeout) -> {
+        GpuControls gpuControls = new GpuControls(new HostGpuControl(opened.host().gpus()), (node, s) -> {
+            throw new IllegalStateException("no http control on the simulated node");
+        }, true);
+        PowerReader.Fetch noRemote = (url, timeout) -> {
             throw new IOException("no remote source on the simulated node");
-        }, metrics, clock);
-        StatusPublisher status = new StatusPublisher((node, own, out) -> { }, metrics);
-        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, power, status, metrics);
+        };
+        PowerReader power = new PowerReader(new PackagePowerMeter(opened.host().powercap(), clock), noRemote, metrics, clock);
+        StatusPublisher status = new StatusPublisher((node, own, outcomes) -> { }, metrics);
+        HardwarePublisher hardware = new HardwarePublisher((node, route, boards, described) -> Optional.empty(),
+                new HardwarePublisher.Sink() {
+                    @Override
+                    public Optional<NodeHardwareStatus> current(String node) {
+                        return Optional.empty();
+                    }
+
+                    @Override
+                    public boolean write(String node, NodeHardwareStatus status) {
+                        return true;
+                    }
+                }, metrics);
+        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power,
+                new GpuReader(opened.host().gpus(), noRemote, metrics), status, hardware, metrics);
     }
 
     private void profile(Profile profile, Double cap) {
         trace("  profile " + profile + " " + cap);
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(NODE)).build());
-        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(NODE, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null));
         view.put(npp);
     }
 

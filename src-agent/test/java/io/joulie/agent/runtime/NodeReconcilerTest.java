@@ -6,6 +6,18 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.joulie.agent.config.AgentMode;
 import io.joulie.agent.config.AgentSettings;
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.Family;
+import io.joulie.agent.control.gpu.GpuBackend;
+import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.control.gpu.HostGpuControl;
+import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.GpuOriginals;
+import io.joulie.agent.inventory.HostInventory;
+import io.joulie.agent.inventory.Inventory;
+import io.joulie.agent.k8s.HardwarePublisher;
+import io.joulie.agent.power.GpuReader;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
+import io.joulie.testkit.FakeNvml;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.cpu.CpuControls;
@@ -45,7 +57,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -69,7 +83,11 @@ class NodeReconcilerTest {
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final AgentMetrics metrics = new AgentMetrics(registry);
     final MemoryView view = new MemoryView();
+    /** The CPU and the GPU statuses written, in order. */
     final List<ControlOutcome> written = new CopyOnWriteArrayList<>();
+    final List<ControlOutcome> gpuWritten = new CopyOnWriteArrayList<>();
+    /** The NodeHardware statuses written, in order. */
+    final List<NodeHardwareStatus> inventories = new CopyOnWriteArrayList<>();
     final HttpClient http = HttpClient.newHttpClient();
     final List<Host> hosts = new ArrayList<>();
     /** What each agent process decided at start about the originals kept in the state directory. */
@@ -77,60 +95,97 @@ class NodeReconcilerTest {
     FakeHost host;
     /** The CPU controls of the agent assembled last (its shutdown restore). */
     CpuControls controls;
+    GpuControls gpuControls;
+    /** The NVML the next agent process loads: none by default (a path where no library is, so a real one is never used). */
+    String nvmlLibrary;
 
     @AfterEach
     void close() {
         hosts.forEach(Host::close);
     }
 
-    /** The agent in node mode for {@link #NODE}, as NodeAgent assembles it, on a fresh fake host. */
+    /** The agent in node mode for {@link #NODE}, as NodeAgent assembles it, on a fresh fake host without GPUs. */
     NodeReconciler nodeAgent(boolean restoreOnExit) throws IOException {
+        return nodeAgent(restoreOnExit, null);
+    }
+
+    /** The same with the NVML library {@code nvml} (a fake, or one that does not load); null: where none is. */
+    NodeReconciler nodeAgent(boolean restoreOnExit, String nvml) throws IOException {
         host = FakeHost.intelNode(root, 2, 250);
         host.cpufreqPolicy(0, 800_000, 3_500_000, 3_500_000);
         host.cpufreqPolicy(1, 800_000, 3_500_000, 3_500_000);
+        nvmlLibrary = nvml != null ? nvml : root.resolve("no-nvml/libnvidia-ml.so.1").toString();
         return agentProcess(restoreOnExit);
     }
 
     /**
      * A new agent process on the fake host as it is now, assembled as NodeAgent and AgentProducers do: the host opened
-     * with the originals an earlier process of this boot kept in the state directory. Dropping it without
-     * {@link CpuControls#restoreOnExit()} is a crash (SIGKILL, OOM kill).
+     * with the originals an earlier process of this boot kept in the state directory (the GPUs' too). Dropping it
+     * without {@link CpuControls#restoreOnExit()} is a crash (SIGKILL, OOM kill).
      */
     NodeReconciler agentProcess(boolean restoreOnExit) {
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(1), HostRoots.under(root),
-                restoreOnExit, LabelSelector.parse(""), 1, 0, host.stateDir(), AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS);
+                restoreOnExit, LabelSelector.parse(""), 1, 0, host.stateDir(), AgentSettings.DEFAULT_PACKAGE_FLOOR_WATTS, nvmlLibrary);
         AgentProducers.NodeHost opened = AgentProducers.openHost(settings, decisions::add);
         hosts.add(opened.host());
-        return assemble(settings, new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock),
-                new PackagePowerMeter(opened.host().powercap(), clock));
+        return assemble(settings, opened, new HostInventory(opened.host(), opened.host().capabilities().raplWritable()));
     }
 
-    NodeReconciler assemble(AgentSettings settings, HostCpuControl hostControl, PackagePowerMeter meter) {
-        CpuControls controls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock),
-                settings.restoreOnExit());
+    /** {@code opened}: the host in node mode; null in pool mode. */
+    NodeReconciler assemble(AgentSettings settings, AgentProducers.NodeHost opened, Inventory inventory) {
+        Host h = opened == null ? null : opened.host();
+        CpuControls controls = new CpuControls(h == null ? null : new HostCpuControl(h.powercap(), h.cpufreq(), opened.originals(), clock),
+                (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
+        GpuControls gpuControls = new GpuControls(h == null ? null : new HostGpuControl(h.gpus()),
+                (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
         this.controls = controls;
-        PowerReader power = new PowerReader(meter, (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
+        this.gpuControls = gpuControls;
+        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        PowerReader power = new PowerReader(h == null ? null : new PackagePowerMeter(h.powercap(), clock), fetch, metrics, clock);
+        GpuReader gpus = new GpuReader(h == null ? null : h.gpus(), fetch, metrics);
         StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
-        return new NodeReconciler(new ServedNodes(settings, view), view, controls, power, status, metrics);
+        HardwarePublisher hardware = new HardwarePublisher(inventory, new HardwarePublisher.Sink() {
+            @Override
+            public Optional<NodeHardwareStatus> current(String node) {
+                return Optional.empty();
+            }
+
+            @Override
+            public boolean write(String node, NodeHardwareStatus inventory) {
+                inventories.add(inventory);
+                return true;
+            }
+        }, metrics);
+        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power, gpus, status, hardware, metrics);
     }
 
-    /** As StatusWriter does on the API server: the status into the node's own profile, created when it has none. */
-    void writeStatus(String node, Optional<TelemetryProfile> own, ControlOutcome outcome) {
-        written.add(outcome);
+    /** As StatusWriter does on the API server: the families' status into the node's own profile, created when it has none. */
+    void writeStatus(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
+        Map<Family, TelemetryProfileStatus.ControlResult> results = new EnumMap<>(Family.class);
+        outcomes.forEach((family, outcome) -> {
+            (family == Family.CPU ? written : gpuWritten).add(outcome);
+            results.put(family, new TelemetryProfileStatus.ControlResult(outcome.backend().label(), outcome.result(), outcome.message(),
+                    outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString()));
+        });
         TelemetryProfile tp = new TelemetryProfile();
         tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node)))
                 .build());
         tp.setSpec(own.map(TelemetryProfile::getSpec)
                 .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
-        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
-                outcome.backend().label(), outcome.result(), outcome.message(), outcome.observedByKey(), clock.instant().toString()), null)));
+        TelemetryProfileStatus.ControlStatus was = own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).orElse(null);
+        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(
+                results.getOrDefault(Family.CPU, was == null ? null : was.cpu()), results.getOrDefault(Family.GPU, was == null ? null : was.gpu()))));
         view.put(tp);
     }
 
     void profile(String node, Profile profile, Double cap) {
+        profile(node, profile, cap == null ? null : NodePowerProfileSpec.CpuPower.watts(cap), null);
+    }
+
+    void profile(String node, Profile profile, NodePowerProfileSpec.CpuPower cpu, NodePowerProfileSpec.GpuPower gpu) {
         NodePowerProfile npp = new NodePowerProfile();
         npp.setMetadata(new ObjectMetaBuilder().withName(JoulieApi.nodePowerProfileName(node)).build());
-        npp.setSpec(new NodePowerProfileSpec(node, profile, cap == null ? null : new NodePowerProfileSpec.CpuPower(cap), null));
+        npp.setSpec(new NodePowerProfileSpec(node, profile, cpu, gpu, null));
         view.put(npp);
     }
 
@@ -360,8 +415,8 @@ class NodeReconcilerTest {
     @Test
     void aPoolAgentServesTheMatchingNodesBlocksHostControlAndLetsGoOfANodeThatLeaves() {
         AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
-                LabelSelector.parse("joulie.io/managed=true"), 1, 0, root.resolve("state"), 0);
-        NodeReconciler agent = assemble(pool, null, null);
+                LabelSelector.parse("joulie.io/managed=true"), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
+        NodeReconciler agent = assemble(pool, null, Inventory.remote());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-1").addToLabels("joulie.io/managed", "true").endMetadata().build());
         view.put(new NodeBuilder().withNewMetadata().withName("sim-2").endMetadata().build());
         assertThat(agent.nodesToVisit()).containsExactly("sim-1");
@@ -383,6 +438,377 @@ class NodeReconcilerTest {
         agent.reconcile("sim-1", false);
         assertThat(agent.nodesToVisit()).isEmpty();
         assertThat(registry.scrape()).doesNotContain("node=\"sim-1\"");
+    }
+
+    // ---- percent caps and GPUs ------------------------------------------------------------------------------------
+
+    /** The node-mode agent with an H100 (200..700 W) and an L40S (100..350 W) behind the fake NVML. */
+    NodeReconciler gpuNode(boolean restoreOnExit) throws IOException {
+        nvml = FakeNvml.install(root.resolve("nvml"), List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        return nodeAgent(restoreOnExit, nvml.library().toString());
+    }
+
+    FakeNvml nvml;
+
+    ControlOutcome gpuStatus() {
+        return gpuWritten.getLast();
+    }
+
+    @Test
+    void aPercentCpuCapIsResolvedOnTheHostAndTheAppliedWattsAreReported() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), null);
+        agent.reconcile(NODE, false);
+
+        assertThat(host.limit(0)).isEqualTo("150000000");
+        assertThat(host.limit(1)).isEqualTo("150000000");
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().message()).isEqualTo("applied 60 % of each package's maximum (node cap 300 W) as long_term limit on 2 packages");
+        assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS, 300.0);
+    }
+
+    @Test
+    void bothWattsAndPercentOrAPercentOutOfRangeReachNoPackage() throws IOException {
+        NodeReconciler agent = capAt240(true);
+        profile(NODE, Profile.ECO, new NodePowerProfileSpec.CpuPower(200.0, 50.0), null);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts and spec.cpu.packagePowerCapPercent are both set");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(140), null);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapPercent = 140.0 is not a percent in (0, 100]");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(host.limit(1)).isEqualTo("120000000");
+    }
+
+    @Test
+    void gpuCapsReachEveryBoardThroughNvmlBesideTheCpuCap() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(nvml.limitsSet()).containsExactly("0 420000", "1 210000");
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.NVML);
+        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(gpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_GPU, 315.0).containsEntry(Observed.GPUS, 2.0)
+                .containsEntry(Observed.GPU_POWER_WATTS, 470.0);
+        assertThat(gpuStatus().devices()).containsExactly(
+                new TelemetryProfileStatus.Device(0, "NVIDIA H100 80GB HBM3", 420.0, 350.0, 1000.0),
+                new TelemetryProfileStatus.Device(1, "NVIDIA L40S", 210.0, 120.0, 500.0));
+        assertThat(metric("joulie_agent_gpu_cap_watts", "node=\"" + NODE + "\"", "gpu=\"1\"")).isEqualTo(210);
+        assertThat(metric("joulie_agent_gpu_power_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(350);
+        assertThat(metric("joulie_agent_gpu_actions_total", "kind=\"apply\"", "backend=\"nvml\"", "result=\"applied\"")).isEqualTo(1);
+
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), NodePowerProfileSpec.GpuPower.watts(300));
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitsSet()).containsExactly("0 420000", "1 210000", "0 300000", "1 300000");
+    }
+
+    @Test
+    void gpuEnergyIsCountedAndAStatusThatDiffersOnlyInReadingsIsNotRewritten() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+        nvml.board(0, nvml.board(0).withEnergyMj(1_250_000).withPowerMw(400_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+        nvml.board(0, nvml.board(0).withEnergyMj(1_600_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+
+        assertThat(metric("joulie_agent_gpu_energy_joules_total", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(600.0);
+        assertThat(metric("joulie_agent_gpu_power_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(400.0);
+        assertThat(gpuWritten).hasSize(1);
+        assertThat(nvml.limitsSet()).hasSize(2);
+    }
+
+    @Test
+    void aBoardLimitChangedBehindItsBackIsPutBackByThePeriodicReconcile() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.watts(250));
+        agent.reconcile(NODE, false);
+        nvml.board(1, nvml.board(1).withLimitMw(350_000));
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+
+        assertThat(nvml.limitMw(1)).isEqualTo(250_000);
+        assertThat(metric("joulie_agent_gpu_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isEqualTo(1);
+    }
+
+    @Test
+    void badGpuInputReachesNoBoardAndLeavesTheCpuCapAlone() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), new NodePowerProfileSpec.GpuPower(300.0, 50.0));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).contains("spec.gpu.powerCapWattsPerGpu and spec.gpu.powerCapPercent are both set");
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(0));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().message()).contains("spec.gpu.powerCapPercent = 0.0 is not a percent in (0, 100]");
+        assertThat(gpuStatus().observed()).as("what is in force is still reported").containsEntry(Observed.CAP_WATTS_PER_GPU, 525.0);
+        assertThat(nvml.limitsSet()).isEmpty();
+    }
+
+    @Test
+    void aPermissionErrorBlocksTheGpuCapWithNvmlsReason() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        nvml.fail(FakeNvml.SET_LIMIT, -1, FakeNvml.NVML_ERROR_NO_PERMISSION);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("GPU 0: nvmlDeviceSetPowerManagementLimit: NVML_ERROR_NO_PERMISSION (4)");
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+    }
+
+    @Test
+    void anNvmlThatFailsToLoadLeavesTheAgentAndTheCpuRunningAndSaysWhy() throws IOException {
+        String missing = root.resolve("nowhere/libnvidia-ml.so.1").toString();
+        NodeReconciler agent = nodeAgent(true, missing);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("NVML not available (cannot load " + missing);
+        assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NONE);
+        assertThat(inventories.getLast().gpu().message()).startsWith("NVML not available");
+    }
+
+    @Test
+    void removingTheGpuPartOrTheProfileRestoresTheBoards() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null);
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found before the first write on 2 boards");
+        assertThat(host.limit(0)).as("the CPU cap stays").isEqualTo("120000000");
+
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(host.limit(0)).isEqualTo(ORIGINAL);
+        assertThat(gpuStatus().message()).startsWith("NodePowerProfile deleted; restored the GPU limits");
+    }
+
+    Path gpuOriginalsFile() {
+        return host.stateDir().resolve("gpu-originals.json");
+    }
+
+    /** An agent killed with the boards capped: its successor restores the limits found before the first write, not its caps. */
+    @Test
+    void aCrashedAgentsSuccessorRestoresTheBoardsItFound() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        first.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+        assertThat(gpuOriginalsFile()).as("kept before the first write").exists();
+        // crash: no restore; the boards stay at 350 and 175 W
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+        assertThat(nvml.limitMw(0)).isEqualTo(350_000);
+        ControlOutcome shutdown = gpuControls.restoreOnExit().orElseThrow();
+
+        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuOriginalsFile()).as("removed after a restore that put every board back").doesNotExist();
+        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(Result.APPLIED);
+        assertThat(originalsFile()).doesNotExist();
+    }
+
+    @Test
+    void aGpuPartRemovedWhileNoAgentRanIsRestoredByTheNextOneAndTheCpuCapStays() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.watts(300));
+        first.reconcile(NODE, false);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null); // while no agent runs
+
+        NodeReconciler successor = agentProcess(true);
+        successor.reconcile(NODE, false);
+
+        assertThat(nvml.limitMw(0)).isEqualTo(700_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(350_000);
+        assertThat(gpuStatus().message()).isEqualTo("spec.gpu removed; restored the GPU limits found before the first write on 2 boards");
+        assertThat(gpuOriginalsFile()).doesNotExist();
+        assertThat(host.limit(0)).as("the CPU cap stays").isEqualTo("120000000");
+        assertThat(originalsFile()).as("and so do the CPU's originals").exists();
+    }
+
+    /** After a reboot the driver has reset the boards: their limits then are the originals, not the last boot's file. */
+    @Test
+    void afterARebootTheBoardsLimitsThenAreTheOriginals() throws IOException {
+        NodeReconciler first = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        first.reconcile(NODE, false);
+
+        host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002");
+        nvml.board(0, nvml.board(0).withLimitMw(600_000)); // what the board starts at in the new boot
+        nvml.board(1, nvml.board(1).withLimitMw(300_000));
+        NodeReconciler next = agentProcess(true);
+        assertThat(decisions).anySatisfy(line -> assertThat(line).startsWith("The GPU originals in " + gpuOriginalsFile())
+                .contains("the node rebooted and the driver reset the boards' limits"));
+        assertThat(gpuOriginalsFile()).as("the last boot's file is gone").doesNotExist();
+        next.reconcile(NODE, false);
+        gpuControls.restoreOnExit();
+
+        assertThat(nvml.limitMw(0)).isEqualTo(600_000);
+        assertThat(nvml.limitMw(1)).isEqualTo(300_000);
+    }
+
+    @Test
+    void anUnreadableGpuOriginalsFileLeavesTheBoardsAloneAndTheCpuCapped() throws IOException {
+        nvml = FakeNvml.install(root.resolve("nvml"), List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
+        host = FakeHost.intelNode(root, 2, 250);
+        FakeHost.write(host.stateDir().resolve("gpu-originals.json"), "{\"format\": 1, \"gpus\": [{\"index\": \"zero\"}]}");
+        nvmlLibrary = nvml.library().toString();
+        NodeReconciler agent = agentProcess(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("cannot read the GPU limits an earlier run kept (" + gpuOriginalsFile()
+                + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
+        assertThat(nvml.limitsSet()).isEmpty();
+        assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    @Test
+    void anEcoGpuCapAboveThePerformanceGpuCapIsRefusedWhileTheCpuCapApplies() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.percent(100), NodePowerProfileSpec.GpuPower.percent(80));
+        agent.reconcile(NODE, false);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.percent(90));
+        agent.reconcile(NODE, false);
+
+        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco GPU cap "
+                + "90 % is above the performance GPU cap 80 % this node had; eco must not allow more than performance; the previous "
+                + "limit stays");
+        assertThat(nvml.limitMw(0)).as("80 % stays").isEqualTo(560_000);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(host.limit(0)).isEqualTo("150000000");
+
+        // a cap in the other unit is not compared: the agent cannot tell watts from a percent without resolving both
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.watts(650));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+    }
+
+    @Test
+    void boardsTheAgentNeverCappedAreLeftAsTheyAre() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null);
+        agent.reconcile(NODE, false);
+        assertThat(gpuWritten).as("nothing asked of the GPUs, nothing to report").isEmpty();
+
+        // a cap that fails on the first board writes nothing
+        nvml.fail(FakeNvml.SET_LIMIT, 0, FakeNvml.NVML_ERROR_UNKNOWN);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
+        agent.reconcile(NODE, false);
+        assertThat(gpuStatus().result()).isEqualTo(Result.ERROR);
+        // someone else then sets a board's limit: with nothing of the agent's in force, it is theirs and stays
+        nvml.clearFailures();
+        nvml.board(0, nvml.board(0).withLimitMw(500_000));
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+
+        assertThat(nvml.limitsSet()).isEmpty();
+        assertThat(nvml.limitMw(0)).isEqualTo(500_000);
+        assertThat(gpuStatus().result()).isEqualTo(Result.NONE);
+        assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile deleted; nothing to restore: no GPU limit written since "
+                + "the start or the last restore");
+    }
+
+    @Test
+    void theInventoryDescribesTheHostAndIsWrittenAgainOnlyWhenItChanges() throws IOException {
+        NodeReconciler agent = gpuNode(true);
+        profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+        agent.reconcile(NODE, false);
+
+        NodeHardwareStatus inventory = inventories.getLast();
+        assertThat(inventory.cpu().vendor()).isEqualTo("intel");
+        assertThat(inventory.cpu().model()).isEqualTo("Intel(R) Xeon(R) Test CPU");
+        assertThat(inventory.cpu().sockets()).as("cpuinfo gives no physical id: the RAPL packages").isEqualTo(2);
+        assertThat(inventory.cpu().threads()).isEqualTo(2);
+        assertThat(inventory.cpu().packages()).containsExactly(new NodeHardwareStatus.CpuPackage("intel-rapl:0", null, 250.0, null),
+                new NodeHardwareStatus.CpuPackage("intel-rapl:1", null, 250.0, null));
+        assertThat(inventory.cpu().cpufreq()).isEqualTo(new NodeHardwareStatus.FrequencyRange(800_000L, 3_500_000L));
+        assertThat(inventory.cpu().control()).isEqualTo(NodeHardwareStatus.Control.POWERCAP);
+        assertThat(inventory.gpu()).isEqualTo(new NodeHardwareStatus.Gpu("nvidia", "NVIDIA H100 80GB HBM3", 2, List.of(
+                new NodeHardwareStatus.GpuBoard(0, "NVIDIA H100 80GB HBM3", 200.0, 700.0, 700.0, 420.0),
+                new NodeHardwareStatus.GpuBoard(1, "NVIDIA L40S", 100.0, 350.0, 350.0, 210.0)), NodeHardwareStatus.Control.NVML, null));
+
+        clock.advance(Duration.ofSeconds(1));
+        agent.reconcile(NODE, true);
+        assertThat(inventories).hasSize(1);
+        profile(NODE, Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), NodePowerProfileSpec.GpuPower.percent(100));
+        agent.reconcile(NODE, false);
+        assertThat(inventories).hasSize(2);
+        assertThat(inventories.getLast().gpu().devices()).extracting(NodeHardwareStatus.GpuBoard::limitWatts).containsExactly(700.0, 350.0);
+    }
+
+    @Test
+    void aPoolAgentCapsSimulatedGpusOverHttpResolvingAPercentAgainstTheHardwareTheTelemetryDescribes() throws IOException {
+        List<String> bodies = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            if ("GET".equals(ex.getRequestMethod())) {
+                byte[] body = ("{\"gpu\":{\"devices\":[{\"index\":0,\"name\":\"sim-H100\",\"capWatts\":700,\"powerWatts\":300,"
+                        + "\"energyJoules\":5}]},\"hardware\":{\"gpu\":{\"vendor\":\"nvidia\",\"model\":\"sim-H100\",\"devices\":"
+                        + "[{\"index\":0,\"minWatts\":200,\"maxWatts\":700}]}}}").getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, body.length);
+                ex.getResponseBody().write(body);
+            } else {
+                bodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                ex.sendResponseHeaders(200, -1);
+            }
+            ex.close();
+        });
+        server.start();
+        try {
+            AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
+                    LabelSelector.parse(""), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
+            NodeReconciler agent = assemble(pool, null, Inventory.remote());
+            view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.setMetadata(new ObjectMetaBuilder().withName("simulated").build());
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
+                    new TelemetryProfileSpec.Sources(null, new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                            new TelemetryProfileSpec.HttpEndpoint(base + "/telemetry/{node}", 2), null), null, null),
+                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.NONE, null),
+                            new TelemetryProfileSpec.GpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                                    new TelemetryProfileSpec.GpuHttpControl(base + "/control/{node}", 2, null)))));
+            view.put(tp);
+            profile("sim-1", Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+            agent.reconcile("sim-1", false);
+
+            assertThat(bodies).singleElement().asString().contains("\"action\":\"gpu.set_power_cap_watts\"")
+                    .contains("\"capWattsPerGpu\":420.0").contains("\"node\":\"sim-1\"");
+            assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.HTTP);
+            assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+            assertThat(gpuStatus().devices()).containsExactly(new TelemetryProfileStatus.Device(0, "sim-H100", 700.0, 300.0, 5.0));
+            assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.HTTP);
+            assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+        } finally {
+            server.stop(0);
+        }
     }
 
     Path originalsFile() {

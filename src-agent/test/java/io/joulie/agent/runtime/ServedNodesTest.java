@@ -20,13 +20,14 @@ class ServedNodesTest {
 
     static AgentSettings pool(int shards, int shard) {
         return new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(20), HostRoots.host(), true,
-                LabelSelector.parse("joulie.io/managed=true"), shards, shard, Path.of("/var/lib/joulie"), 10);
+                LabelSelector.parse("joulie.io/managed=true"), shards, shard, Path.of("/var/lib/joulie"), 10,
+                AgentSettings.DEFAULT_NVML_LIBRARY);
     }
 
     @Test
     void aNodeAgentServesItsNodeOnly() {
         ServedNodes served = new ServedNodes(new AgentSettings(AgentMode.NODE, Optional.of("w1"), Duration.ofSeconds(20),
-                HostRoots.host(), true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), 10), view);
+                HostRoots.host(), true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), 10, AgentSettings.DEFAULT_NVML_LIBRARY), view);
         assertThat(served.all()).containsExactly("w1");
         assertThat(served.serves("w1")).isTrue();
         assertThat(served.serves("w2")).isFalse();

@@ -32,8 +32,23 @@ public record JoulieSpec(
      * same meaning; unset fields keep the environment's value.
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!(has(self.performanceCapWatts) && has(self.performanceCapPercent))",
+            message = "performanceCapWatts and performanceCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.ecoCapWatts) && has(self.ecoCapPercent))",
+            message = "ecoCapWatts and ecoCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.gpuPerformanceCapWattsPerGpu) && has(self.gpuPerformanceCapPercent))",
+            message = "gpuPerformanceCapWattsPerGpu and gpuPerformanceCapPercent are mutually exclusive")
+    @ValidationRule(value = "!(has(self.gpuEcoCapWattsPerGpu) && has(self.gpuEcoCapPercent))",
+            message = "gpuEcoCapWattsPerGpu and gpuEcoCapPercent are mutually exclusive")
     @ValidationRule(value = "!has(self.ecoCapWatts) || !has(self.performanceCapWatts) || self.ecoCapWatts <= self.performanceCapWatts",
             message = "ecoCapWatts must not be above performanceCapWatts")
+    @ValidationRule(value = "!has(self.ecoCapPercent) || !has(self.performanceCapPercent) || self.ecoCapPercent <= self.performanceCapPercent",
+            message = "ecoCapPercent must not be above performanceCapPercent")
+    @ValidationRule(value = "!has(self.gpuEcoCapWattsPerGpu) || !has(self.gpuPerformanceCapWattsPerGpu) "
+            + "|| self.gpuEcoCapWattsPerGpu <= self.gpuPerformanceCapWattsPerGpu",
+            message = "gpuEcoCapWattsPerGpu must not be above gpuPerformanceCapWattsPerGpu")
+    @ValidationRule(value = "!has(self.gpuEcoCapPercent) || !has(self.gpuPerformanceCapPercent) || self.gpuEcoCapPercent <= self.gpuPerformanceCapPercent",
+            message = "gpuEcoCapPercent must not be above gpuPerformanceCapPercent")
     public record Policy(
             @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
             @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
@@ -53,12 +68,37 @@ public record JoulieSpec(
             @JsonPropertyDescription("queue_aware_v1: performance-only pods one performance node absorbs (QUEUE_PERF_PER_HP_NODE).")
             @Min(1)
             Integer queuePerfPerHpNode,
-            @JsonPropertyDescription("CPU power cap of the performance profile in watts (PERFORMANCE_CAP_WATTS).")
+            @JsonPropertyDescription("CPU power cap of the performance profile in watts for the node (PERFORMANCE_CAP_WATTS); "
+                    + "instead of performanceCapPercent.")
             @Min(1)
             Double performanceCapWatts,
-            @JsonPropertyDescription("CPU power cap of the eco profile in watts (ECO_CAP_WATTS).")
+            @JsonPropertyDescription("CPU power cap of the performance profile, percent of each package's maximum, 0..100 "
+                    + "(PERFORMANCE_CAP_PERCENT); instead of performanceCapWatts.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double performanceCapPercent,
+            @JsonPropertyDescription("CPU power cap of the eco profile in watts for the node (ECO_CAP_WATTS); instead of ecoCapPercent.")
             @Min(1)
             Double ecoCapWatts,
+            @JsonPropertyDescription("CPU power cap of the eco profile, percent of each package's maximum, 0..100 (ECO_CAP_PERCENT); "
+                    + "instead of ecoCapWatts.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double ecoCapPercent,
+            @JsonPropertyDescription("GPU power cap of the performance profile in watts per board (GPU_PERFORMANCE_CAP_WATTS_PER_GPU); "
+                    + "instead of gpuPerformanceCapPercent.")
+            @Min(1)
+            Double gpuPerformanceCapWattsPerGpu,
+            @JsonPropertyDescription("GPU power cap of the performance profile, percent of each board's maximum, 0..100 "
+                    + "(GPU_PERFORMANCE_CAP_PERCENT); instead of gpuPerformanceCapWattsPerGpu.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double gpuPerformanceCapPercent,
+            @JsonPropertyDescription("GPU power cap of the eco profile in watts per board (GPU_ECO_CAP_WATTS_PER_GPU); instead of "
+                    + "gpuEcoCapPercent.")
+            @Min(1)
+            Double gpuEcoCapWattsPerGpu,
+            @JsonPropertyDescription("GPU power cap of the eco profile, percent of each board's maximum, 0..100 (GPU_ECO_CAP_PERCENT); "
+                    + "instead of gpuEcoCapWattsPerGpu.")
+            @Min(value = 0, inclusive = false) @Max(100)
+            Double gpuEcoCapPercent,
             @JsonPropertyDescription("What a drain that outlasts downgradeTimeout does: hold, force or evict (DOWNGRADE_ESCALATION).")
             @Pattern("^(hold|force|evict)$")
             String downgradeEscalation,
@@ -82,7 +122,7 @@ public record JoulieSpec(
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
             List<PolicyRulesSpec.Schedule> schedules,
-            @JsonPropertyDescription("Upper bound on the managed nodes' summed CPU package power.")
+            @JsonPropertyDescription("Upper bound on the managed nodes' summed power (CPU packages, and GPU boards where capped).")
             PolicyRulesSpec.PowerBudget powerBudget,
             @JsonPropertyDescription("Hot nodes and racks become the first choice for eco.")
             PolicyRulesSpec.Hotspots hotspots,
@@ -113,9 +153,11 @@ public record JoulieSpec(
         /** These planner settings with the rule fields of {@code rules} (none when it is null). */
         public Policy withRulesOf(Policy rules) {
             return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
-                    queuePerfPerHpNode, performanceCapWatts, ecoCapWatts, downgradeEscalation, downgradeTimeout,
-                    reconcileInterval, settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick,
-                    rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+                    queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
+                    gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
+                    downgradeEscalation, downgradeTimeout, reconcileInterval, settleTime, capConfirmationTimeout,
+                    maxTransitionsPerTick, maxEvictionsPerTick, rules.timeZone, rules.schedules, rules.powerBudget,
+                    rules.hotspots, rules.telemetry);
         }
     }
 

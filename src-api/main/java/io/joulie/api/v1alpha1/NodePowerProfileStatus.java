@@ -38,8 +38,11 @@ public record NodePowerProfileStatus(
     /** Desired and applied cap, and whether the agent confirmed the desired one. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Cap(
-            @JsonPropertyDescription("The cap spec.cpu.packagePowerCapWatts asks for, in watts.")
+            @JsonPropertyDescription("The cap spec.cpu.packagePowerCapWatts asks for, in watts (unset for a cap in percent).")
             Double desiredWatts,
+            @JsonPropertyDescription("The cap spec.cpu.packagePowerCapPercent asks for, in percent of each package's maximum "
+                    + "(unset for a cap in watts).")
+            Double desiredPercent,
             @JsonPropertyDescription("The cap the node's agent last reported in force (its observed capWatts), in watts.")
             Double appliedWatts,
             @JsonPropertyDescription("Confirmed, Waiting (for the agent), Refused (blocked or error) or Unreported (no agent "

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Scope", jsonPath = ".spec.target.scope", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.target.nodeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "CPU control", jsonPath = ".status.control.cpu.result", type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(name = "GPU control", jsonPath = ".status.control.gpu.result", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class TelemetryProfile extends CustomResource<TelemetryProfileSpec, TelemetryProfileStatus> {
 }

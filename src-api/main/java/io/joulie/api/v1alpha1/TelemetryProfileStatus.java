@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
+import java.util.List;
 import java.util.Map;
 
 /** Written by the agent after every action. */
@@ -40,6 +41,25 @@ public record TelemetryProfileStatus(
             @JsonPropertyDescription("applied, blocked, error or none.") Result result,
             @JsonPropertyDescription("Human-readable detail, e.g. why it was blocked or clamped.") String message,
             @JsonPropertyDescription("Observed values after the action, e.g. capWattsPerPackage, packagePowerWatts.") Map<String, Double> observed,
+            @JsonPropertyDescription("Per device (GPU board) values after the action, by index.") List<Device> devices,
             @JsonPropertyDescription("When this result was written (RFC 3339).") String updatedAt) {
+
+        /** A result without per-device values (the CPU family). */
+        public ControlResult(String backend, Result result, String message, Map<String, Double> observed, String updatedAt) {
+            this(backend, result, message, observed, null, updatedAt);
+        }
+    }
+
+    /**
+     * One device of a control family (a GPU board) as read after the action. Power and energy are the readings of
+     * when the status was written; live values are in the agent's metrics.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Device(
+            @JsonPropertyDescription("The device's index (NVML's, or the HTTP endpoint's).") Integer index,
+            @JsonPropertyDescription("The device's name, e.g. NVIDIA H100 80GB HBM3.") String name,
+            @JsonPropertyDescription("Power limit in force, as read back, in watts.") Double capWatts,
+            @JsonPropertyDescription("Power drawn, in watts.") Double powerWatts,
+            @JsonPropertyDescription("Energy counter, in joules (since the driver loaded).") Double energyJoules) {
     }
 }

@@ -8,6 +8,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareSpec;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Scope;
@@ -28,7 +31,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Least privilege for the agent, on the real API server: a token of the agent's ServiceAccount bound to a Pod on one
  * node (what every node holds, and a compromised node could use) may write only what belongs to that node: the
- * node-scoped TelemetryProfile of its node (without routing) and the {@code feature.joulie.io/} labels of its Node. The
+ * node-scoped TelemetryProfile of its node (without routing), the NodeHardware of its node and the
+ * {@code feature.joulie.io/} labels of its Node. The
  * admission policy the operator creates refuses the rest, which RBAC alone cannot tell apart: a cluster-scoped
  * TelemetryProfile (every agent would obey it), another node's profile or Node, other labels on its own Node. A token
  * of that ServiceAccount without a node claim writes nothing. Its requests carry the user agent {@link #INTRUDER}, so
@@ -62,6 +66,9 @@ class AgentPermissionsIT extends ClusterScenario {
             for (String tp : new String[]{"e2e-intruder-cluster", "e2e-intruder-other", "e2e-intruder-routing", "e2e-own"}) {
                 cluster.kubectl(null, "delete", "telemetryprofile", tp, "--ignore-not-found");
             }
+            for (String nhw : new String[]{"e2e-intruder-hardware", "e2e-own-hardware"}) {
+                cluster.kubectl(null, "delete", "nodehardware", nhw, "--ignore-not-found");
+            }
             cluster.kubectl(null, "label", "node", NODE, "feature.joulie.io/e2e-");
         }
     }
@@ -81,6 +88,13 @@ class AgentPermissionsIT extends ClusterScenario {
         tp.setMetadata(new ObjectMetaBuilder().withName(name).build());
         tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(scope, node), null, controls));
         return tp;
+    }
+
+    static NodeHardware hardware(String name, String node) {
+        NodeHardware nhw = new NodeHardware();
+        nhw.setMetadata(new ObjectMetaBuilder().withName(name).build());
+        nhw.setSpec(new NodeHardwareSpec(node));
+        return nhw;
     }
 
     static void label(KubernetesClient client, String node, String key, String value) {
@@ -109,6 +123,8 @@ class AgentPermissionsIT extends ClusterScenario {
         refused("routing in its own node's TelemetryProfile",
                 () -> agent.resource(tp("e2e-intruder-routing", Scope.NODE, NODE, none)).create(),
                 "the joulie-agent may not set or change the routing");
+        refused("another node's NodeHardware", () -> agent.resource(hardware("e2e-intruder-hardware", OTHER)).create(),
+                "the joulie-agent of node " + NODE + " may write only the NodeHardware of its node");
         refused("another Node's labels", () -> label(agent, OTHER, "feature.joulie.io/rapl", "false"),
                 "the joulie-agent of node " + NODE + " may not change Node " + OTHER);
         refused("its own Node's power profile label", () -> label(agent, NODE, JoulieApi.POWER_PROFILE_LABEL, "performance"),
@@ -129,5 +145,10 @@ class AgentPermissionsIT extends ClusterScenario {
         agent.resource(own).updateStatus();
         assertThat(cluster.admin.resources(TelemetryProfile.class).withName("e2e-own").get().getStatus().control().cpu().message())
                 .isEqualTo("e2e");
+        NodeHardware ownHardware = agent.resource(hardware("e2e-own-hardware", NODE)).create();
+        ownHardware.setStatus(new NodeHardwareStatus(null, null, "2026-01-01T00:00:00Z"));
+        agent.resource(ownHardware).updateStatus();
+        assertThat(cluster.admin.resources(NodeHardware.class).withName("e2e-own-hardware").get().getStatus().updatedAt())
+                .isEqualTo("2026-01-01T00:00:00Z");
     }
 }

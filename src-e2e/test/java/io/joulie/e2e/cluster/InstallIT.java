@@ -40,17 +40,28 @@ class InstallIT {
                 apiVersion: joulie.io/v1alpha1
                 kind: NodePowerProfile
                 metadata: {name: e2e-columns}
-                spec: {nodeName: nowhere, profile: eco, cpu: {packagePowerCapWatts: 120}}
+                spec: {nodeName: nowhere, profile: eco, cpu: {packagePowerCapPercent: 60}, gpu: {powerCapWattsPerGpu: 450}}
+                ---
+                apiVersion: joulie.io/v1alpha1
+                kind: NodeHardware
+                metadata: {name: e2e-columns}
+                spec: {nodeName: nowhere}
                 """, "apply", "-f", "-").ok();
         try {
             String table = cluster.kubectl(null, "get", "npp", "e2e-columns").ok().output();
             assertThat(table.lines().findFirst().orElseThrow().split("\\s{2,}"))
-                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "APPLIED (W)", "AGENT", "AGE");
-            assertThat(table).contains("nowhere", "eco", "120");
+                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "APPLIED (W)", "AGENT", "CAP (%)", "GPU (W)",
+                            "GPU (%)", "AGE");
+            assertThat(table).contains("nowhere", "eco", "60", "450");
             assertThat(cluster.kubectl(null, "get", "tp").ok().output()).doesNotContain("error");
             assertThat(cluster.kubectl(null, "get", "joulie").ok().output().lines().findFirst().orElseThrow()).startsWith("NAME");
+            String inventory = cluster.kubectl(null, "get", "nhw", "e2e-columns").ok().output();
+            assertThat(inventory.lines().findFirst().orElseThrow().split("\\s{2,}"))
+                    .containsExactly("NAME", "NODE", "CPU", "SOCKETS", "CPU CONTROL", "GPUS", "GPU", "GPU CONTROL", "AGE");
+            assertThat(inventory).contains("nowhere");
         } finally {
             cluster.kubectl(null, "delete", "npp", "e2e-columns").ok();
+            cluster.kubectl(null, "delete", "nhw", "e2e-columns").ok();
         }
     }
 
@@ -62,6 +73,12 @@ class InstallIT {
             missing nodeName       | NodePowerProfile | {profile: eco}                                                      | spec.nodeName: Required value
             missing profile        | NodePowerProfile | {nodeName: n1}                                                      | spec.profile: Required value
             cap as text            | NodePowerProfile | {nodeName: n1, profile: eco, cpu: {packagePowerCapWatts: lots}}     | packagePowerCapWatts
+            watts and percent      | NodePowerProfile | {nodeName: n1, profile: eco, cpu: {packagePowerCapWatts: 120, packagePowerCapPercent: 60}} | packagePowerCapWatts and packagePowerCapPercent are mutually exclusive
+            percent above 100      | NodePowerProfile | {nodeName: n1, profile: eco, cpu: {packagePowerCapPercent: 140}}    | packagePowerCapPercent
+            zero percent           | NodePowerProfile | {nodeName: n1, profile: eco, cpu: {packagePowerCapPercent: 0}}      | packagePowerCapPercent
+            GPU watts and percent  | NodePowerProfile | {nodeName: n1, profile: eco, gpu: {powerCapWattsPerGpu: 300, powerCapPercent: 60}} | powerCapWattsPerGpu and powerCapPercent are mutually exclusive
+            GPU percent above 100  | NodePowerProfile | {nodeName: n1, profile: eco, gpu: {powerCapPercent: 101}}           | spec.gpu.powerCapPercent
+            inventory without node | NodeHardware     | {}                                                                  | spec.nodeName: Required value
             unknown policy         | Joulie           | {policy: {type: greedy}}                                            | spec.policy.type
             unknown escalation     | Joulie           | {policy: {downgradeEscalation: panic}}                              | spec.policy.downgradeEscalation
             zero eco cap           | Joulie           | {policy: {ecoCapWatts: 0}}                                          | spec.policy.ecoCapWatts

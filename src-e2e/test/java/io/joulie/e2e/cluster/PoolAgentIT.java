@@ -1,7 +1,10 @@
 package io.joulie.e2e.cluster;
 
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import org.junit.jupiter.api.AfterAll;
@@ -11,24 +14,28 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 7, agents on simulated hardware: the packaged agent in pool mode, with a token of a ServiceAccount bound to
- * the install's {@code joulie-agent-pool} role (and nothing else), serves the kwok nodes through a cluster TelemetryProfile's HTTP
- * backend: every node's cap reaches the simulated hardware and the agent reports it in the node's
- * TelemetryProfile status; a change of plan follows.
+ * the install's {@code joulie-agent-pool} role (and nothing else), serves the kwok nodes through a cluster
+ * TelemetryProfile's HTTP backends: the simulated hardware describes every node's packages and, on {@link #GPU_NODES},
+ * its GPU boards; the agent publishes that as the nodes' NodeHardware, the operator writes percent caps (its defaults)
+ * and, for the GPU nodes, GPU caps, and the agent sends each node the watts its percents mean on that hardware and
+ * reports them in the node's TelemetryProfile status; a change of plan follows.
  */
 @Order(7)
 class PoolAgentIT extends ClusterScenario {
+    static final Set<String> GPU_NODES = Set.of("kwok-4", "kwok-5");
     static SimulatedHardware hardware;
     static JavaProcess agent;
 
     @BeforeAll
     static void start() throws Exception {
-        hardware = new SimulatedHardware();
+        hardware = new SimulatedHardware(GPU_NODES);
         cluster.kubectl("""
                 apiVersion: joulie.io/v1alpha1
                 kind: TelemetryProfile
@@ -37,8 +44,10 @@ class PoolAgentIT extends ClusterScenario {
                   target: {scope: cluster}
                   sources:
                     cpu: {type: http, http: {endpoint: "%1$s/telemetry/{node}", timeoutSeconds: 5}}
+                    gpu: {type: http, http: {endpoint: "%1$s/telemetry/{node}", timeoutSeconds: 5}}
                   controls:
                     cpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5, mode: rapl}}
+                    gpu: {type: http, http: {endpoint: "%1$s/control/{node}", timeoutSeconds: 5}}
                 """.formatted(hardware.base()), "apply", "-f", "-").ok();
         // the pool role comes with the install (kubernetes/20-operator.yml); the ServiceAccount is the user's
         agent = cluster.startPoolAgent("agent-pool", Map.of("POOL_NODE_SELECTOR", "joulie.io/managed=true",
@@ -55,21 +64,31 @@ class PoolAgentIT extends ClusterScenario {
         }
         if (cluster != null) {
             cluster.kubectl(null, "delete", "telemetryprofile", "e2e-simulated-hardware", "--ignore-not-found");
+            // the simulated nodes' inventories go with their simulator (a node agent writes its own)
+            cluster.kubectl(null, "delete", "nodehardwares", "--all", "--ignore-not-found");
             cluster.policy("null");
         }
     }
 
-    /** The cap the operator planned for the node; NaN (no cap equals it) while it has planned none, so awaits go on. */
-    static double plannedCap(String node) {
-        NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
-        return npp == null ? Double.NaN : npp.getSpec().cpu().packagePowerCapWatts();
+    static NodePowerProfile profile(String node) {
+        return cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
+    }
+
+    /**
+     * The percent of its packages' maximum the node's profile asks for (the operator's defaults are percents); NaN (no
+     * percent equals it) while it has planned none, so awaits go on.
+     */
+    static double plannedPercent(String node) {
+        NodePowerProfile npp = profile(node);
+        return npp == null ? Double.NaN : npp.getSpec().cpu().packagePowerCapPercent();
     }
 
     @Test
-    void everyNodesCapReachesItsHardwareAndIsReported() {
+    void everyNodesCapsReachItsHardwareAsTheWattsItsPercentsMeanThereAndAreReported() {
+        double nodeMax = 2 * SimulatedHardware.PACKAGE_MAX_WATTS;
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (String node : RealCluster.MANAGED) {
-                assertThat(hardware.caps()).as("cap sent for " + node).containsEntry(node, plannedCap(node));
+                assertThat(hardware.caps()).as("cap sent for " + node).containsEntry(node, nodeMax * plannedPercent(node) / 100);
                 TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
                 assertThat(tp).as("node-scoped TelemetryProfile of " + node).isNotNull();
                 assertThat(tp.getStatus()).as("status of " + node + "'s TelemetryProfile").isNotNull();
@@ -77,16 +96,36 @@ class PoolAgentIT extends ClusterScenario {
                 assertThat(tp.getStatus().control().cpu()).as("CPU control status of " + node).isNotNull();
                 assertThat(tp.getStatus().control().cpu().result()).as(node).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
                 assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("http");
+                NodeHardware nhw = cluster.admin.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(node)).get();
+                assertThat(nhw).as("NodeHardware of " + node + ", from the simulated hardware's description").isNotNull();
+                assertThat(nhw.getStatus().cpu().packages()).hasSize(2);
+                assertThat(nhw.getStatus().cpu().control()).isEqualTo(NodeHardwareStatus.Control.HTTP);
+                if (GPU_NODES.contains(node)) {
+                    assertThat(nhw.getStatus().gpu().count()).isEqualTo(SimulatedHardware.GPUS);
+                    GpuPower gpu = profile(node).getSpec().gpu();
+                    assertThat(gpu).as("GPU cap of " + node).isNotNull();
+                    assertThat(hardware.gpuCaps()).as("GPU cap sent for " + node)
+                            .containsEntry(node, SimulatedHardware.GPU_MAX_WATTS * gpu.powerCapPercent() / 100);
+                    assertThat(tp.getStatus().control().gpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
+                    assertThat(tp.getStatus().control().gpu().backend()).isEqualTo("http");
+                    assertThat(tp.getStatus().control().gpu().devices()).hasSize(SimulatedHardware.GPUS);
+                } else {
+                    assertThat(profile(node).getSpec().gpu()).as("no GPU cap for " + node).isNull();
+                }
             }
         });
         assertThat(hardware.caps()).as("no cap for the node Joulie does not manage").doesNotContainKey(RealCluster.UNMANAGED);
+        assertThat(hardware.gpuCaps()).as("no GPU cap where there is no GPU").containsOnlyKeys(GPU_NODES);
 
-        // the whole cluster to eco: every node's hardware follows
+        // the whole cluster to eco: every node's hardware follows, 60 % of its maxima
         cluster.policy("{\"type\":\"static_partition\",\"staticHpFrac\":0.0}");
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (String node : RealCluster.MANAGED) {
-                assertThat(plannedCap(node)).isEqualTo(120.0);
-                assertThat(hardware.caps()).containsEntry(node, 120.0);
+                assertThat(plannedPercent(node)).isEqualTo(60.0);
+                assertThat(hardware.caps()).containsEntry(node, 0.6 * nodeMax);
+            }
+            for (String node : GPU_NODES) {
+                assertThat(hardware.gpuCaps()).containsEntry(node, 0.6 * SimulatedHardware.GPU_MAX_WATTS);
             }
         });
     }

@@ -6,6 +6,8 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -32,13 +34,14 @@ import java.util.function.Consumer;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods, NodePowerProfiles,
- * TelemetryProfiles (the agents' reports) and the active {@code Joulie} resource. A tick reads only this view; it never
- * LISTs. Of each Pod only its node and class are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same
- * update: the view tracks just the active performance-only pods, by node, and when it saw them ({@link PodSightings}).
- * Nodes are kept without their status ({@link TrimmedStore}), and no object read by the operator's client carries its
- * managedFields ({@link IgnoreManagedFields}). What the watches report about one node that matters to the performance
- * contract (a performance-only Pod arriving or leaving, its agent's report, its power-profile label changed) is passed
- * on to {@link #onNodeEvent} listeners at once.
+ * TelemetryProfiles (the agents' reports), the agents' NodeHardware and the active {@code Joulie} resource. A tick reads
+ * only this view; it never LISTs. Of each Pod only its node and class are kept ({@link PodFacts}, fed by
+ * {@link PodWatch}), indexed in the same update: the view tracks just the active performance-only pods, by node, and when
+ * it saw them ({@link PodSightings}). Nodes are kept without their status but for the GPUs they advertise
+ * ({@link TrimmedStore}), and no object read by the operator's client carries its managedFields
+ * ({@link IgnoreManagedFields}). What the watches report about one node that matters to the performance contract (a
+ * performance-only Pod arriving or leaving, its agent's report, its power-profile label changed) is passed on to
+ * {@link #onNodeEvent} listeners at once.
  */
 @ApplicationScoped
 public class ClusterView {
@@ -50,6 +53,11 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
+    /**
+     * Nodes, NodePowerProfiles, TelemetryProfiles, NodeHardware, the Joulie resource (Pods have a watch of their own,
+     * {@link PodWatch}).
+     */
+    private static final int INFORMERS = 5;
 
 
     private final KubernetesClient client;
@@ -67,6 +75,7 @@ public class ClusterView {
     private final PodSightings sightings;
     private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
+    private SharedIndexInformer<NodeHardware> hardware;
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -84,9 +93,9 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
-        // A Node's status (conditions, images: often the bulk of a real Node) is never read here.
-        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(n -> n.setStatus(null)));
+        nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = new PodWatch(client, podFacts, LIST_PAGE);
@@ -124,9 +133,9 @@ public class ClusterView {
                 installationDeleted.forEach(l -> l.accept(obj));
             }
         });
-        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(5);
+        List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(INFORMERS + 1);
         started.add(pods.start());
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, telemetryProfiles, installation)) {
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, telemetryProfiles, hardware, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -139,7 +148,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles, TelemetryProfiles and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, TelemetryProfiles, NodeHardware and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -152,7 +161,7 @@ public class ClusterView {
     }
 
     private List<SharedIndexInformer<?>> informers() {
-        List<SharedIndexInformer<?>> list = new ArrayList<>(4);
+        List<SharedIndexInformer<?>> list = new ArrayList<>(INFORMERS);
         if (nodes != null) {
             list.add(nodes);
         }
@@ -161,6 +170,9 @@ public class ClusterView {
         }
         if (telemetryProfiles != null) {
             list.add(telemetryProfiles);
+        }
+        if (hardware != null) {
+            list.add(hardware);
         }
         if (installation != null) {
             list.add(installation);
@@ -191,7 +203,7 @@ public class ClusterView {
     /** The kinds whose watch has not delivered its initial list or is not watching (for logs and health). */
     public List<String> unsynced() {
         List<SharedIndexInformer<?>> all = informers();
-        if (all.size() < 4 || pods == null) {
+        if (all.size() < INFORMERS || pods == null) {
             return List.of("watches not started");
         }
         List<String> unsynced = new ArrayList<>(all.stream().filter(i -> !i.hasSynced() || !i.isWatching())
@@ -234,6 +246,12 @@ public class ClusterView {
 
     public NodePowerProfile profile(String name) {
         return profiles.getStore().getByKey(name);
+    }
+
+    /** The node's hardware as its agent published it (the NodeHardware of the node's name whose spec names it), or null. */
+    public NodeHardwareStatus hardware(String node) {
+        NodeHardware nhw = hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node));
+        return nhw != null && nhw.getSpec() != null && node.equals(nhw.getSpec().nodeName()) ? nhw.getStatus() : null;
     }
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */

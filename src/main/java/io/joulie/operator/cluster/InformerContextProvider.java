@@ -1,6 +1,8 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
@@ -13,6 +15,7 @@ import io.joulie.operator.config.OperatorSettings;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodePower;
 import io.joulie.operator.telemetry.TelemetrySource;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -27,6 +30,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -75,7 +79,8 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            ClusterContext.Exclusion exclusion = exclusion(name, labels);
+            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            ClusterContext.Exclusion exclusion = exclusion(name, labels, power);
             if (exclusion != null) {
                 excluded.add(exclusion);
                 if (npp != null) {
@@ -83,7 +88,7 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            managed.add(managedNode(node, labels, npp, now));
+            managed.add(managedNode(node, labels, npp, power, now));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -105,20 +110,24 @@ public class InformerContextProvider implements ContextProvider {
             }
             Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
             NodePowerProfile npp = ownProfile(name);
-            if (isManaged(labels) && exclusion(name, labels) == null) {
-                managed.add(managedNode(node, labels, npp, now));
+            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            if (isManaged(labels) && exclusion(name, labels, power) == null) {
+                managed.add(managedNode(node, labels, npp, power, now));
             }
         }
         return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED);
     }
 
-    /** A managed node as the cluster records it: its state, its performance-only pods, its cap and its agent's report. */
-    private ManagedNode managedNode(Node node, Map<String, String> labels, NodePowerProfile npp, Instant now) {
+    /**
+     * A managed node as the cluster records it: its state, its performance-only pods, its hardware, its cap and its
+     * agent's report.
+     */
+    private ManagedNode managedNode(Node node, Map<String, String> labels, NodePowerProfile npp, NodePower power, Instant now) {
         String name = node.getMetadata().getName();
         boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
         StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
         NodePowerProfileStatus status = npp == null ? null : npp.getStatus();
-        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name),
+        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name), power,
                 view.lastPerformancePod(name), cap(npp, view.agentReport(name)),
                 status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
                 status == null ? "" : status.reason());
@@ -126,26 +135,56 @@ public class InformerContextProvider implements ContextProvider {
 
     private static NodeCap cap(NodePowerProfile npp, AgentReport report) {
         if (npp == null || npp.getSpec() == null) {
-            return new NodeCap(null, 0, 0, report);
+            return new NodeCap(null, null, null, 0, report);
         }
         NodePowerProfileSpec spec = npp.getSpec();
-        double watts = spec.cpu() == null || spec.cpu().packagePowerCapWatts() == null ? 0 : spec.cpu().packagePowerCapWatts();
         Long generation = npp.getMetadata().getGeneration();
-        return new NodeCap(spec.profile(), watts, generation == null ? 0 : generation, report);
+        return new NodeCap(spec.profile(), spec.cpu(), spec.gpu(), generation == null ? 0 : generation, report);
     }
 
     /**
-     * Node probing: a node whose agent reported that it can write neither a RAPL limit nor cpufreq limits
-     * has no way to enforce a profile, so planning it would only move its label. A node not probed yet
-     * (no capability labels) is planned.
+     * Capability-based eligibility: a node whose agent found no way to cap either its CPU or its GPUs has no way to
+     * enforce a profile, so planning it would only move its label. The node's NodeHardware says what its agent found
+     * (a GPU node whose CPU cannot be capped is managed through its boards); before the agent has published one, the
+     * capability labels do (no writable RAPL limit and no cpufreq, and no GPU the Node advertises). A node not probed
+     * yet is planned.
      */
-    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels) {
-        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))) {
+    static ClusterContext.Exclusion exclusion(String node, Map<String, String> labels, NodePower power) {
+        if (power.inventory()) {
+            return power.controllable() ? null : new ClusterContext.Exclusion(node, "NoPowerControl",
+                    "its NodeHardware says neither the CPU nor the GPUs can be capped (cpu.control and gpu.control none)");
+        }
+        if ("false".equals(labels.get(JoulieApi.FEATURE_RAPL_WRITABLE)) && "false".equals(labels.get(JoulieApi.FEATURE_CPUFREQ))
+                && power.gpus() == 0) {
             return new ClusterContext.Exclusion(node, "NoPowerControl",
-                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false)"
+                    "the agent found no writable RAPL limit and no cpufreq (%s=false, %s=false) and the node advertises no GPU"
                             .formatted(JoulieApi.FEATURE_RAPL_WRITABLE, JoulieApi.FEATURE_CPUFREQ));
         }
         return null;
+    }
+
+    /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
+    static int advertisedGpus(Node node) {
+        return gpusAllocatable(node).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
+    }
+
+    /**
+     * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only the GPU
+     * boards it advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
+     */
+    static void trimStatus(Node node) {
+        Map<String, Quantity> gpus = gpusAllocatable(node);
+        node.setStatus(gpus.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(gpus).build());
+    }
+
+    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+
+    private static Map<String, Quantity> gpusAllocatable(Node node) {
+        Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
+                : node.getStatus().getAllocatable();
+        Map<String, Quantity> gpus = new TreeMap<>();
+        GPU_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> gpus.put(r, allocatable.get(r)));
+        return gpus;
     }
 
     boolean isManaged(Map<String, String> labels) {

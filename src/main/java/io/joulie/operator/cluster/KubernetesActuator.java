@@ -97,7 +97,7 @@ public class KubernetesActuator implements ActuationAdapter {
 
     private boolean writeProfile(NodeAssignment a, String name, NodePowerProfile current) {
         NodePowerProfileSpec spec = new NodePowerProfileSpec(a.node(), a.profile(),
-                new NodePowerProfileSpec.CpuPower(a.capWatts()), new NodePowerProfileSpec.PolicyRef(a.policyName()));
+                a.cpu(), a.gpu(), new NodePowerProfileSpec.PolicyRef(a.policyName()));
         boolean wrote = false;
         if (current == null) {
             current = create(name, a.node(), spec);
@@ -117,8 +117,8 @@ public class KubernetesActuator implements ActuationAdapter {
 
     /** The status an assignment asks for: the state, and the desired cap beside the one the agent reports. */
     static NodePowerProfileStatus status(NodeAssignment a, Long generation) {
-        var cap = new NodePowerProfileStatus.Cap(a.capWatts(), a.cap().appliedWatts().isPresent()
-                ? a.cap().appliedWatts().getAsDouble() : null, a.cap().confirmation(),
+        var cap = new NodePowerProfileStatus.Cap(a.cpu().packagePowerCapWatts(), a.cpu().packagePowerCapPercent(),
+                a.cap().appliedWatts().isPresent() ? a.cap().appliedWatts().getAsDouble() : null, a.cap().confirmation(),
                 a.cap().message().isEmpty() ? null : a.cap().message());
         return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.MILLIS).toString(), a.reason(),
                 generation, cap, a.forcedPods());

@@ -38,7 +38,8 @@ public class UnknownEnumValues implements KubernetesClientObjectMapperCustomizer
             if (status != null && status.state() == null && (status.since() != null || status.reason() != null)) {
                 fields.add("status.state");
             }
-            if (status != null && status.cap() != null && status.cap().agent() == null && status.cap().desiredWatts() != null) {
+            if (status != null && status.cap() != null && status.cap().agent() == null
+                    && (status.cap().desiredWatts() != null || status.cap().desiredPercent() != null)) {
                 fields.add("status.cap.agent");
             }
         } else if (object instanceof TelemetryProfile tp) {

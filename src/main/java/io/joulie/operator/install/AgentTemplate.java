@@ -33,7 +33,8 @@ import java.util.Optional;
 /**
  * The desired agent objects for a {@code Joulie} resource: its DaemonSet (running as the ServiceAccount
  * {@code joulie-agent} the install creates) and metrics Service, and the operator's metrics Service, all in
- * the operator's namespace. The agent gets only what RAPL, MSR and cpufreq access need:
+ * the operator's namespace. The agent gets only what RAPL, MSR, cpufreq and NVML access need (NVML through the
+ * NVIDIA container toolkit where it runs):
  * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
  * root file system, and not {@code privileged} (docs/install.md). The host directory {@code /var/lib/joulie} keeps what
@@ -142,7 +143,11 @@ public class AgentTemplate {
                 new EnvVar("JOULIE_DEV_ROOT", "/host/dev", null),
                 new EnvVar("JOULIE_PROC_ROOT", "/host/proc", null),
                 new EnvVar("JOULIE_STATE_DIR", STATE_DIR, null),
-                new EnvVar("JOULIE_RESTORE_ON_EXIT", String.valueOf(a.restoreOnExit() == null || a.restoreOnExit()), null)));
+                new EnvVar("JOULIE_RESTORE_ON_EXIT", String.valueOf(a.restoreOnExit() == null || a.restoreOnExit()), null),
+                // On GPU nodes the NVIDIA container toolkit injects libnvidia-ml.so.1 and the device nodes into a
+                // container that asks for them (docs/install.md, GPUs); elsewhere these change nothing.
+                new EnvVar("NVIDIA_VISIBLE_DEVICES", "all", null),
+                new EnvVar("NVIDIA_DRIVER_CAPABILITIES", "utility", null)));
         if (a.reconcileInterval() != null) {
             env.add(new EnvVar("AGENT_RECONCILE_INTERVAL", a.reconcileInterval(), null));
         }

@@ -36,7 +36,7 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 @CSVMetadata.Annotations.Annotation(name = "operatorframework.io/suggested-namespace", value = "joulie-system"),
                 // Written by the operator and its agents, not by users: the console lists only Joulie.
                 @CSVMetadata.Annotations.Annotation(name = "operators.operatorframework.io/internal-objects",
-                        value = "[\"nodepowerprofiles.joulie.io\",\"telemetryprofiles.joulie.io\"]")}))
+                        value = "[\"nodepowerprofiles.joulie.io\",\"telemetryprofiles.joulie.io\",\"nodehardwares.joulie.io\"]")}))
 public final class JoulieBundle implements SharedCSVMetadata {
     public static final String NAME = "joulie";
     /** The project's home and source repository: the provider URL, links and {@code repository} of the CSV. */

@@ -133,7 +133,6 @@ public class PlanExecutor {
         List<BooleanSupplier> raises = new ArrayList<>();
         List<BooleanSupplier> others = new ArrayList<>();
         Map<String, String> owners = profileOwners(transitions);
-        String policyName = plan.plan().policyName();
         AtomicInteger evictions = new AtomicInteger(settings.maxEvictionsPerTick());
         Map<String, Instant> retries = new ConcurrentHashMap<>();
         for (Transition t : transitions) {
@@ -145,7 +144,7 @@ public class PlanExecutor {
             }
             String owner = owners.get(JoulieApi.nodePowerProfileName(t.node()));
             BooleanSupplier write = owner.equals(t.node())
-                    ? () -> backedOff(t.node(), apply(t, settings, policyName, evictions), urgent(t), now, retries)
+                    ? () -> backedOff(t.node(), apply(t, plan.assignment(t, settings), evictions), urgent(t), now, retries)
                     : () -> collides(t, owner);
             (t.raises() || t.to() == PowerState.ActivePerformance ? raises : others).add(write);
         }
@@ -209,13 +208,13 @@ public class PlanExecutor {
         return false;
     }
 
-    private boolean apply(Transition t, PlannerSettings settings, String policyName, AtomicInteger evictions) {
+    private boolean apply(Transition t, NodeAssignment assignment, AtomicInteger evictions) {
         try {
             boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t, evictions);
             if (t.outcome() != Outcome.EVICTED) {
                 refusedEvictions.remove(t.node());
             }
-            actuation.apply(NodeAssignment.of(t, settings, policyName));
+            actuation.apply(assignment);
             if (t.outcome() != Outcome.STEADY) {
                 metrics.transition(t.from(), t.changed() ? t.to() : t.requested(), t.outcome());
             }

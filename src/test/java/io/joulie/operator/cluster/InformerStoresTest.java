@@ -2,6 +2,7 @@ package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -122,5 +123,24 @@ class InformerStoresTest {
         assertThat(kept.getSpec().getUnschedulable()).isTrue();
         assertThat(store.remove("n1")).isSameAs(kept);
         assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void theViewsNodesKeepOfTheirStatusOnlyTheGpusTheyAdvertise() {
+        TrimmedStore<Node> store = new TrimmedStore<>(InformerContextProvider::trimStatus);
+        Node gpuNode = new NodeBuilder().withNewMetadata().withName("gpu").endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("True").endCondition()
+                .addToAllocatable("cpu", new Quantity("64")).addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+                .addToAllocatable("amd.com/gpu", new Quantity("2")).endStatus().build();
+        Node cpuNode = new NodeBuilder().withNewMetadata().withName("cpu").endMetadata().withNewStatus()
+                .addToAllocatable("cpu", new Quantity("64")).endStatus().build();
+        store.put(store.getKey(gpuNode), gpuNode);
+        store.put(store.getKey(cpuNode), cpuNode);
+
+        assertThat(store.get("gpu").getStatus().getAllocatable()).containsOnlyKeys("nvidia.com/gpu", "amd.com/gpu");
+        assertThat(store.get("gpu").getStatus().getConditions()).isEmpty();
+        assertThat(InformerContextProvider.advertisedGpus(store.get("gpu"))).as("what eligibility and the GPU cap read").isEqualTo(10);
+        assertThat(store.get("cpu").getStatus()).isNull();
+        assertThat(InformerContextProvider.advertisedGpus(store.get("cpu"))).isZero();
     }
 }

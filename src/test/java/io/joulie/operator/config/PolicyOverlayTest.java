@@ -36,8 +36,8 @@ class PolicyOverlayTest {
         assertThat(s.policyType()).isEqualTo(PolicyType.QUEUE_AWARE_V1);
         assertThat(s.queueHpMin()).isEqualTo(2);
         assertThat(s.queueHpMax()).isEqualTo(5);
-        assertThat(s.performanceCapWatts()).isEqualTo(450.0);
-        assertThat(s.ecoCapWatts()).isEqualTo(200.0);
+        assertThat(s.performanceCapWatts()).hasValue(450.0);
+        assertThat(s.ecoCapWatts()).hasValue(200.0);
         assertThat(s.escalation()).isEqualTo(Escalation.EVICT);
         assertThat(s.downgradeTimeout()).isEqualTo(Duration.ofMinutes(10));
         assertThat(s.reconcileInterval()).isEqualTo(Duration.ofSeconds(30));
@@ -55,8 +55,8 @@ class PolicyOverlayTest {
                 "spec.policy.type 'fastest' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)",
                 "spec.policy.staticHpFrac = 1.5: must be between 0 and 1",
                 "spec.policy.queueHpMin (7) must not exceed queueHpMax (3)",
-                "spec.policy.performanceCapWatts = 0.0: a power cap must be greater than 0 watts",
-                "spec.policy.ecoCapWatts = NaN: a power cap must be greater than 0 watts",
+                "spec.policy.performanceCapWatts = 0.0: a power cap must be greater than 0 watts (or none)",
+                "spec.policy.ecoCapWatts = NaN: a power cap must be greater than 0 watts (or none)",
                 "spec.policy.downgradeEscalation 'panic' must be hold, force or evict",
                 "spec.policy.downgradeTimeout = '-1m': '-1m' is not a duration (e.g. 30s, 1m, 1h30m, PT1M)",
                 "spec.policy.reconcileInterval = '0s': must be greater than 0");

@@ -53,7 +53,7 @@ class SettingsParserTest {
 
         assertThat(parsed.settings()).isEqualTo(PlannerSettings.defaults().toBuilder().policyType(PolicyType.QUEUE_AWARE_V1)
                 .staticHpFrac(0.25).queueHpBaseFrac(0.4).queueHpMin(2).queueHpMax(8).queuePerfPerHpNode(4)
-                .performanceCapWatts(450.5).ecoCapWatts(90).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
+                .performanceCapWatts(java.util.OptionalDouble.of(450.5)).ecoCapWatts(java.util.OptionalDouble.of(90)).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
                 .reconcileInterval(Duration.ofSeconds(15)).build());
         assertThat(parsed.reservedLabelKey()).isEqualTo("example.com/keep-out");
         assertThat(parsed.nodeSelector().test(Map.of())).isTrue();

@@ -52,7 +52,7 @@ class SettingsTableTest {
         var parsed = SettingsParser.parse(config(Map.of("POLICY_TYPE", "queue_aware_v1", "ECO_CAP_WATTS", "90"),
                 Map.of("joulie.eco-cap-watts", "80")));
         assertThat(parsed.settings().policyType()).isEqualTo(PolicyType.QUEUE_AWARE_V1);
-        assertThat(parsed.settings().ecoCapWatts()).as("a property wins over the documented variable").isEqualTo(80);
+        assertThat(parsed.settings().ecoCapWatts()).as("a property wins over the documented variable").hasValue(80);
         assertThat(parsed.settings().queueHpMin()).isEqualTo(1);
 
         assertThatThrownBy(() -> config(Map.of(), Map.of("joulie.eco-cap-watt", "80")))

@@ -10,6 +10,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.api.v1alpha1.NodeHardware;
+import io.joulie.api.v1alpha1.NodeHardwareSpec;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -55,6 +58,7 @@ final class Cluster {
         await().atMost(WAIT).until(() -> view.nodes().isEmpty() && view.performancePodCount() == 0);
         client.resources(NodePowerProfile.class).delete();
         client.resources(TelemetryProfile.class).delete();
+        client.resources(NodeHardware.class).delete();
         client.v1().events().inAnyNamespace().list().getItems().stream()
                 .filter(e -> "NodePowerProfile".equals(e.getInvolvedObject().getKind()))
                 .forEach(e -> client.resource(e).delete());
@@ -146,6 +150,25 @@ final class Cluster {
 
     Node managedNode(String name) {
         return node(name, Map.of(MANAGED, "true"));
+    }
+
+    /** A managed node whose device plugin advertises {@code gpus} allocatable {@code nvidia.com/gpu}. */
+    Node managedGpuNode(String name, int gpus) {
+        return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(Map.of(MANAGED, "true"))
+                .endMetadata().withNewSpec().endSpec().withNewStatus()
+                .addToAllocatable("nvidia.com/gpu", new io.fabric8.kubernetes.api.model.Quantity(Integer.toString(gpus)))
+                .endStatus().build()).create();
+    }
+
+    /** The node's NodeHardware as its agent writes it, once the operator's view has it. */
+    void hardware(String node, NodeHardwareStatus status) {
+        NodeHardware nhw = new NodeHardware();
+        nhw.getMetadata().setName(JoulieApi.nodePowerProfileName(node));
+        nhw.setSpec(new NodeHardwareSpec(node));
+        nhw = client.resource(nhw).create();
+        nhw.setStatus(status);
+        client.resource(nhw).updateStatus();
+        await().atMost(WAIT).until(() -> status.equals(view.hardware(node)));
     }
 
     Node node(String name, Map<String, String> labels) {

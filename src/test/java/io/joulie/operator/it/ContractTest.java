@@ -65,7 +65,7 @@ class ContractTest extends TickedOperatorTest {
         NodePowerProfile a = cluster.profile("node-a");
         assertThat(a.getStatus().state()).isEqualTo(PowerState.DrainingPerformance);
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
-        assertThat(a.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(a.getSpec().cpu().packagePowerCapPercent()).isEqualTo(100.0);
         assertThat(a.getStatus().reason()).isEqualTo("1 performance-only pod: hpc/late under the eco cap: back to the "
                 + "performance cap, draining");
         assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
@@ -120,7 +120,8 @@ class ContractTest extends TickedOperatorTest {
         assertThat(a.getStatus().state()).isEqualTo(PowerState.ActivePerformance);
         assertThat(a.getSpec().profile()).as("the cap goes up first").isEqualTo(Profile.PERFORMANCE);
         assertThat(cluster.label("node-a")).as("the label waits for the agent").isEqualTo("eco");
-        assertThat(a.getStatus().cap().desiredWatts()).isEqualTo(5000.0);
+        assertThat(a.getStatus().cap().desiredPercent()).isEqualTo(100.0);
+        assertThat(a.getStatus().cap().desiredWatts()).as("a cap in percent").isNull();
         assertThat(a.getStatus().cap().appliedWatts()).isEqualTo(120.0);
         assertThat(a.getStatus().cap().agent()).isEqualTo(CapConfirmation.Waiting);
         assertThat(a.getStatus().cap().message()).contains("waiting for the agent to apply the performance cap");

@@ -40,7 +40,7 @@ class ContractWatchdogLiveTest extends OperatorTest {
             cluster.pod("hpc", "late", "node-a", "performance");
             await().atMost(Duration.ofSeconds(1)).pollInterval(Duration.ofMillis(20))
                     .until(() -> cluster.state("node-a") == PowerState.DrainingPerformance);
-            assertThat(cluster.profile("node-a").getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+            assertThat(cluster.profile("node-a").getSpec().cpu().packagePowerCapPercent()).isEqualTo(100.0);
 
             // the pod goes: the node settles (200 ms in the tests) and commits eco, again without a tick
             cluster.finish("hpc", "late");

@@ -1,5 +1,6 @@
 package io.joulie.operator.it;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.quarkus.test.junit.QuarkusTest;
@@ -47,7 +48,7 @@ class EscalationTest extends TickedOperatorTest {
 
         var npp = cluster.profile("node-a");
         assertThat(npp.getSpec().profile()).isEqualTo(Profile.ECO);
-        assertThat(npp.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(npp.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(60));
         assertThat(cluster.label("node-a")).isEqualTo("eco");
         assertThat(cluster.events("DowngradeForced")).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");

@@ -1,5 +1,6 @@
 package io.joulie.operator.it;
 
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
@@ -80,7 +81,7 @@ class EvictionTest extends TickedOperatorTest {
         assertThat(cluster.profile("node-a").getStatus().reason())
                 .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s");
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
-        assertThat(cluster.profile("node-a").getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(cluster.profile("node-a").getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);
 
         cluster.finish("work", "pz"); // the budget's owner lets its pod complete

@@ -71,6 +71,9 @@ class JoulieInstallTest extends OperatorTest {
             assertThat(e.getName()).isEqualTo("AGENT_RECONCILE_INTERVAL");
             assertThat(e.getValue()).isEqualTo("30s");
         });
+        // what the NVIDIA container toolkit needs to give the agent NVML on a GPU node
+        assertThat(container.getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("NVIDIA_VISIBLE_DEVICES=all", "NVIDIA_DRIVER_CAPABILITIES=utility");
         assertThat(container.getSecurityContext().getPrivileged()).isFalse();
         assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_RAWIO");

@@ -65,7 +65,7 @@ class JouliePolicyTest extends TickedOperatorTest {
     void specPolicyOverridesTheDefaultsAndAnInvalidOneKeepsTheSettingsInForce() {
         NODES.forEach(cluster::managedNode);
         cluster.joulie(null);
-        // Defaults: static_partition 0.5 → 2 of 4 eco at 120 W.
+        // Defaults: static_partition 0.5 → 2 of 4 eco at 60 % of their packages' maximum.
         ticks.tick();
         ticks.advance(Ticks.SETTLE);
         ticks.tick();
@@ -75,7 +75,8 @@ class JouliePolicyTest extends TickedOperatorTest {
             assertThat(s).isNotNull();
             assertThat(s.effectivePolicy().type()).isEqualTo("static_partition");
             assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(0.5);
-            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0);
+            assertThat(s.effectivePolicy().ecoCapPercent()).isEqualTo(60.0);
+            assertThat(s.effectivePolicy().ecoCapWatts()).as("one unit per cap in the effective policy").isNull();
             assertThat(s.effectivePolicy().reconcileInterval()).isEqualTo("1s");
             assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 2, 0, 2, 0));
         });
@@ -89,7 +90,9 @@ class JouliePolicyTest extends TickedOperatorTest {
             JoulieStatus s = status();
             assertThat(s.effectivePolicy().staticHpFrac()).isEqualTo(1.0);
             assertThat(s.effectivePolicy().performanceCapWatts()).isEqualTo(400.0);
-            assertThat(s.effectivePolicy().ecoCapWatts()).isEqualTo(120.0); // not set: the default stays
+            assertThat(s.effectivePolicy().performanceCapPercent()).as("the watts set in spec.policy are the cap").isNull();
+            assertThat(s.effectivePolicy().ecoCapPercent()).isEqualTo(60.0);
+            assertThat(s.effectivePolicy().ecoCapWatts()).as("one unit per cap in the effective policy").isNull(); // not set: the default stays
             assertThat(s.nodes()).isEqualTo(new JoulieStatus.Nodes(4, 4, 0, 0, 0));
             assertThat(condition("Degraded").getReason()).isNotEqualTo("InvalidPolicy");
         });

@@ -1,6 +1,8 @@
 package io.joulie.operator.it;
 
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.quarkus.test.junit.QuarkusTest;
@@ -43,7 +45,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(first.getMetadata().getName()).isEqualTo("node-worker-01");
         assertThat(first.getSpec().nodeName()).isEqualTo("Worker_01");
         assertThat(first.getSpec().profile()).isEqualTo(Profile.ECO);
-        assertThat(first.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(first.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(60));
         assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
         assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
         assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
@@ -56,7 +58,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(cluster.profile("worker-b").getSpec().profile()).isEqualTo(Profile.ECO);
         NodePowerProfile perf = cluster.profile("worker-d");
         assertThat(perf.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
-        assertThat(perf.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(perf.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
         assertThat(perf.getStatus().state()).isEqualTo(PowerState.ActivePerformance);
         assertThat(cluster.profile("outsider")).isNull();
 
@@ -78,6 +80,45 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(metric("joulie_tick_duration_seconds_count")).isPositive();
     }
 
+    /** Two packages of 250 W that cannot be capped and four boards of 700 W that can, as a GPU node's agent reports them. */
+    static NodeHardwareStatus gpuServer(NodeHardwareStatus.Control cpu, int boards, NodeHardwareStatus.Control gpu) {
+        List<NodeHardwareStatus.GpuBoard> devices = new java.util.ArrayList<>();
+        for (int i = 0; i < boards; i++) {
+            devices.add(new NodeHardwareStatus.GpuBoard(i, "H100", 200.0, 700.0, 700.0, 700.0));
+        }
+        return new NodeHardwareStatus(new NodeHardwareStatus.Cpu("intel", "Xeon", 2, 64, 128,
+                List.of(new NodeHardwareStatus.CpuPackage("intel-rapl:0", null, 250.0, null),
+                        new NodeHardwareStatus.CpuPackage("intel-rapl:1", null, 250.0, null)), null, cpu),
+                new NodeHardwareStatus.Gpu(boards > 0 ? "nvidia" : null, boards > 0 ? "H100" : null, boards,
+                        boards > 0 ? devices : null, gpu, boards > 0 ? null : "NVML reports no GPU board"), "2026-11-24T00:00:00Z");
+    }
+
+    @Test
+    void nodesWithGpusGetTheGpuCapAndANodeThatCanCapNothingIsLeftOut() {
+        cluster.managedNode("a-cpu");
+        cluster.managedNode("b-gpu");
+        cluster.hardware("b-gpu", gpuServer(NodeHardwareStatus.Control.NONE, 4, NodeHardwareStatus.Control.NVML));
+        cluster.managedGpuNode("c-advertised", 8);
+        cluster.managedNode("d-nothing");
+        cluster.hardware("d-nothing", gpuServer(NodeHardwareStatus.Control.NONE, 0, NodeHardwareStatus.Control.NONE));
+
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
+
+        assertThat(cluster.profile("d-nothing")).as("no way to cap its CPU nor GPUs: left out").isNull();
+        assertThat(metric("joulie_excluded_nodes")).isEqualTo(1);
+        assertThat(cluster.profile("a-cpu").getSpec().gpu()).as("no GPU: no GPU cap").isNull();
+        for (String gpuNode : List.of("b-gpu", "c-advertised")) {
+            NodePowerProfile npp = cluster.profile(gpuNode);
+            assertThat(npp).as("a GPU node whose CPU cannot be capped is managed through its GPUs: " + gpuNode).isNotNull();
+            assertThat(npp.getSpec().gpu()).isEqualTo(npp.getSpec().profile() == Profile.ECO
+                    ? NodePowerProfileSpec.GpuPower.percent(60) : NodePowerProfileSpec.GpuPower.percent(100));
+        }
+        assertThat(List.of("a-cpu", "b-gpu", "c-advertised")).extracting(n -> cluster.profile(n).getSpec().profile())
+                .contains(Profile.ECO, Profile.PERFORMANCE);
+    }
+
     @Test
     void drainBlocksWhilePerformancePodsRunThenCompletesWhenTheyFinish() {
         // pods first: a tick between the two must not see busy nodes as idle
@@ -90,7 +131,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         NodePowerProfile a = cluster.profile("node-a");
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
-        assertThat(a.getSpec().cpu().packagePowerCapWatts()).isEqualTo(5000.0);
+        assertThat(a.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
         assertThat(a.getStatus().reason()).isEqualTo("draining 1 performance-only pod: work/pa");
         assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
         double blocked = metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
@@ -110,7 +151,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
         NodePowerProfile done = cluster.profile("node-a");
         assertThat(done.getSpec().profile()).isEqualTo(Profile.ECO);
-        assertThat(done.getSpec().cpu().packagePowerCapWatts()).isEqualTo(120.0);
+        assertThat(done.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(60));
         assertThat(cluster.label("node-a")).isEqualTo("eco");
         assertThat(cluster.events("PowerStateChanged")).extracting(e -> e.getMessage())
                 .anySatisfy(m -> assertThat(m).startsWith("ActivePerformance -> DrainingPerformance"))

@@ -53,8 +53,12 @@ class GeneratedBundleIT {
             new String[] {"agent.reconcileInterval", "Agent reconcile interval", UI + "text"},
             new String[] {"policy.type", "Policy", UI + "select:static_partition", UI + "select:queue_aware_v1",
                     UI + "select:rule_swap_v1"},
-            new String[] {"policy.performanceCapWatts", "Performance cap (W)", UI + "number"},
-            new String[] {"policy.ecoCapWatts", "Eco cap (W)", UI + "number"},
+            new String[] {"policy.performanceCapPercent", "Performance CPU cap (% of the maximum)", UI + "number"},
+            new String[] {"policy.performanceCapWatts", "Performance CPU cap (W)", UI + "number"},
+            new String[] {"policy.ecoCapPercent", "Eco CPU cap (% of the maximum)", UI + "number"},
+            new String[] {"policy.ecoCapWatts", "Eco CPU cap (W)", UI + "number"},
+            new String[] {"policy.gpuPerformanceCapPercent", "Performance GPU cap (% of the maximum)", UI + "number"},
+            new String[] {"policy.gpuEcoCapPercent", "Eco GPU cap (% of the maximum)", UI + "number"},
             new String[] {"policy.downgradeEscalation", "Downgrade escalation", UI + "select:hold", UI + "select:force",
                     UI + "select:evict"},
             new String[] {"monitoring.serviceMonitor", "ServiceMonitors", UI + "booleanSwitch"},
@@ -108,7 +112,9 @@ class GeneratedBundleIT {
                 new String[] {"nodepowerprofiles.joulie.io", "NodePowerProfile", "Node power profile",
                         "Desired power profile and cap of one node, written by the operator, applied by its agent."},
                 new String[] {"telemetryprofiles.joulie.io", "TelemetryProfile", "Telemetry profile",
-                        "How an agent reads its inputs and applies its controls; its status reports what was applied."})) {
+                        "How an agent reads its inputs and applies its controls; its status reports what was applied."},
+                new String[] {"nodehardwares.joulie.io", "NodeHardware", "Node hardware",
+                        "What a node's agent found: CPU packages and their power range, GPU boards and their limits, which controls work."})) {
             owned.addObject().put("kind", crd[1]).put("name", crd[0]).put("version", "v1alpha1")
                     .put("displayName", crd[2]).put("description", crd[3]);
         }
@@ -185,12 +191,13 @@ class GeneratedBundleIT {
         JsonNode csv = YAML.readTree(bundle.get(CSV));
 
         assertThat(csv.at("/spec/customresourcedefinitions/owned")).extracting(o -> o.get("name").asText())
-                .containsExactlyInAnyOrder("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io");
+                .containsExactlyInAnyOrder("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io",
+                        "nodehardwares.joulie.io");
         assertThat(csv.at("/spec/customresourcedefinitions/owned")).allSatisfy(o -> {
             assertThat(o.get("displayName").asText()).isNotBlank();
             assertThat(o.get("description").asText()).isNotBlank();
         });
-        assertThat(bundle).containsKeys("manifests/nodepowerprofiles.joulie.io-v1.crd.yml",
+        assertThat(bundle).containsKeys("manifests/nodepowerprofiles.joulie.io-v1.crd.yml", "manifests/nodehardwares.joulie.io-v1.crd.yml",
                 "manifests/telemetryprofiles.joulie.io-v1.crd.yml", "manifests/joulies.joulie.io-v1.crd.yml",
                 "metadata/annotations.yaml", "bundle.Dockerfile");
         assertThat(csv.at("/spec/relatedImages")).extracting(i -> i.get("name").asText() + "=" + i.get("image").asText())
@@ -207,8 +214,10 @@ class GeneratedBundleIT {
         assertThat(bundle.get(CSV)).contains("prometheus.io/port: \"9000\"");
         assertThat(java.time.Instant.parse(csv.at("/metadata/annotations/createdAt").asText())).isNotNull();
         assertThat(JSON.readTree(csv.at("/metadata/annotations/operators.operatorframework.io~1internal-objects").asText()))
-                .extracting(JsonNode::asText).containsExactlyInAnyOrder("nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io");
-        for (String crd : List.of("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io")) {
+                .extracting(JsonNode::asText).containsExactlyInAnyOrder("nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io",
+                        "nodehardwares.joulie.io");
+        for (String crd : List.of("joulies.joulie.io", "nodepowerprofiles.joulie.io", "telemetryprofiles.joulie.io",
+                "nodehardwares.joulie.io")) {
             assertThat(bundle.get("manifests/" + crd + "-v1.crd.yml")).as(crd + " as in kubernetes/").isEqualTo(plainCrd(crd));
         }
         assertThat(csv.at("/metadata/name").asText()).isEqualTo("joulie.v" + csv.at("/spec/version").asText());

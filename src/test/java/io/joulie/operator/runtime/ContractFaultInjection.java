@@ -870,7 +870,9 @@ final class ContractFaultInjection {
                 if (!applied || generation != appliedGeneration) {
                     Profile before = hwProfile;
                     hwProfile = npp.getSpec().profile();
-                    hwWatts = Math.min(npp.getSpec().cpu().packagePowerCapWatts(), 400);
+                    var cpu = npp.getSpec().cpu(); // a percent resolves against the node's 400 W maximum
+                    hwWatts = cpu.packagePowerCapWatts() != null ? Math.min(cpu.packagePowerCapWatts(), 400)
+                            : 400 * cpu.packagePowerCapPercent() / 100;
                     if (dvfs) {
                         throttle = hwProfile == Profile.ECO ? 100 : before == Profile.ECO ? 100 : throttle;
                     }
@@ -1157,6 +1159,12 @@ final class ContractFaultInjection {
         @Override
         public Instant lastPerformancePod(String node) {
             return sightings.lastOn(node);
+        }
+
+        /** No agent publishes a NodeHardware here: every node's hardware is unknown (CPU only, caps resolved by the agent). */
+        @Override
+        public io.joulie.api.v1alpha1.NodeHardwareStatus hardware(String node) {
+            return null;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.cluster.EventReason;
@@ -68,7 +69,7 @@ class ContractLedgerTest {
     @Test
     void aForcedCommitWrittenHalfWayIsNoViolationButAPodUnderItsEcoCapOtherwiseIs() {
         // the eco cap of a forced commit landed, the record of its pods (and the state) did not yet
-        ManagedNode half = node("w1", DrainingPerformance, t0, "hpc/p").withCap(new NodeCap(Profile.ECO, 120, 3,
+        ManagedNode half = node("w1", DrainingPerformance, t0, "hpc/p").withCap(new NodeCap(Profile.ECO, CpuPower.watts(120), null, 3,
                 AgentReport.NONE));
         clock.advance(Duration.ofMinutes(31));
         Transition forced = new Transition("w1", DrainingPerformance, ActiveEco, ActiveEco, clock.instant(), Outcome.FORCED, "f",

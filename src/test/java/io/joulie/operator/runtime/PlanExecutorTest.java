@@ -52,7 +52,8 @@ class PlanExecutorTest {
 
         @Override
         public boolean apply(NodeAssignment a) {
-            calls.add("apply " + a.node() + " " + a.state() + " " + a.capWatts());
+            calls.add("apply " + a.node() + " " + a.state() + " " + (a.cpu().packagePowerCapWatts() != null
+                    ? a.cpu().packagePowerCapWatts() + " W" : a.cpu().packagePowerCapPercent() + " %"));
             if (failing.contains(a.node())) {
                 throw new IllegalStateException("API server said no");
             }
@@ -100,8 +101,8 @@ class PlanExecutorTest {
 
         assertThat(result).isEqualTo(new PlanExecutor.Result(0, false));
         // a node that stays performance goes with the raises: its label may follow its agent's confirmation
-        assertThat(actuation.calls).containsExactly("apply b ActivePerformance 5000.0", "apply c ActivePerformance 5000.0",
-                "apply a DrainingPerformance 5000.0", "release gone");
+        assertThat(actuation.calls).containsExactly("apply b ActivePerformance 100.0 %", "apply c ActivePerformance 100.0 %",
+                "apply a DrainingPerformance 100.0 %", "release gone");
         assertThat(events.recorded).containsExactly(
                 "node/b PowerStateChanged: ActiveEco -> ActivePerformance: because",
                 "node/a PowerStateChanged: ActivePerformance -> DrainingPerformance: because");
@@ -114,7 +115,7 @@ class PlanExecutorTest {
     void aForcedDowngradeIsAWarning() {
         executor.execute(plan(List.of(t("a", DrainingPerformance, ActiveEco, Outcome.FORCED))), SETTINGS);
 
-        assertThat(actuation.calls).containsExactly("apply a ActiveEco 120.0");
+        assertThat(actuation.calls).containsExactly("apply a ActiveEco 60.0 %");
         assertThat(events.recorded).containsExactly("node/a DowngradeForced: DrainingPerformance -> ActiveEco: because");
         assertThat(EventReason.DowngradeForced.type()).isEqualTo(EventReason.Type.Warning);
     }
@@ -131,7 +132,7 @@ class PlanExecutorTest {
         assertThat(result.failures()).isEqualTo(2);
         assertThat(result.interrupted()).isFalse();
         assertThat(result.retries()).as("the failed node is backed off; a release is not").containsOnlyKeys("b");
-        assertThat(actuation.calls).contains("apply a DrainingPerformance 5000.0", "apply c DrainingPerformance 5000.0");
+        assertThat(actuation.calls).contains("apply a DrainingPerformance 100.0 %", "apply c DrainingPerformance 100.0 %");
         assertThat(counter("joulie.errors", "kind", "node")).isEqualTo(1);
         assertThat(counter("joulie.errors", "kind", "release")).isEqualTo(1);
         assertThat(events.recorded).as("no Event for the write that failed").noneMatch(e -> e.startsWith("node/b"));
@@ -155,7 +156,7 @@ class PlanExecutorTest {
                 t("a.b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED))), SETTINGS);
 
         assertThat(result.failures()).isEqualTo(1);
-        assertThat(actuation.calls).containsExactly("apply a.b DrainingPerformance 5000.0");
+        assertThat(actuation.calls).containsExactly("apply a.b DrainingPerformance 100.0 %");
         assertThat(counter("joulie.errors", "kind", "node")).isEqualTo(1);
 
         holders.clear(); // no profile yet: the first in the plan gets it
@@ -163,7 +164,7 @@ class PlanExecutorTest {
         executor.execute(plan(List.of(
                 t("a-b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED),
                 t("a.b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED))), SETTINGS);
-        assertThat(actuation.calls).containsExactly("apply a-b DrainingPerformance 5000.0");
+        assertThat(actuation.calls).containsExactly("apply a-b DrainingPerformance 100.0 %");
     }
 
     @Test
@@ -173,7 +174,7 @@ class PlanExecutorTest {
 
         var first = executor.execute(plan(List.of(evicting)), SETTINGS);
         assertThat(first.failures()).as("a refusal is retried, not a failure").isZero();
-        assertThat(actuation.calls).containsExactly("evict work/pa", "evict work/pz", "apply a DrainingPerformance 5000.0");
+        assertThat(actuation.calls).containsExactly("evict work/pa", "evict work/pz", "apply a DrainingPerformance 100.0 %");
         assertThat(events.recorded).containsExactly(
                 "node/a PodsEvicted: Evicted performance-only pods to complete the downgrade: work/pa",
                 "node/a EvictionRefused: Eviction refused or failed (retried every tick): work/pz");
@@ -330,8 +331,8 @@ class PlanExecutorTest {
                 t("e", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p"),
                 t("f", DrainingPerformance, ActiveEco, Outcome.FORCED))), SETTINGS);
 
-        assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 5000.0", "apply c ActivePerformance 5000.0",
-                "apply b ActiveEco 120.0", "apply f ActiveEco 120.0");
+        assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 100.0 %", "apply c ActivePerformance 100.0 %",
+                "apply b ActiveEco 60.0 %", "apply f ActiveEco 60.0 %");
         assertThat(counter("joulie.transitions", "outcome", "blocked")).as("a blocked drain is counted by ticks only").isZero();
         assertThat(counter("joulie.transitions", "outcome", "rescued")).isEqualTo(1);
     }

@@ -1,7 +1,11 @@
 package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.control.ControlOutcome;
+import io.joulie.agent.control.HostControl;
+import io.joulie.agent.control.LimitReference;
+import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
+import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
@@ -30,18 +34,13 @@ import java.util.OptionalDouble;
  * a write whose originals could not outlive this process would make a crash poison them. A restore that put
  * everything back removes the kept originals. Not thread-safe: the agent's single worker calls it.
  */
-public final class HostCpuControl implements CpuControl {
+public final class HostCpuControl implements CpuControl, HostControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
     private final HostOriginals originals;
     private final InstantSource clock;
     private DvfsController dvfs;
-    private double appliedCap = Double.NaN;
-    private Map<String, Long> writtenUw = Map.of();
-    private String appliedMessage = "";
-    private double blockedCap = Double.NaN;
-    private CapResult blocked;
-    private int rewrites;
+    private final LimitReference<String, CapResult> reference = new LimitReference<>();
     /** A cpufreq ceiling has been written (the DVFS loop) since the last restore. */
     private boolean cpufreqWritten;
 
@@ -54,66 +53,67 @@ public final class HostCpuControl implements CpuControl {
     }
 
     /** How many times a limit found different from the last write was written again (drift repairs). */
+    @Override
     public int rewrites() {
-        return rewrites;
+        return reference.rewrites();
     }
 
     @Override
-    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+    public ControlOutcome enforce(CapRequest cap, NodeFacts facts) {
+        OptionalDouble packageWatts = facts.packageWatts();
         if (!powercap.packages().isEmpty()) {
             Map<String, Long> current = currentLimitsUw();
-            if (capWatts == appliedCap && current.equals(writtenUw)) {
-                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, appliedMessage, observed(current));
+            Optional<String> converged = reference.converged(cap, current);
+            if (converged.isPresent()) {
+                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, converged.get(), observed(current));
             }
-            boolean drift = capWatts == appliedCap;
-            boolean knownBlocked = blocked != null && capWatts == blockedCap;
-            if (!knownBlocked) {
+            Optional<CapResult> known = reference.knownBlocked(cap);
+            if (known.isEmpty()) {
                 Optional<ControlOutcome> unkept = keepOriginals(CpuBackend.POWERCAP, current);
                 if (unkept.isPresent()) {
                     return unkept.get();
                 }
             }
-            CapResult r = knownBlocked ? blocked : powercap.applyNodeCap(capWatts);
-            if (!knownBlocked && r.outcome() != CapResult.Outcome.APPLIED && !cpufreqWritten && r.observedUw().equals(originalLimitsUw())) {
+            CapResult r = known.orElseGet(() -> powercap.apply(cap));
+            if (known.isEmpty() && r.outcome() != CapResult.Outcome.APPLIED && !cpufreqWritten && r.observedUw().equals(originalLimitsUw())) {
                 originals.nothingWritten();
             }
             switch (r.outcome()) {
                 case APPLIED -> {
-                    if (drift) {
-                        rewrites++;
-                    }
-                    blocked = null;
-                    blockedCap = Double.NaN;
-                    appliedCap = capWatts;
                     // what the kernel reports back (it may round the value written) is the reference
-                    writtenUw = currentLimitsUw();
-                    appliedMessage = r.message();
-                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(writtenUw));
+                    Map<String, Long> readBack = currentLimitsUw();
+                    reference.applied(cap, readBack, r.message());
+                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(readBack));
                 }
                 case ERROR -> {
-                    forget();
+                    reference.forget();
                     return new ControlOutcome(CpuBackend.POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
                 }
                 case BLOCKED -> {
-                    forget();
-                    blocked = r;
-                    blockedCap = capWatts;
+                    reference.blocked(cap, r);
                     if (cpufreq.policies().isEmpty()) {
                         return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
-                                observed(knownBlocked ? current : r.observedUw()));
+                                observed(known.isPresent() ? current : r.observedUw()));
                     }
-                    return dvfs(capWatts, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
+                    return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
                 }
                 default -> throw new IllegalStateException(r.outcome().toString());
             }
         }
         if (!cpufreq.policies().isEmpty()) {
-            return dvfs(capWatts, packageWatts, "no RAPL zones; ");
+            return dvfs(cap, packageWatts, "no RAPL zones; ");
         }
         return ControlOutcome.blocked(CpuBackend.POWERCAP, "neither RAPL zones nor cpufreq policies on this host", Map.of());
     }
 
-    private ControlOutcome dvfs(double capWatts, OptionalDouble packageWatts, String why) {
+    /** The DVFS loop on the node cap in watts the request means (a percent needs the packages' maxima). */
+    private ControlOutcome dvfs(CapRequest cap, OptionalDouble packageWatts, String why) {
+        OptionalDouble nodeWatts = powercap.nodeWatts(cap);
+        if (nodeWatts.isEmpty()) {
+            return ControlOutcome.blocked(CpuBackend.DVFS, why + "a percent cap needs the packages' long-term maxima for the DVFS "
+                    + "loop's target, and none is known", Map.of());
+        }
+        double capWatts = nodeWatts.getAsDouble();
         Map<Observed, Double> observed = new EnumMap<>(Observed.class);
         observed.put(Observed.CAP_WATTS, capWatts);
         String message = why + "DVFS keeps package power within " + fmt(capWatts - 15) + ".." + fmt(capWatts + 10)
@@ -135,7 +135,7 @@ public final class HostCpuControl implements CpuControl {
 
     @Override
     public ControlOutcome restore() {
-        forget();
+        reference.forget();
         if (!originals.held()) {
             // nothing written since the start or the last restore: what is in force is someone else's, and stays
             return ControlOutcome.none(CpuBackend.POWERCAP, "nothing to restore: no limit written since the last restore");
@@ -162,6 +162,7 @@ public final class HostCpuControl implements CpuControl {
     }
 
     /** An earlier agent process of this boot wrote limits and did not restore them (see {@link HostOriginals}). */
+    @Override
     public boolean leftByEarlierProcess() {
         return originals.leftByEarlierProcess();
     }
@@ -234,27 +235,13 @@ public final class HostCpuControl implements CpuControl {
 
     /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
     public static Map<Observed, Double> observed(Map<String, Long> limitsUw) {
-        Map<Observed, Double> observed = new EnumMap<>(Observed.class);
-        if (!limitsUw.isEmpty()) {
-            double sum = limitsUw.values().stream().mapToLong(Long::longValue).sum() / 1e6;
-            observed.put(Observed.CAP_WATTS, sum);
-            observed.put(Observed.CAP_WATTS_PER_PACKAGE, sum / limitsUw.size());
-            observed.put(Observed.PACKAGES, (double) limitsUw.size());
-        }
-        return observed;
+        return Observed.ofLimits(limitsUw.values(), 1e6, Observed.CAP_WATTS_PER_PACKAGE, Observed.PACKAGES);
     }
 
     /** What is in force now, for a status that reports without acting (blocked requests). */
+    @Override
     public Map<Observed, Double> observedNow() {
         return observed(currentLimitsUw());
-    }
-
-    private void forget() {
-        blocked = null;
-        blockedCap = Double.NaN;
-        appliedCap = Double.NaN;
-        writtenUw = Map.of();
-        appliedMessage = "";
     }
 
     private static String fmt(double w) {

@@ -1,13 +1,13 @@
 package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.control.ControlOutcome;
-
-import java.util.OptionalDouble;
+import io.joulie.agent.control.NodeFacts;
+import io.joulie.agent.host.CapRequest;
 
 /** Control type none: the agent reports and never acts. */
 public final class NoneCpuControl implements CpuControl {
     @Override
-    public ControlOutcome enforce(double capWatts, OptionalDouble packageWatts) {
+    public ControlOutcome enforce(CapRequest cap, NodeFacts facts) {
         return ControlOutcome.none(CpuBackend.NONE, "cpu control is disabled (controls.cpu.type none)");
     }
 

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -26,11 +27,13 @@ public final class FfmMsr implements Msr {
     public static final long INTEL_RAPL_POWER_UNIT = 0x606;
     public static final long INTEL_PKG_POWER_LIMIT = 0x610;
     public static final long INTEL_PKG_ENERGY_STATUS = 0x611;
+    /** MSR_PKG_POWER_INFO: the thermal spec power (TDP) in bits 14:0. */
+    public static final long INTEL_PKG_POWER_INFO = 0x614;
     public static final long AMD_RAPL_POWER_UNIT = 0xC0010299L;
     public static final long AMD_PKG_ENERGY_STATUS = 0xC001029BL;
 
-    /** A vendor's RAPL register addresses; AMD has no package power limit register. */
-    private record Registers(long powerUnit, long energyStatus, OptionalLong powerLimit) {
+    /** A vendor's RAPL register addresses; AMD has no package power limit nor power info register. */
+    private record Registers(long powerUnit, long energyStatus, OptionalLong powerLimit, OptionalLong powerInfo) {
     }
 
     private final Registers registers;
@@ -45,8 +48,9 @@ public final class FfmMsr implements Msr {
     /** {@link Msr#absent()} for CPUs other than Intel and AMD, or when no {@code <dev>/cpu/N/msr} exists. */
     public static Msr open(HostRoots roots, CpuVendor vendor) throws IOException {
         Registers registers = switch (vendor) {
-            case INTEL -> new Registers(INTEL_RAPL_POWER_UNIT, INTEL_PKG_ENERGY_STATUS, OptionalLong.of(INTEL_PKG_POWER_LIMIT));
-            case AMD -> new Registers(AMD_RAPL_POWER_UNIT, AMD_PKG_ENERGY_STATUS, OptionalLong.empty());
+            case INTEL -> new Registers(INTEL_RAPL_POWER_UNIT, INTEL_PKG_ENERGY_STATUS, OptionalLong.of(INTEL_PKG_POWER_LIMIT),
+                    OptionalLong.of(INTEL_PKG_POWER_INFO));
+            case AMD -> new Registers(AMD_RAPL_POWER_UNIT, AMD_PKG_ENERGY_STATUS, OptionalLong.empty(), OptionalLong.empty());
             case OTHER -> null;
         };
         if (registers == null) {
@@ -92,7 +96,7 @@ public final class FfmMsr implements Msr {
             Optional<PackageMsr.PowerLimit> limit = registers.powerLimit().isPresent()
                     ? Optional.of(PackageMsr.PowerLimit.decode(file.readLong(registers.powerLimit().getAsLong()), units))
                     : Optional.empty();
-            return Optional.of(new PackageMsr(units, energy, limit));
+            return Optional.of(new PackageMsr(units, energy, limit, tdp(file, units)));
         } catch (NativeIoException e) {
             // The msr module may have been reloaded or the CPU hot-plugged: reopen next time.
             synchronized (files) {
@@ -100,6 +104,18 @@ public final class FfmMsr implements Msr {
             }
             file.close();
             throw e;
+        }
+    }
+
+    /** The TDP, if the CPU has the power info register: a part without it answers EIO, which proves nothing else. */
+    private OptionalDouble tdp(NativeFile file, PackageMsr.Units units) {
+        if (registers.powerInfo().isEmpty()) {
+            return OptionalDouble.empty();
+        }
+        try {
+            return PackageMsr.tdp(file.readLong(registers.powerInfo().getAsLong()), units);
+        } catch (IOException e) {
+            return OptionalDouble.empty();
         }
     }
 

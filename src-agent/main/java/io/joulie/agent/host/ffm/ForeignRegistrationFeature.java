@@ -8,7 +8,8 @@ import java.util.List;
 
 /**
  * Native image: downcall stubs are generated at build time, so every (descriptor, options) pair that
- * {@link Libc} links must be registered here. Enabled by {@code --features=} in application.properties.
+ * {@link Libc} and {@link FfmNvml} link must be registered here. Enabled by {@code --features=} in
+ * application.properties.
  */
 public final class ForeignRegistrationFeature implements Feature {
     /** What {@link #duringSetup} registers. */
@@ -25,6 +26,6 @@ public final class ForeignRegistrationFeature implements Feature {
 
     @Override
     public String getDescription() {
-        return "Registers the libc downcalls of the Joulie agent's host-access layer";
+        return "Registers the libc and NVML downcalls of the Joulie agent's host-access layer";
     }
 }

@@ -62,7 +62,7 @@ final class Libc {
             try {
                 fd = (int) OPEN.invokeExact(state, arena.allocateFrom(path.toString()), flags | O_CLOEXEC, 0);
             } catch (Throwable t) {
-                throw unexpected(t);
+                throw Downcalls.unexpected(t);
             }
             if (fd < 0) {
                 throw new NativeIoException("open", path, errno(state));
@@ -88,7 +88,7 @@ final class Libc {
         try {
             n = (long) handle.invokeExact(state, fd, buffer, count, offset);
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
         if (n < 0) {
             throw new NativeIoException(call, path, errno(state));
@@ -101,7 +101,7 @@ final class Libc {
         try {
             rc = (int) FTRUNCATE.invokeExact(state, fd, length);
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
         if (rc < 0) {
             throw new NativeIoException("ftruncate", path, errno(state));
@@ -113,22 +113,11 @@ final class Libc {
         try {
             int ignored = (int) CLOSE.invokeExact(fd);
         } catch (Throwable t) {
-            throw unexpected(t);
+            throw Downcalls.unexpected(t);
         }
     }
 
     private static int errno(MemorySegment state) {
         return (int) ERRNO.get(state, 0L);
-    }
-
-    /** invokeExact declares Throwable; a downcall itself throws only on misuse (wrong types, closed segments). */
-    private static RuntimeException unexpected(Throwable t) {
-        if (t instanceof RuntimeException r) {
-            return r;
-        }
-        if (t instanceof Error e) {
-            throw e;
-        }
-        return new IllegalStateException(t);
     }
 }

@@ -75,9 +75,9 @@ class CpuControlsTest {
     @Test
     void theBackendAndWhatIsInForceAreReportedWithoutActing() throws IOException {
         CpuControls controls = new CpuControls(host(), httpControls, true);
-        assertThat(CpuControls.backend(route(ControlType.HOST, null))).isEqualTo(CpuBackend.POWERCAP);
-        assertThat(CpuControls.backend(route(ControlType.HTTP, null))).isEqualTo(CpuBackend.HTTP);
-        assertThat(CpuControls.backend(route(ControlType.NONE, null))).isEqualTo(CpuBackend.NONE);
+        assertThat(controls.backend(route(ControlType.HOST, null))).isEqualTo(CpuBackend.POWERCAP);
+        assertThat(controls.backend(route(ControlType.HTTP, null))).isEqualTo(CpuBackend.HTTP);
+        assertThat(controls.backend(route(ControlType.NONE, null))).isEqualTo(CpuBackend.NONE);
         assertThat(controls.observedNow(route(ControlType.HOST, null))).containsEntry(Observed.CAP_WATTS_PER_PACKAGE, 200.0)
                 .containsEntry(Observed.PACKAGES, 2.0);
         assertThat(controls.observedNow(route(ControlType.NONE, null))).isEmpty();

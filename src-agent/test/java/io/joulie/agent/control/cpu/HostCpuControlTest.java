@@ -2,6 +2,7 @@ package io.joulie.agent.control.cpu;
 
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
+import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.HostOriginals;
@@ -66,9 +67,14 @@ class HostCpuControlTest {
             }
 
             @Override
-            public CapResult applyNodeCap(double watts) {
+            public OptionalDouble nodeWatts(CapRequest cap) {
+                return real.nodeWatts(cap);
+            }
+
+            @Override
+            public CapResult apply(CapRequest cap) {
                 applies.incrementAndGet();
-                CapResult r = real.applyNodeCap(watts);
+                CapResult r = real.apply(cap);
                 kernel.run();
                 return r;
             }

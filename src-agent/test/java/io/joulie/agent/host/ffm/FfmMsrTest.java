@@ -48,12 +48,15 @@ class FfmMsrTest {
             // intelMsr: 0x611 holds the limit's upper 7 bytes, so the counter is bits 8..39 of the limit
             assertThat(pkg1.energyCounter()).isEqualTo(limit >>> 8 & 0xFFFF_FFFFL).isEqualTo(0xB000_0083L);
             assertThat(pkg1.energyJoules()).isEqualTo(0xB000_0083L / 16384.0);
+            // intelMsr: 0x614 holds the limit's upper 4 bytes, so the TDP (bits 14:0) is the PL2 field
+            assertThat(pkg1.tdpWatts()).hasValue(150);
 
             PackageMsr pkg0 = msr.read(0).orElseThrow();
             assertThat(pkg0.energyCounter()).isEqualTo(0x1000);
             assertThat(pkg0.energyJoules()).isEqualTo(0.25);
             // 0x610 reads its own zero byte, then the energy counter's low bytes: 0x1000 << 8, no PL1/PL2 bits
             assertThat(pkg0.powerLimit()).contains(new PackageMsr.PowerLimit(0, false, 0, false, false));
+            assertThat(pkg0.tdpWatts()).as("0x614 lies beyond this device: not readable, no TDP").isEmpty();
             assertThat(msr.read(7)).isEmpty();
         }
     }
@@ -67,6 +70,7 @@ class FfmMsrTest {
             assertThat(pkg.units()).isEqualTo(new PackageMsr.Units(0.125, 1.0 / 65536));
             assertThat(pkg.energyJoules()).isEqualTo(1.0);
             assertThat(pkg.powerLimit()).isEmpty();
+            assertThat(pkg.tdpWatts()).isEmpty();
         }
     }
 

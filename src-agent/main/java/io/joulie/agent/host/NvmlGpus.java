@@ -1,0 +1,287 @@
+package io.joulie.agent.host;
+
+import io.joulie.agent.host.CapResult.Outcome;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The GPU cap policy over {@link Nvml}, whatever moves the calls. At start the boards are enumerated (name, limit
+ * constraints, default limit). Before the first write (the first since the start or since the last restore) the
+ * limits in force are read as the originals and kept in {@link GpuOriginals}: a write whose originals cannot be kept
+ * does not happen. An earlier run that kept originals and never wrote them back (it crashed with the boards capped)
+ * leaves them to this one: they, not the limits in force, are what a restore writes. A cap is resolved per board
+ * (watts, or a percent of the board's maximum), clamped to the board's constraints, and written to every board or
+ * none: a board that could not be enumerated blocks the cap, and a set that fails puts back the limits already
+ * written. A refusal by the driver (NVML_ERROR_NO_PERMISSION, NVML_ERROR_NOT_SUPPORTED) blocks; any other failure is
+ * an error. Not thread-safe: the agent's worker calls it.
+ */
+public final class NvmlGpus implements Gpus {
+    private static final Logger LOG = Logger.getLogger(NvmlGpus.class);
+    private static final String NOTHING_WRITTEN = "; nothing was written";
+    private static final String ROLLED_BACK = "; rolled back GPU ";
+    private static final String NOTHING_TO_RESTORE = "nothing to restore: no GPU limit written since the start or the last restore";
+
+    private final Nvml nvml;
+    private final GpuOriginals store;
+    private final List<GpuBoard> boards;
+    /** Boards NVML counts but could not describe ("a GPU index that does not exist"): no cap is written while any is. */
+    private final List<String> problems;
+    /** The originals kept in {@link #store}; empty while the boards hold nothing the agent wrote. */
+    private Optional<Map<Integer, Long>> originalsMw;
+    /** The originals are an earlier run's: what it changed is in force, so they stay kept until a restore. */
+    private boolean inherited;
+
+    private NvmlGpus(Nvml nvml, GpuOriginals store, List<GpuBoard> boards, List<String> problems,
+                     Optional<Map<Integer, Long>> inheritedMw) {
+        this.nvml = nvml;
+        this.store = store;
+        this.boards = List.copyOf(boards);
+        this.problems = List.copyOf(problems);
+        this.originalsMw = inheritedMw.map(Map::copyOf);
+        this.inherited = inheritedMw.isPresent();
+    }
+
+    /**
+     * Enumerates the boards and takes over the originals an earlier run kept, if any. When NVML cannot even count
+     * the boards, or the store cannot be read (it may hold originals this run would otherwise lose), no board is
+     * controlled: {@link Gpus#absent} saying why, and NVML is closed.
+     */
+    public static Gpus open(Nvml nvml, GpuOriginals store) {
+        int count;
+        try {
+            count = nvml.deviceCount();
+        } catch (NvmlException e) {
+            nvml.close();
+            return Gpus.absent("NVML loaded but cannot count the boards: " + e.getMessage());
+        }
+        List<GpuBoard> boards = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            try {
+                Nvml.Constraints c = nvml.constraints(i);
+                boards.add(new GpuBoard(i, nvml.name(i), c.minMw(), c.maxMw(), nvml.defaultLimitMw(i)));
+            } catch (NvmlException e) {
+                problems.add(e.getMessage());
+            }
+        }
+        Optional<Map<Integer, Long>> earlier;
+        try {
+            earlier = store.load();
+        } catch (IOException e) {
+            nvml.close();
+            return Gpus.absent("cannot read the GPU limits an earlier run kept (" + e.getMessage() + "); no limit is written "
+                    + "that could lose them: restart the agent with the file readable (or, after checking the limits, without it)");
+        }
+        earlier.ifPresent(mw -> LOG.infof("GPU limits an earlier agent process of this boot kept in %s and never wrote back (it "
+                + "did not exit cleanly): %s mW; a restore writes these, not the limits in force now", store.describe(), mw));
+        return new NvmlGpus(nvml, store, boards, problems, earlier);
+    }
+
+    @Override
+    public Optional<String> unavailable() {
+        return Optional.empty();
+    }
+
+    @Override
+    public List<GpuBoard> boards() {
+        return boards;
+    }
+
+    /** Boards NVML counts but could not describe, with NVML's reason. */
+    public List<String> problems() {
+        return problems;
+    }
+
+    @Override
+    public GpuReading read(int index) throws IOException {
+        return new GpuReading(index, nvml.limitMw(index), nvml.powerMw(index), nvml.energyMj(index));
+    }
+
+    @Override
+    public GpuCapResult apply(CapRequest cap) {
+        if (cap.problem() != null) {
+            return result(Outcome.BLOCKED, cap.problem(), Map.of());
+        }
+        if (boards.isEmpty() && problems.isEmpty()) {
+            return result(Outcome.BLOCKED, "NVML reports no GPU board on this node", Map.of());
+        }
+        if (!problems.isEmpty()) {
+            return result(Outcome.BLOCKED, String.join("; ", problems) + "; no board's limit is written", Map.of());
+        }
+        Map<Integer, Long> targets = new TreeMap<>();
+        List<String> notes = new ArrayList<>();
+        for (GpuBoard board : boards) {
+            long requested = switch (cap) {
+                case CapRequest.Watts w -> Math.round(w.watts() * 1000);
+                case CapRequest.Percent p -> p.of(board.maxMw());
+            };
+            long value = board.clamp(requested);
+            if (value != requested) {
+                notes.add("GPU " + board.index() + ": " + requested + " mW clamped to board " + (value > requested ? "min " : "max ")
+                        + value + " mW");
+            }
+            targets.put(board.index(), value);
+        }
+        Map<Integer, Long> before = new TreeMap<>();
+        Map<Integer, Long> written = new LinkedHashMap<>();
+        try {
+            for (GpuBoard board : boards) {
+                before.put(board.index(), nvml.limitMw(board.index()));
+            }
+            Optional<String> unkept = keep(before);
+            if (unkept.isPresent()) {
+                return result(Outcome.BLOCKED, unkept.get(), Map.of());
+            }
+            for (Map.Entry<Integer, Long> target : targets.entrySet()) {
+                nvml.setLimitMw(target.getKey(), target.getValue());
+                written.put(target.getKey(), target.getValue());
+            }
+        } catch (NvmlException e) {
+            String rollback = rollBack(written, before);
+            if (rollback.equals(NOTHING_WRITTEN) || rollback.startsWith(ROLLED_BACK)) {
+                nothingWritten();
+            }
+            return result(e.error().refused() ? Outcome.BLOCKED : Outcome.ERROR, e.getMessage() + rollback, Map.of());
+        }
+        StringBuilder message = new StringBuilder("applied ").append(cap.describe())
+                .append(cap instanceof CapRequest.Percent ? " of each board's maximum" : " per GPU")
+                .append(" as power limit on ").append(boards.size()).append(boards.size() == 1 ? " board" : " boards");
+        notes.forEach(note -> message.append("; ").append(note));
+        return result(Outcome.APPLIED, message.toString(), targets);
+    }
+
+    /** Puts back what an apply wrote before it failed; says what could not be put back. */
+    private String rollBack(Map<Integer, Long> written, Map<Integer, Long> before) {
+        if (written.isEmpty()) {
+            return NOTHING_WRITTEN;
+        }
+        List<String> failed = new ArrayList<>();
+        for (Integer index : written.keySet()) {
+            try {
+                nvml.setLimitMw(index, before.get(index));
+            } catch (NvmlException e) {
+                failed.add(e.getMessage());
+            }
+        }
+        return failed.isEmpty() ? ROLLED_BACK + written.keySet() + " to their previous limits"
+                : "; rollback failed: " + String.join("; ", failed);
+    }
+
+    @Override
+    public Map<Integer, Long> limitsMw() {
+        Map<Integer, Long> limits = new TreeMap<>();
+        for (GpuBoard board : boards) {
+            try {
+                limits.put(board.index(), nvml.limitMw(board.index()));
+            } catch (NvmlException e) {
+                // left out: the caller sees a board missing, which differs from what it wrote
+            }
+        }
+        return limits;
+    }
+
+    /**
+     * Unless originals are kept already: the limits in force ({@code inForce}, read just before the first write) are
+     * the originals, and are saved. Empty when they are kept; else why nothing may be written.
+     */
+    private Optional<String> keep(Map<Integer, Long> inForce) {
+        if (originalsMw.isPresent()) {
+            return Optional.empty();
+        }
+        try {
+            store.save(inForce);
+        } catch (IOException e) {
+            return Optional.of("cannot keep the GPU limits in force in " + store.describe() + " (" + e.getMessage()
+                    + "); nothing was written, as they could not be put back");
+        }
+        originalsMw = Optional.of(Map.copyOf(inForce));
+        return Optional.empty();
+    }
+
+    /**
+     * The attempt left every board at the originals (refused before writing, or rolled back): nothing is held, and
+     * the next write reads them again, so that what someone sets meanwhile is what comes back. Not for an earlier
+     * run's originals. A store that cannot be cleared keeps them (they are what is in force).
+     */
+    private void nothingWritten() {
+        if (!inherited && originalsMw.isPresent()) {
+            try {
+                store.clear();
+                originalsMw = Optional.empty();
+            } catch (IOException e) {
+                // kept: a restore writes them back unchanged
+            }
+        }
+    }
+
+    /** The originals kept (this run's, or an earlier run's it did not write back); empty while nothing is held. */
+    public Optional<Map<Integer, Long>> originalsMw() {
+        return originalsMw;
+    }
+
+    @Override
+    public boolean held() {
+        return originalsMw.isPresent();
+    }
+
+    @Override
+    public boolean leftByEarlierProcess() {
+        return inherited;
+    }
+
+    /**
+     * Writes every original back; a board that refuses is reported, the others are restored. Forgets the originals
+     * when all are back. Nothing held: nothing is written.
+     */
+    @Override
+    public GpuCapResult restore() {
+        if (originalsMw.isEmpty()) {
+            return result(Outcome.APPLIED, NOTHING_TO_RESTORE, Map.of());
+        }
+        Outcome outcome = Outcome.APPLIED;
+        List<String> failures = new ArrayList<>();
+        Map<Integer, Long> written = new TreeMap<>();
+        for (Map.Entry<Integer, Long> original : new TreeMap<>(originalsMw.get()).entrySet()) {
+            try {
+                nvml.setLimitMw(original.getKey(), original.getValue());
+                written.put(original.getKey(), original.getValue());
+            } catch (NvmlException e) {
+                failures.add(e.getMessage());
+                Outcome o = e.error().refused() ? Outcome.BLOCKED : Outcome.ERROR;
+                outcome = outcome.compareTo(o) >= 0 ? outcome : o;
+            }
+        }
+        String kept = "";
+        if (failures.isEmpty()) {
+            inherited = false;
+            originalsMw = Optional.empty();
+            try {
+                store.clear();
+            } catch (IOException e) {
+                kept = "; the kept originals in " + store.describe() + " could not be removed (" + e.getMessage()
+                        + "), the next start restores them again";
+                LOG.warnf("GPU limits restored, but %s", kept.substring(2));
+            }
+        }
+        String message = failures.isEmpty()
+                ? "restored the GPU limits found before the first write on " + written.size() + (written.size() == 1 ? " board" : " boards") + kept
+                : "restore failed: " + String.join("; ", failures);
+        return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
+    }
+
+    @Override
+    public void close() {
+        nvml.close();
+    }
+
+    private GpuCapResult result(Outcome outcome, String message, Map<Integer, Long> written) {
+        return new GpuCapResult(outcome, message, written, limitsMw());
+    }
+}
