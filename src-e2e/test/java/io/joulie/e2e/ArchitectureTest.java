@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * compiled): the planning core stays pure, FFM stays behind the agent's host layer, no package cycles.
  */
 class ArchitectureTest {
-    static final List<String> MODULES = List.of("src-api", "src-planner", "src", "src-agent", "src-sim");
+    static final List<String> MODULES = List.of("src-api", "src-planner", "src", "src-agent", "src-harness", "src-sim");
     static JavaClasses main;
 
     @BeforeAll

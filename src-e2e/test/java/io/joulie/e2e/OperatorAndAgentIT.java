@@ -10,6 +10,7 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.AfterAll;
@@ -17,7 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,9 +44,10 @@ class OperatorAndAgentIT {
     static KubernetesMockServer server;
     static KubernetesClient client;
     static FakeHost host;
-    static final List<Process> processes = new ArrayList<>();
-    static int operatorManagementPort;
-    static int agentManagementPort;
+    /** The operator's and the agent's logs. */
+    static final Path LOGS = Path.of("target");
+    /** The operator, then the agent. */
+    static final List<JavaApp> apps = new ArrayList<>();
 
     @BeforeAll
     static void start() throws IOException {
@@ -59,59 +60,24 @@ class OperatorAndAgentIT {
             client.resource(def).create();
         }
         host = FakeHost.intelNode(Files.createTempDirectory("joulie-e2e-host"), 2, 250);
-        String api = server.url("/");
-        Map<String, String> common = Map.of("QUARKUS_KUBERNETES_CLIENT_API_SERVER_URL", api,
-                "QUARKUS_KUBERNETES_CLIENT_TRUST_CERTS", "true", "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
-        Map<String, String> operator = new HashMap<>(common);
+        Map<String, String> operator = new HashMap<>(JavaApp.apiServer(server.url("/")));
         operator.putAll(Map.of("LEADER_ELECTION", "false", "RECONCILE_INTERVAL", "1s", "PERFORMANCE_CAP_WATTS", "440",
-                "ECO_CAP_WATTS", "120", "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
-                "QUARKUS_MANAGEMENT_PORT", Integer.toString(operatorManagementPort = freePort())));
-        launch("operator", REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), operator);
-        Map<String, String> agent = new HashMap<>(common);
+                "ECO_CAP_WATTS", "120"));
+        apps.add(JavaApp.start("operator", JavaApp.Packaged.OPERATOR.jar(REPO), operator, LOGS));
+        Map<String, String> agent = new HashMap<>(JavaApp.apiServer(server.url("/")));
         agent.putAll(host.agentEnvironment());
-        agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s",
-                "QUARKUS_HTTP_PORT", Integer.toString(freePort()),
-                "QUARKUS_MANAGEMENT_PORT", Integer.toString(agentManagementPort = freePort())));
-        launch("agent", REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), agent);
+        agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s"));
+        apps.add(JavaApp.start("agent", JavaApp.Packaged.AGENT.jar(REPO), agent, LOGS));
     }
 
     @AfterAll
     static void stop() {
-        for (Process p : processes) {
-            p.destroy();
-        }
-        for (Process p : processes) {
-            try {
-                if (!p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-            } catch (InterruptedException e) {
-                p.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
+        apps.forEach(JavaApp::close);
         if (client != null) {
             client.close();
         }
         if (server != null) {
             server.destroy();
-        }
-    }
-
-    static void launch(String name, Path jar, Map<String, String> env) throws IOException {
-        assertThat(jar).as("packaged " + name + " (run the reactor: ./mvnw verify)").exists();
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        ProcessBuilder pb = new ProcessBuilder(java.toString(), "--enable-native-access=ALL-UNNAMED",
-                "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-jar", jar.toString());
-        pb.environment().putAll(env);
-        pb.redirectErrorStream(true);
-        pb.redirectOutput(Path.of("target", name + ".log").toFile());
-        processes.add(pb.start());
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 
@@ -137,8 +103,8 @@ class OperatorAndAgentIT {
         JsonNode dashboard = Monitoring.dashboard();
         JsonNode alerts = Monitoring.alerts();
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-            Set<String> exported = new HashSet<>(Monitoring.exported(PrometheusText.scrape(operatorManagementPort)));
-            exported.addAll(Monitoring.exported(PrometheusText.scrape(agentManagementPort)));
+            Set<String> exported = new HashSet<>(Monitoring.exported(PrometheusText.scrape(apps.get(0).managementPort())));
+            exported.addAll(Monitoring.exported(PrometheusText.scrape(apps.get(1).managementPort())));
             assertThat(Monitoring.unexported(Monitoring.dashboardQueries(dashboard), exported, Set.of()))
                     .as("dashboard metrics the applications do not export").isEmpty();
             assertThat(Monitoring.unexported(Monitoring.alertQueries(alerts), exported, Monitoring.PROMETHEUS_BUILT_INS))
@@ -168,7 +134,7 @@ class OperatorAndAgentIT {
         theMonitoringQueriesNameOnlyExportedMetrics();
 
         // SIGTERM, as the kubelet sends it: the agent puts back the limits it found at start before it exits.
-        Process agent = processes.get(1);
+        Process agent = apps.get(1).process();
         agent.destroy();
         assertThat(agent.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)).as("agent exited after SIGTERM").isTrue();
         assertThat(host.limit(0)).isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));

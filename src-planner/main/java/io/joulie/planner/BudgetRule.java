@@ -67,8 +67,8 @@ final class BudgetRule {
     private double watts(ManagedNode m, Profile target, Telemetry telemetry) {
         boolean ecoEffective = target == Profile.ECO && (m.state() == PowerState.ActiveEco || !m.hasPerformancePods());
         var sample = telemetry.live() ? telemetry.power(m.name()) : Optional.<Telemetry.Sample>empty();
-        OptionalDouble eco = caps.caps(Profile.ECO).watts(m.power());
-        OptionalDouble performance = caps.caps(Profile.PERFORMANCE).watts(m.power());
+        OptionalDouble eco = caps.caps(Profile.ECO, m.labels()).watts(m.power());
+        OptionalDouble performance = caps.caps(Profile.PERFORMANCE, m.labels()).watts(m.power());
         if (ecoEffective) {
             return sample.map(x -> eco.isPresent() ? Math.min(x.value(), eco.getAsDouble()) : x.value()).orElse(eco.orElse(0));
         }

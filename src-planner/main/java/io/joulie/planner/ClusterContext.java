@@ -15,20 +15,43 @@ import java.util.List;
  * @param excluded               nodes the selector picks that are left out of planning, with the reason
  *                               (e.g. their agent found no way to cap power); sorted by name
  * @param telemetry              this tick's measurements ({@link Telemetry#DISABLED} when no source is configured)
+ * @param demand                 CPU requested cluster-wide by the active pods the policies size pools for
  */
 public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
-                             List<Exclusion> excluded, Telemetry telemetry) {
+                             List<Exclusion> excluded, Telemetry telemetry, CpuDemand demand) {
 
     public ClusterContext {
         nodes = List.copyOf(nodes);
         released = List.copyOf(released);
         excluded = List.copyOf(excluded);
         telemetry = telemetry == null ? Telemetry.DISABLED : telemetry;
+        demand = demand == null ? CpuDemand.UNKNOWN : demand;
+    }
+
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                          List<Exclusion> excluded, Telemetry telemetry) {
+        this(now, nodes, clusterPerformancePods, released, excluded, telemetry, CpuDemand.UNKNOWN);
     }
 
     public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
                           List<Exclusion> excluded) {
         this(now, nodes, clusterPerformancePods, released, excluded, Telemetry.DISABLED);
+    }
+
+    /**
+     * CPU cores requested by active pods (scheduled or pending, not terminating, not finished), cluster-wide.
+     *
+     * @param performanceCores performance-only pods'; negative when unknown
+     * @param ecoOnlyCores     eco-only pods' (they run on eco nodes only); negative when unknown
+     * @param declaredEcoCores pods' that may run anywhere and declare {@code joulie.io/workload-class: eco}; negative
+     *                         when unknown
+     */
+    public record CpuDemand(double performanceCores, double ecoOnlyCores, double declaredEcoCores) {
+        public static final CpuDemand UNKNOWN = new CpuDemand(-1, -1, -1);
+
+        public boolean known() {
+            return performanceCores >= 0 && ecoOnlyCores >= 0 && declaredEcoCores >= 0;
+        }
     }
 
     public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released) {

@@ -2,8 +2,8 @@ package io.joulie.planner;
 
 /**
  * A policy that decides how many eligible nodes run performance ({@code hp}); which ones is {@link EcoSelection}'s
- * anti-churn choice, shaped by the rules when there are any ({@link RuleEngine}). {@code static_partition} and
- * {@code queue_aware_v1} count; only the debugging {@code rule_swap_v1} does not.
+ * anti-churn choice, shaped by the rules when there are any ({@link RuleEngine}). {@code static_partition},
+ * {@code queue_aware_v1} and {@code demand_sized_v1} count; only the debugging {@code rule_swap_v1} does not.
  */
 public interface CountingPolicy extends PolicyModule {
     /** How many of the context's eligible nodes run performance, within [0, n]. */

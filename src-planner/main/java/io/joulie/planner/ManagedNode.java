@@ -18,6 +18,7 @@ import java.util.Optional;
  * @param state             current transition state (from the cluster: NodePowerProfile status or label)
  * @param since             when it entered that state
  * @param performancePods   active performance-only pods on the node as {@code namespace/name}, sorted
+ * @param cpuCores          allocatable CPU cores ({@code status.allocatable.cpu}); 0 when unknown
  * @param power             its power hardware, as far as known (caps in percent resolve against it)
  * @param lastPerformancePod when the node's last performance-only pod left it (or when the operator began to watch,
  *                          if none left since; null when not known at all)
@@ -26,8 +27,8 @@ import java.util.Optional;
  * @param reason            the reason its NodePowerProfile status gives now ("" when none)
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
-                          Instant since, List<String> performancePods, NodePower power, Instant lastPerformancePod,
-                          NodeCap cap, List<String> forcedPods, String reason) {
+                          Instant since, List<String> performancePods, double cpuCores, NodePower power,
+                          Instant lastPerformancePod, NodeCap cap, List<String> forcedPods, String reason) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
@@ -38,16 +39,28 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
         reason = reason == null ? "" : reason;
     }
 
-    /** A node whose hardware is not known, without a NodePowerProfile or an agent report (tests, the simulator). */
+    /** A node whose CPU capacity and power hardware are not known, without a NodePowerProfile or an agent report. */
     public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
                        List<String> performancePods) {
-        this(name, labels, cordoned, state, since, performancePods, NodePower.UNKNOWN);
+        this(name, labels, cordoned, state, since, performancePods, 0, NodePower.UNKNOWN);
+    }
+
+    /** A node whose power hardware is not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, double cpuCores) {
+        this(name, labels, cordoned, state, since, performancePods, cpuCores, NodePower.UNKNOWN);
+    }
+
+    /** A node whose CPU capacity is not known. */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, NodePower power) {
+        this(name, labels, cordoned, state, since, performancePods, 0, power);
     }
 
     /** A node without a NodePowerProfile or an agent report. */
     public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
-                       List<String> performancePods, NodePower power) {
-        this(name, labels, cordoned, state, since, performancePods, power, null, NodeCap.NONE, List.of(), "");
+                       List<String> performancePods, double cpuCores, NodePower power) {
+        this(name, labels, cordoned, state, since, performancePods, cpuCores, power, null, NodeCap.NONE, List.of(), "");
     }
 
     public boolean hasPerformancePods() {
@@ -72,18 +85,18 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
     }
 
     public ManagedNode withCap(NodeCap c) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, c, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, c, forcedPods, reason);
     }
 
     public ManagedNode withLastPerformancePod(Instant at) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, at, cap, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, at, cap, forcedPods, reason);
     }
 
     public ManagedNode withForcedPods(List<String> pods) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, cap, pods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, pods, reason);
     }
 
     public ManagedNode withReason(String r) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, power, lastPerformancePod, cap, forcedPods, r);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, forcedPods, r);
     }
 }

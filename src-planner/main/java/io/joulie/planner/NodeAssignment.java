@@ -31,12 +31,13 @@ public record NodeAssignment(String node, PowerState state, Instant since, Strin
         this(node, state, since, reason, profile, cpu, gpu, policyName, state.labelValue(), CapStatus.UNREPORTED, List.of());
     }
 
-    /** The assignment of a verdict, with the caps of its profile for the node's hardware ({@code power}). */
-    public static NodeAssignment of(Transition t, PlannerSettings settings, String policyName, NodePower power) {
-        Profile p = t.to().profile();
-        ProfileCaps caps = settings.caps(p);
-        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), p, caps.cpu(), caps.gpuFor(power).orElse(null), policyName,
-                t.label(), t.cap(), t.forcedPods());
+    /**
+     * The assignment of a verdict, with the caps the tick chose for its node ({@link Planner.TickPlan#caps}) and the
+     * node's hardware ({@code power}: whether it has GPU boards to cap).
+     */
+    public static NodeAssignment of(Transition t, ProfileCaps caps, String policyName, NodePower power) {
+        return new NodeAssignment(t.node(), t.to(), t.since(), t.reason(), t.to().profile(), caps.cpu(),
+                caps.gpuFor(power).orElse(null), policyName, t.label(), t.cap(), t.forcedPods());
     }
 
     public String labelValue() {

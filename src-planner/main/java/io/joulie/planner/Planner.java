@@ -36,8 +36,11 @@ public final class Planner {
         this(settings, Policies.create(settings), rules, Policies.counting(settings).isPresent());
     }
 
-    /** A planner of {@code policy} alone, whatever the settings name (tests of the guard's part). */
-    Planner(PlannerSettings settings, PolicyModule policy) {
+    /**
+     * A planner of {@code policy} alone, without rules, whatever the settings name: the simulator's hindsight optimizer
+     * plans its schedules through the same guard as the policies (and tests of the guard's part use it).
+     */
+    public Planner(PlannerSettings settings, PolicyModule policy) {
         this(settings, policy, PolicyRules.NONE, false);
     }
 
@@ -121,7 +124,7 @@ public final class Planner {
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
             checked.add(node);
         }
-        return new TickPlan(plan, limited(checked, transitions), context.released(), report, power(context));
+        return tickPlan(plan, context, checked, transitions, context.released(), report);
     }
 
     /**
@@ -146,14 +149,24 @@ public final class Planner {
             }
         }
         Plan plan = new Plan(policyName, java.util.Map.of(), 0, "recheck of " + checked.size() + " node(s)");
-        return new TickPlan(plan, limited(checked, transitions), List.of(), RuleReport.NONE, power(context));
+        return tickPlan(plan, context, checked, transitions, List.of(), RuleReport.NONE);
     }
 
-    /** Each node's power hardware, for the caps of its assignment. */
-    private static Map<String, NodePower> power(ClusterContext context) {
-        Map<String, NodePower> power = new HashMap<>();
+    /**
+     * The step's plan: its verdicts within the blast radius ({@link #limited}), the caps each checked node runs under
+     * for the state it is in after them (the eco CPU cap of its type, once eco), and each node's power hardware.
+     * {@code checked} and {@code transitions} are aligned.
+     */
+    private TickPlan tickPlan(Plan plan, ClusterContext context, List<ManagedNode> checked, List<Transition> transitions,
+                              List<String> released, RuleReport report) {
+        List<Transition> verdicts = limited(checked, transitions);
+        Map<String, ProfileCaps> caps = new HashMap<>(checked.size() * 2);
+        for (int i = 0; i < checked.size(); i++) {
+            caps.put(checked.get(i).name(), settings.caps(verdicts.get(i).to().profile(), checked.get(i).labels()));
+        }
+        Map<String, NodePower> power = new HashMap<>(context.nodes().size() * 2);
         context.nodes().forEach(n -> power.put(n.name(), n.power()));
-        return power;
+        return new TickPlan(plan, verdicts, released, report, caps, power);
     }
 
     /**
@@ -201,23 +214,32 @@ public final class Planner {
     /**
      * The result of one planning step.
      *
+     * @param caps  the caps each node with a verdict runs under, for the state it is in after the tick (the performance
+     *              caps while it drains; the eco caps, with the eco CPU cap of its type, once eco)
      * @param power each planned node's power hardware, for the caps of its assignment
      */
     public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
-                           Map<String, NodePower> power) {
+                           Map<String, ProfileCaps> caps, Map<String, NodePower> power) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
+            caps = Map.copyOf(caps);
             power = Map.copyOf(power);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE, Map.of());
+            this(plan, transitions, released, RuleReport.NONE, Map.of(), Map.of());
         }
 
-        /** The verdict's assignment: the caps of its profile for the node's hardware. */
+        /** The caps of a node the tick planned; a node without any gets the settings' caps of its profile. */
+        public ProfileCaps caps(Transition t, PlannerSettings settings) {
+            ProfileCaps c = caps.get(t.node());
+            return c != null ? c : settings.caps(t.to().profile());
+        }
+
+        /** The verdict's assignment: the caps the tick chose for the node, for the node's hardware. */
         public NodeAssignment assignment(Transition t, PlannerSettings settings) {
-            return NodeAssignment.of(t, settings, plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
+            return NodeAssignment.of(t, caps(t, settings), plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {

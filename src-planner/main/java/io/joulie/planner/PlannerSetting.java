@@ -1,6 +1,7 @@
 package io.joulie.planner;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.text.LabelSelector;
 import io.joulie.api.text.Problems;
 import io.joulie.api.text.Problems.DurationBound;
 
@@ -11,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
+import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -118,13 +120,22 @@ public final class PlannerSetting<T> {
     public static final PlannerSetting<Integer> MAX_EVICTIONS_PER_TICK = row("MAX_EVICTIONS_PER_TICK",
             "joulie.max-evictions-per-tick", "maxEvictionsPerTick", Kind.count(1), "10", "pods evicted in one tick",
             PlannerSettings::maxEvictionsPerTick, PlannerSettings.Builder::maxEvictionsPerTick);
+    public static final PlannerSetting<Double> DEMAND_HEADROOM_FRAC = row("DEMAND_HEADROOM_FRAC",
+            "joulie.demand-headroom-frac", "demandHeadroomFrac", Kind.HEADROOM, "0.2",
+            "demand_sized_v1 spare performance capacity", PlannerSettings::demandHeadroomFrac,
+            PlannerSettings.Builder::demandHeadroomFrac)
+            .simulator("planner.demandHeadroomFrac", "0.2");
+    public static final PlannerSetting<Map<String, Double>> ECO_CAP_WATTS_BY_TYPE = row("ECO_CAP_WATTS_BY_TYPE",
+            "joulie.eco-cap-watts-by-type", "ecoCapWattsByType", Kind.CAPS_BY_TYPE, "none", "eco cap by node type",
+            PlannerSettings::ecoCapWattsByType, PlannerSettings.Builder::ecoCapWattsByType)
+            .simulator("planner.ecoCapWattsByType", "none");
 
     /** Every row, in documentation order. */
     public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
             QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT, ECO_CAP_WATTS, ECO_CAP_PERCENT,
             GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT, GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT,
             DOWNGRADE_ESCALATION, DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, SETTLE_TIME, CAP_CONFIRMATION_TIMEOUT,
-            MAX_TRANSITIONS_PER_TICK, MAX_EVICTIONS_PER_TICK);
+            MAX_TRANSITIONS_PER_TICK, MAX_EVICTIONS_PER_TICK, DEMAND_HEADROOM_FRAC, ECO_CAP_WATTS_BY_TYPE);
 
     /**
      * Each profile's cap of one family, in watts or in percent: the watts, where set, are the cap; in {@code spec.policy}
@@ -446,7 +457,11 @@ public final class PlannerSetting<T> {
         static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
                 "must be hold, force or evict");
         static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
-                "is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)");
+                "is not a known policy (" + PolicyType.knownValues() + ")");
+        /** A share of capacity on top of a demand: no upper bound, never negative (everywhere). */
+        static final Kind<Double> HEADROOM = Numeric.decimal(v -> Double.isFinite(v) && v >= 0, "must be at least 0", false);
+        /** Eco caps by node type. */
+        static final Kind<Map<String, Double>> CAPS_BY_TYPE = new CapsByType();
         /** A number of seconds (the simulator's {@code planner.downgradeTimeoutSeconds}). */
         static final Kind<Duration> SECONDS = new Kind<>() {
             @Override
@@ -619,6 +634,87 @@ public final class PlannerSetting<T> {
         @Override
         String format(T value) {
             return format.apply(value);
+        }
+    }
+
+    /**
+     * Caps by node type: as text {@code dell-r640=260,dell-r940=507} (or {@code none}), in {@code spec.policy} a JSON
+     * object {@code {dell-r640: 260}}. Each type must be a label value and each cap greater than 0 watts, everywhere.
+     */
+    private static final class CapsByType extends Kind<Map<String, Double>> {
+        private static final String NONE = "none";
+
+        @Override
+        Optional<Map<String, Double>> parse(String where, String text, Problems problems) {
+            Map<String, Double> caps = new TreeMap<>();
+            if (text.isBlank() || text.trim().equalsIgnoreCase(NONE)) {
+                return Optional.of(caps);
+            }
+            int before = problems.lines().size();
+            for (String part : text.split(",")) {
+                String entry = part.trim();
+                String[] kv = entry.split("=", 2);
+                if (kv.length != 2) {
+                    problems.add(where, text, "'" + entry + "' is not type=watts");
+                    continue;
+                }
+                double watts;
+                try {
+                    watts = Double.parseDouble(kv[1].trim());
+                } catch (NumberFormatException e) {
+                    problems.add(where, text, "'" + entry + "': the cap is not a number");
+                    continue;
+                }
+                String problem = problem(kv[0].trim(), watts);
+                if (problem != null) {
+                    problems.add(where, text, "'" + entry + "': " + problem);
+                } else {
+                    caps.put(kv[0].trim(), watts);
+                }
+            }
+            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
+        }
+
+        @Override
+        Optional<Map<String, Double>> fromSpec(String where, Object value, Problems problems) {
+            if (!(value instanceof Map<?, ?> map)) {
+                problems.add(where, value, "must map node types to watts");
+                return Optional.empty();
+            }
+            Map<String, Double> caps = new TreeMap<>();
+            int before = problems.lines().size();
+            map.forEach((type, watts) -> {
+                String problem = watts instanceof Number n ? problem(String.valueOf(type), n.doubleValue()) : "is not a number";
+                if (problem != null) {
+                    problems.add(where + "." + type, watts, problem);
+                } else {
+                    caps.put(String.valueOf(type), ((Number) watts).doubleValue());
+                }
+            });
+            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
+        }
+
+        /** What is wrong with one type's cap, or null. */
+        private static String problem(String type, double watts) {
+            if (type.isEmpty() || !LabelSelector.isValidValue(type)) {
+                return "'" + type + "' is not a node type (a label value)";
+            }
+            return watts > 0 && Double.isFinite(watts) ? null : "a power cap must be greater than 0 watts";
+        }
+
+        @Override
+        String format(Map<String, Double> value) {
+            if (value.isEmpty()) {
+                return NONE;
+            }
+            StringBuilder text = new StringBuilder();
+            value.forEach((type, watts) -> text.append(text.isEmpty() ? "" : ",").append(type).append('=').append(watts));
+            return text.toString();
+        }
+
+        @Override
+        Object toSpec(Map<String, Double> value) {
+            return value;
         }
     }
 }

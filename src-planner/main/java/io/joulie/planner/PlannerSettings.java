@@ -1,11 +1,15 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 
 /**
  * The planner's validated settings (see docs/configuration.md). Out-of-range numbers are not errors:
@@ -34,6 +38,9 @@ import java.util.OptionalDouble;
  *                            Warning names it
  * @param maxTransitionsPerTick at most this many nodes change state in one tick (rescues excepted)
  * @param maxEvictionsPerTick at most this many pods are evicted in one tick
+ * @param demandHeadroomFrac  demand_sized_v1: spare share of performance capacity on top of the performance-only demand
+ * @param ecoCapWattsByType   eco CPU cap in watts of the nodes of a type (their {@code node.kubernetes.io/instance-type}
+ *                            label), instead of {@code ecoCapWatts} or {@code ecoCapPercent}
  */
 public record PlannerSettings(
         PolicyType policyType,
@@ -56,7 +63,14 @@ public record PlannerSettings(
         Duration settleTime,
         Duration capConfirmationTimeout,
         int maxTransitionsPerTick,
-        int maxEvictionsPerTick) {
+        int maxEvictionsPerTick,
+        double demandHeadroomFrac,
+        Map<String, Double> ecoCapWattsByType) {
+
+    public PlannerSettings {
+        // sorted by type, so that the settings print and compare the same way every time
+        ecoCapWattsByType = Collections.unmodifiableMap(new TreeMap<>(ecoCapWattsByType));
+    }
 
     private static final PlannerSettings DEFAULTS = PlannerSetting.documentedDefaults();
 
@@ -74,7 +88,7 @@ public record PlannerSettings(
         return toBuilder().policyType(type).build();
     }
 
-    /** A profile's caps: each family's watts where given, else its percent. */
+    /** A profile's caps: each family's watts where given, else its percent (the eco caps of nodes whose type has none of its own). */
     public ProfileCaps caps(Profile profile) {
         boolean performance = profile == Profile.PERFORMANCE;
         return new ProfileCaps(cpu(performance ? performanceCapWatts : ecoCapWatts, performance ? performanceCapPercent : ecoCapPercent),
@@ -87,6 +101,17 @@ public record PlannerSettings(
 
     private static GpuPower gpu(OptionalDouble watts, double percent) {
         return watts.isPresent() ? GpuPower.watts(watts.getAsDouble()) : GpuPower.percent(percent);
+    }
+
+    /** A profile's caps on a node with these labels: eco's CPU cap is that of the node's type, when one is set. */
+    public ProfileCaps caps(Profile profile, Map<String, String> nodeLabels) {
+        ProfileCaps caps = caps(profile);
+        if (profile == Profile.PERFORMANCE || ecoCapWattsByType.isEmpty()) {
+            return caps;
+        }
+        String type = nodeLabels.get(JoulieApi.NODE_TYPE_LABEL);
+        Double watts = type == null ? null : ecoCapWattsByType.get(type);
+        return watts == null ? caps : new ProfileCaps(CpuPower.watts(watts), caps.gpu());
     }
 
     /** Settings one at a time, starting from others: {@code defaults().toBuilder().staticHpFrac(0.75).build()}. */
@@ -112,6 +137,8 @@ public record PlannerSettings(
         private Duration capConfirmationTimeout;
         private int maxTransitionsPerTick;
         private int maxEvictionsPerTick;
+        private double demandHeadroomFrac;
+        private Map<String, Double> ecoCapWattsByType = Map.of();
 
         Builder() {
         }
@@ -138,6 +165,8 @@ public record PlannerSettings(
             capConfirmationTimeout = s.capConfirmationTimeout;
             maxTransitionsPerTick = s.maxTransitionsPerTick;
             maxEvictionsPerTick = s.maxEvictionsPerTick;
+            demandHeadroomFrac = s.demandHeadroomFrac;
+            ecoCapWattsByType = s.ecoCapWattsByType;
         }
 
         public Builder policyType(PolicyType v) {
@@ -245,11 +274,22 @@ public record PlannerSettings(
             return this;
         }
 
+        public Builder demandHeadroomFrac(double v) {
+            demandHeadroomFrac = v;
+            return this;
+        }
+
+        public Builder ecoCapWattsByType(Map<String, Double> v) {
+            ecoCapWattsByType = v;
+            return this;
+        }
+
         public PlannerSettings build() {
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
                     performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent, gpuPerformanceCapWattsPerGpu,
                     gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval,
-                    settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick);
+                    settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac,
+                    ecoCapWattsByType);
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.joulie.planner;
 
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
@@ -38,6 +39,16 @@ public final class PodClassifier {
 
     public static PodClass classify(Pod pod) {
         return classify(pod.getSpec());
+    }
+
+    /**
+     * Whether the pod declares work that loses little at a lower CPU frequency: annotation
+     * {@code joulie.io/workload-class: eco}. A declaration, not a constraint: the pod keeps the class its scheduling
+     * constraints give it.
+     */
+    public static boolean declaresEco(ObjectMeta metadata) {
+        return metadata != null && metadata.getAnnotations() != null
+                && JoulieApi.WORKLOAD_CLASS_ECO.equalsIgnoreCase(metadata.getAnnotations().getOrDefault(JoulieApi.WORKLOAD_CLASS_ANNOTATION, "").trim());
     }
 
     public static PodClass classify(PodSpec spec) {

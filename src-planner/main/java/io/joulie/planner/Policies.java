@@ -17,6 +17,8 @@ public final class Policies {
             case STATIC_PARTITION -> new StaticPartitionPolicy(s.staticHpFrac());
             case QUEUE_AWARE_V1 -> new QueueAwarePolicy(s.queueHpBaseFrac(), s.queueHpMin(), s.queueHpMax(),
                     s.queuePerfPerHpNode());
+            case DEMAND_SIZED_V1 -> new DemandSizedPolicy(s.demandHeadroomFrac(), s.queueHpMin(), s.queueHpMax(),
+                    s.queuePerfPerHpNode());
             case RULE_SWAP_V1 -> new RuleSwapPolicy(s.reconcileInterval());
         };
     }

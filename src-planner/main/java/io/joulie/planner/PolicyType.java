@@ -7,6 +7,7 @@ import java.util.Optional;
 public enum PolicyType {
     STATIC_PARTITION("static_partition", "static-partition-v1"),
     QUEUE_AWARE_V1("queue_aware_v1", "queue-aware-v1"),
+    DEMAND_SIZED_V1("demand_sized_v1", "demand-sized-v1"),
     RULE_SWAP_V1("rule_swap_v1", "rule-swap-v1");
 
     private final String configValue;
@@ -24,6 +25,11 @@ public enum PolicyType {
     /** The name written to {@code spec.policy.name}. */
     public String policyName() {
         return policyName;
+    }
+
+    /** The {@code POLICY_TYPE} values, comma-separated, for messages that list them. */
+    public static String knownValues() {
+        return String.join(", ", Arrays.stream(values()).map(PolicyType::configValue).toList());
     }
 
     public static Optional<PolicyType> fromConfig(String value) {

@@ -151,7 +151,7 @@ public final class StateGuard {
                     ? "the agent does not control this node's CPU (none): " + r.message() : CapStatus.UNREPORTED.message());
         }
         Profile profile = to.profile();
-        if (!node.cap().asks(profile, settings.caps(profile), node.power()) || r.profileGeneration() != node.cap().generation()) {
+        if (!node.cap().asks(profile, settings.caps(profile, node.labels()), node.power()) || r.profileGeneration() != node.cap().generation()) {
             return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "waiting for the agent to apply the " + profile.value()
                     + " cap" + (profile == Profile.PERFORMANCE ? "; the performance label follows once it has" : ""));
         }

@@ -23,7 +23,8 @@ class PlannerSettingTest {
             .ecoCapPercent(55).gpuPerformanceCapWattsPerGpu(OptionalDouble.of(600)).gpuPerformanceCapPercent(100)
             .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(45).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
             .reconcileInterval(Duration.ofSeconds(15)).settleTime(Duration.ofMillis(2500))
-            .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).build();
+            .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).demandHeadroomFrac(0.35)
+            .ecoCapWattsByType(Map.of("dell-r940", 507.5, "dell-r640", 260.0)).build();
 
     @Test
     void everySettingHasItsOwnNamesAndTheVariableIsThePropertyInCapitals() {
@@ -47,7 +48,8 @@ class PlannerSettingTest {
                 .gpuPerformanceCapWattsPerGpu(OptionalDouble.empty()).gpuPerformanceCapPercent(100)
                 .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(60).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
                 .reconcileInterval(Duration.ofMinutes(1)).settleTime(Duration.ofSeconds(5))
-                .capConfirmationTimeout(Duration.ofMinutes(5)).maxTransitionsPerTick(100).maxEvictionsPerTick(10).build());
+                .capConfirmationTimeout(Duration.ofMinutes(5)).maxTransitionsPerTick(100).maxEvictionsPerTick(10)
+                .demandHeadroomFrac(0.2).ecoCapWattsByType(Map.of()).build());
     }
 
     @Test
@@ -109,7 +111,9 @@ class PlannerSettingTest {
         Map<String, String> env = PlannerSetting.environment(OTHER);
         assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")
                 .containsEntry("QUEUE_HP_MIN", "2").containsEntry("DOWNGRADE_TIMEOUT", "1h30m")
-                .containsEntry("DOWNGRADE_ESCALATION", "evict").hasSize(PlannerSetting.ALL.size());
+                .containsEntry("DOWNGRADE_ESCALATION", "evict").containsEntry("ECO_CAP_WATTS_BY_TYPE", "dell-r640=260.0,dell-r940=507.5")
+                .hasSize(PlannerSetting.ALL.size());
+        assertThat(PlannerSetting.environment(PlannerSettings.defaults())).containsEntry("ECO_CAP_WATTS_BY_TYPE", "none");
 
         Problems problems = new Problems();
         var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
@@ -123,7 +127,8 @@ class PlannerSettingTest {
     void theSpecFieldsItWritesOverlayBackToTheSameSettings() {
         Map<String, Object> fields = PlannerSetting.specFields(OTHER);
         assertThat(fields).containsEntry("type", "queue_aware_v1").containsEntry("staticHpFrac", 0.25)
-                .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m");
+                .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m")
+                .containsEntry("ecoCapWattsByType", Map.of("dell-r640", 260.0, "dell-r940", 507.5));
         // one unit per cap: the watts where they are the cap, else the percent
         assertThat(fields).containsEntry("performanceCapWatts", 450.5).doesNotContainKey("performanceCapPercent")
                 .containsEntry("ecoCapPercent", 55.0).doesNotContainKey("ecoCapWatts")
@@ -153,7 +158,8 @@ class PlannerSettingTest {
         Problems strict = new Problems();
         assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), spec::get, strict)).isEmpty();
         assertThat(strict.lines()).containsExactly(
-                "spec.policy.type 'carbon_magic_v9' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)",
+                "spec.policy.type 'carbon_magic_v9' is not a known policy (static_partition, queue_aware_v1, demand_sized_v1,"
+                        + " rule_swap_v1)",
                 "spec.policy.staticHpFrac = 1.5: must be between 0 and 1",
                 "spec.policy.queueHpMin = -3: must be at least 0");
     }

@@ -1,5 +1,6 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
@@ -169,6 +170,25 @@ class RuleEngineTest {
 
         assertThat(ecoNodes(r.plan().targets())).containsExactly("a", "g");
         assertThat(r.report().budget().orElseThrow()).isEqualTo(new RuleReport.Budget(3000, 2280, "caps", true, 2));
+    }
+
+    @Test
+    void theBudgetEstimatesAnEcoNodeAtTheEcoCapOfItsType() {
+        // a and g as above, a of type small (eco 200 W by type), g of a type without one (eco 60 %)
+        NodeHardwareStatus cpu = ProfileCapsTest.gpuServer(NodeHardwareStatus.Control.POWERCAP, NodeHardwareStatus.Control.NVML);
+        var c = ctx(MONDAY_10, Telemetry.DISABLED,
+                new ManagedNode("a", Map.of(JoulieApi.NODE_TYPE_LABEL, "small"), false, PowerState.ActivePerformance, Fixtures.T0,
+                        List.of(), NodePower.of(new NodeHardwareStatus(cpu.cpu(), null, null), 0)),
+                new ManagedNode("g", Map.of(JoulieApi.NODE_TYPE_LABEL, "other"), false, PowerState.ActivePerformance, Fixtures.T0,
+                        List.of(), NodePower.of(cpu, 0)));
+        var s = PlannerSettings.defaults().toBuilder().policyType(PolicyType.STATIC_PARTITION).staticHpFrac(1.0)
+                .ecoCapWattsByType(Map.of("small", 200.0)).build();
+
+        // all performance: 500 + 3300 = 3800 > 3500; a eco at its type's 200 W -> 3500
+        var r = plan(s, rules(List.of(), 3500.0, null), c);
+
+        assertThat(ecoNodes(r.plan().targets())).containsExactly("a");
+        assertThat(r.report().budget().orElseThrow()).isEqualTo(new RuleReport.Budget(3500, 3500, "caps", true, 1));
     }
 
     @Test

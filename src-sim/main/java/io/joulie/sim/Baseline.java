@@ -2,27 +2,38 @@ package io.joulie.sim;
 
 import io.joulie.planner.PolicyType;
 
-/** The three runs compared on the same workload. */
+/** The runs compared on the same workload. */
 public enum Baseline {
     /** All nodes performance, no caps, no Joulie: the scheduler ignores power-profile selectors. */
-    A(null),
+    A("all performance", null),
     /** Joulie with static_partition. */
-    B(PolicyType.STATIC_PARTITION),
+    B(null, PolicyType.STATIC_PARTITION),
     /** Joulie with queue_aware_v1. */
-    C(PolicyType.QUEUE_AWARE_V1);
+    C(null, PolicyType.QUEUE_AWARE_V1),
+    /** Joulie with demand_sized_v1. */
+    D(null, PolicyType.DEMAND_SIZED_V1),
+    /** The best schedule found with hindsight: Joulie's guard, labels and caps, eco counts chosen knowing every job. */
+    H("hindsight optimum", null);
 
+    private final String title;
     private final PolicyType policy;
 
-    Baseline(PolicyType policy) {
+    Baseline(String title, PolicyType policy) {
+        this.title = title;
         this.policy = policy;
     }
 
-    /** "all performance", or the policy's configuration name. */
-    public String title() {
-        return policy == null ? "all performance" : policy.configValue();
+    /** The policies compared against A and the optimum. */
+    public static java.util.List<Baseline> policies() {
+        return java.util.Arrays.stream(values()).filter(b -> b.policy != null).toList();
     }
 
-    /** The operator policy, or null when Joulie does not run. */
+    /** "all performance", "hindsight optimum", or the policy's configuration name. */
+    public String title() {
+        return policy == null ? title : policy.configValue();
+    }
+
+    /** The operator policy, or null when no policy runs (A, H). */
     public PolicyType policy() {
         return policy;
     }

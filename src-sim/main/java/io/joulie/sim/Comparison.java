@@ -1,10 +1,15 @@
 package io.joulie.sim;
 
+import io.joulie.planner.Planner;
 import io.joulie.planner.PodClass;
+import io.joulie.sim.optimum.EnergyBound;
+import io.joulie.sim.optimum.HindsightOptimizer;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -12,33 +17,45 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Runs the baselines on one workload (the same jobs for all) and compares them with A.
+ * The runs on one workload (the same jobs for all), the lower bound and the hindsight optimum, compared with A.
  *
  * @param name    scenario name
  * @param config  the configuration
- * @param results per baseline
+ * @param results per baseline (H: the hindsight optimum)
+ * @param bound   the lower bound on energy to finish
+ * @param optimum how the hindsight optimum was found
  */
-public record Comparison(String name, SimConfig config, Map<Baseline, RunResult> results) {
+public record Comparison(String name, SimConfig config, Map<Baseline, RunResult> results, EnergyBound bound,
+                         HindsightOptimizer.Result optimum) {
 
     public Comparison {
         results = new EnumMap<>(results);
     }
 
-    /** Runs A, B and C, in parallel on up to {@code threads} threads. */
+    /**
+     * Runs A and the policies in standalone mode (in parallel on up to {@code threads} threads), then the bound and
+     * the optimizer, seeded with the policies' own counts.
+     */
     public static Comparison run(String name, SimConfig config, int threads) {
         List<JobSpec> jobs = Workload.of(config.workload());
-        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, Baseline.values().length));
+        List<Baseline> runs = new ArrayList<>(List.of(Baseline.A));
+        runs.addAll(Baseline.policies());
+        Map<Baseline, List<Integer>> counts = new EnumMap<>(Baseline.class);
+        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, runs.size()));
+        Map<Baseline, RunResult> results = new EnumMap<>(Baseline.class);
         try {
             List<Future<RunResult>> futures = new ArrayList<>();
-            for (Baseline b : Baseline.values()) {
-                futures.add(pool.submit(() -> new Simulation(config, jobs, b).run()));
+            for (Baseline b : runs) {
+                List<Integer> perTick = new ArrayList<>();
+                counts.put(b, perTick);
+                futures.add(pool.submit(() -> (b.policy() == null ? Simulation.standalone(config, jobs, b)
+                        : new Simulation(config, jobs, b, new InProcessPlanner(new Planner(config.planner().withPolicy(b.policy())),
+                        config.tickSeconds(), (t, plan, moved) -> perTick.add(plan.plan().performanceNodes())))).run()));
             }
-            Map<Baseline, RunResult> results = new EnumMap<>(Baseline.class);
             for (Future<RunResult> f : futures) {
                 RunResult r = f.get();
                 results.put(r.baseline(), r);
             }
-            return new Comparison(name, config, results);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
@@ -47,15 +64,39 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         } finally {
             pool.shutdownNow();
         }
+        Map<String, int[]> seeds = new LinkedHashMap<>();
+        for (Baseline b : Baseline.policies()) {
+            seeds.put(b.title(), counts.get(b).stream().mapToInt(Integer::intValue).toArray());
+        }
+        HindsightOptimizer.Result optimum = HindsightOptimizer.optimize(config, jobs, seeds,
+                new HindsightOptimizer.Options(config.optimizerEvaluations(), threads,
+                        config.maxPerformanceSlowdown() * results.get(Baseline.A).meanCompletion(PodClass.PERFORMANCE)));
+        results.put(Baseline.H, optimum.run());
+        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum);
     }
 
     public RunResult get(Baseline b) {
         return results.get(b);
     }
 
-    /** Energy change against A in percent (negative = saved). */
+    /** Energy to finish against A in percent (negative = saved). */
     public double energyDeltaPercent(Baseline b) {
         return 100.0 * (get(b).energyKWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** The bound against A in percent: no schedule saves more. */
+    public double boundDeltaPercent() {
+        return 100.0 * (bound.kWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** How far a run is from the bound, in percentage points of A's energy to finish. */
+    public double gapToBound(Baseline b) {
+        return 100.0 * (get(b).energyKWh() - bound.kWh()) / get(Baseline.A).energyKWh();
+    }
+
+    /** How far a run is from the hindsight optimum, in percentage points of A's energy to finish. */
+    public double gapToOptimum(Baseline b) {
+        return 100.0 * (get(b).energyKWh() - get(Baseline.H).energyKWh()) / get(Baseline.A).energyKWh();
     }
 
     /** The common window: until the first run's last job finished (every run is busy until then). */
@@ -63,15 +104,20 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         return results.values().stream().mapToDouble(RunResult::makespanSeconds).min().orElse(0);
     }
 
-    /** Energy change against A in percent over the common window: the power saved while doing the same work. */
+    /** Energy change against A in percent over the common window: the power saved while busy. */
     public double windowEnergyDeltaPercent(Baseline b) {
         double t = windowSeconds();
         return 100.0 * (get(b).energyKWhAt(t) / get(Baseline.A).energyKWhAt(t) - 1.0);
     }
 
+    /** Mean completion time of a class relative to A (1.0 = no slowdown); NaN when the class has no jobs. */
+    public double slowdown(Baseline b, PodClass c) {
+        return get(b).meanCompletion(c) / get(Baseline.A).meanCompletion(c);
+    }
+
     /** Mean completion time of performance-only jobs relative to A (1.0 = no slowdown). */
     public double performanceSlowdown(Baseline b) {
-        return get(b).meanCompletion(PodClass.PERFORMANCE) / get(Baseline.A).meanCompletion(PodClass.PERFORMANCE);
+        return slowdown(b, PodClass.PERFORMANCE);
     }
 
     /** Mean completion time of all jobs relative to A. */
@@ -79,19 +125,22 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         return RunResult.mean(get(b).allCompletionTimes()) / RunResult.mean(get(Baseline.A).allCompletionTimes());
     }
 
-    /** One line: energy saved vs A, violations, slowdown, for B and C. */
+    /** The baselines other than A, in order. */
+    public List<Baseline> compared() {
+        return results.keySet().stream().filter(b -> b != Baseline.A).toList();
+    }
+
+    /** One line: energy to finish the same jobs against A, the bound and the optimum, violations, slowdown. */
     public String headline() {
-        StringBuilder sb = new StringBuilder();
-        for (Baseline b : List.of(Baseline.B, Baseline.C)) {
-            if (!sb.isEmpty()) {
-                sb.append("; ");
-            }
-            sb.append(String.format(java.util.Locale.ROOT,
-                    "%s (%s): energy %+.1f %% vs A over the common %.2f h window, %+.1f %% to finish all jobs, "
-                            + "%.0f s violations, performance jobs %.2fx and all jobs %.2fx A's mean completion time",
-                    b, b.title(), windowEnergyDeltaPercent(b), windowSeconds() / 3600, energyDeltaPercent(b),
-                    get(b).violationSeconds(), performanceSlowdown(b), overallSlowdown(b)));
+        StringBuilder sb = new StringBuilder(String.format(Locale.ROOT,
+                "energy to finish the same %d jobs vs all performance: ", get(Baseline.A).jobsTotal()));
+        List<String> parts = new ArrayList<>();
+        for (Baseline b : compared()) {
+            parts.add(String.format(Locale.ROOT, "%s (%s) %+.1f %% (%.0f s violations, performance jobs %.2fx A's mean completion time)",
+                    b, b.title(), energyDeltaPercent(b), get(b).violationSeconds(), performanceSlowdown(b)));
         }
+        sb.append(String.join("; ", parts));
+        sb.append(String.format(Locale.ROOT, "; no schedule can save more than %.1f %% (lower bound)", -boundDeltaPercent()));
         return sb.toString();
     }
 }

@@ -1,5 +1,7 @@
 package io.joulie.sim;
 
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.joulie.api.v1alpha1.JoulieApi;
@@ -18,12 +20,29 @@ import java.util.Map;
  * @param sensitivity  CPU sensitivity s: speed = cores · (1 − (1 − f) · s)
  * @param profile      the value of its {@code joulie.io/power-profile} nodeSelector, or null for none
  * @param podClass     its class as the operator's {@link PodClassifier} reads that nodeSelector
+ * @param declaresEco  whether its pod carries {@code joulie.io/workload-class: eco} (and with it a preferred node
+ *                     affinity for eco nodes), as the operator's classifier reads the annotation
  */
 public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
-                      PodClass podClass) {
+                      PodClass podClass, boolean declaresEco) {
 
     public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile) {
-        return new JobSpec(id, arrival, cores, work, sensitivity, profile, PodClassifier.classify(podSpec(profile)));
+        return of(id, arrival, cores, work, sensitivity, profile, false);
+    }
+
+    public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile,
+                             boolean declaresEco) {
+        return new JobSpec(id, arrival, cores, work, sensitivity, profile, PodClassifier.classify(podSpec(profile)),
+                PodClassifier.declaresEco(metadata(declaresEco)));
+    }
+
+    /** The metadata the job's pod carries: the workload-class annotation when it declares eco. */
+    public static ObjectMeta metadata(boolean declaresEco) {
+        ObjectMetaBuilder b = new ObjectMetaBuilder();
+        if (declaresEco) {
+            b.addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, JoulieApi.WORKLOAD_CLASS_ECO);
+        }
+        return b.build();
     }
 
     /** The pod spec the job would be submitted with. */

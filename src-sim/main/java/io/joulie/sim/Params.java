@@ -23,8 +23,9 @@ public final class Params {
         def("node.cores", "16", "CPU cores per node; u = requested cores of running jobs / cores");
         def("node.idleWatts", "80", "power at u = 0");
         def("node.maxWatts", "420", "power at u = 1, f = 1 (pmax)");
-        def("node.alpha", "1.15", "utilisation exponent α in P = idle + (pmax − idle)·u^α·f^β");
+        def("node.alpha", "1.15", "utilisation exponent α in P = idle + (pmax − idle)·u^α·((1 − φ) + φ·f^β)");
         def("node.beta", "1.35", "frequency exponent β");
+        def("node.frequencyShare", "1", "φ: share of the power above idle that scales with frequency (the rest follows the load only)");
         def("node.fminMHz", "1200", "lowest frequency: f ≥ fmin/fmax");
         def("node.fmaxMHz", "3200", "highest frequency (f = 1)");
         def("node.floorWatts", "20", "measured power never reads below this");
@@ -33,6 +34,9 @@ public final class Params {
         def("node.capToleranceWatts", "5", "measured power never exceeds cap + this");
         def("node.throttleTauSeconds", "0.5", "time constant of the DVFS throttle ramp");
         def("cluster.nodes", "5", "number of simulated nodes");
+        def("cluster.cStates", "true", "false: the calibrated types draw their idle power without C-states (+25 % at idle, fading to 0 at full load)");
+        def("cluster.types", "", "node types and their shares, e.g. dell-r640:0.6,dell-r940:0.4 (empty: one type, "
+                + "'model', from the node.* parameters; docs/simulation.md lists the types)");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");
@@ -41,8 +45,13 @@ public final class Params {
         def("workload.coresMax", "8", "largest requested cores of a job (uniform)");
         def("workload.workMin", "600", "smallest job work in core-seconds (uniform)");
         def("workload.workMax", "3600", "largest job work in core-seconds (uniform)");
-        def("workload.sensitivityMin", "0.8", "smallest CPU sensitivity s (uniform)");
-        def("workload.sensitivityMax", "1.0", "largest CPU sensitivity s (uniform)");
+        def("workload.sensitivityMin", "0.8", "smallest CPU sensitivity s (uniform) of compute-bound jobs");
+        def("workload.sensitivityMax", "1.0", "largest CPU sensitivity s (uniform) of compute-bound jobs");
+        def("workload.memoryBoundShare", "0", "share of memory-bound jobs, whose sensitivity is drawn from the memory-bound range");
+        def("workload.memoryBoundSensitivityMin", "0.1", "smallest CPU sensitivity of memory-bound jobs (uniform)");
+        def("workload.memoryBoundSensitivityMax", "0.6", "largest CPU sensitivity of memory-bound jobs (uniform)");
+        def("workload.declaredShare", "0", "share of unconstrained memory-bound jobs whose pods declare joulie.io/workload-class: eco "
+                + "(with a preferred node affinity for eco nodes)");
         def("workload.performanceShare", "0.30", "share of performance-only jobs (nodeSelector performance)");
         def("workload.ecoShare", "0", "share of eco-only jobs (nodeSelector eco); the rest is unconstrained");
         def("workload.seed", "42", "random seed of the generator");
@@ -50,6 +59,9 @@ public final class Params {
         def("sim.stepSeconds", "1", "physics time step");
         def("sim.tickSeconds", "60", "planner tick: the operator's RECONCILE_INTERVAL");
         def("sim.maxSeconds", "1209600", "stop even if jobs remain (14 days)");
+        def("optimizer.evaluations", "200", "runs of the twin the hindsight optimizer may spend searching");
+        def("optimizer.maxPerformanceSlowdown", "1.05", "the optimum must keep performance-only jobs' mean completion time "
+                + "within this multiple of A's (the policies' service level)");
         // the operator's planner settings that the twin exposes: their rows in the settings table
         for (PlannerSetting<?> s : PlannerSetting.ALL) {
             s.simulatorKey().ifPresent(key -> def(key, s.simulatorDefault().orElseThrow(), s.meaning()));

@@ -51,22 +51,32 @@ public final class Report {
     }
 
     static String summaryCsv(Comparison c) {
-        StringBuilder sb = new StringBuilder("baseline,policy,window_s,window_energy_kwh,window_energy_delta_pct,energy_kwh,energy_delta_pct,jobs_total,jobs_completed,"
-                + "makespan_s,mean_completion_s,mean_completion_performance_s,p95_completion_performance_s,"
-                + "mean_completion_eco_s,mean_completion_unconstrained_s,performance_slowdown,violation_s,evictions,"
-                + "transitions,planner_ticks,wall_ms\n");
+        StringBuilder sb = new StringBuilder("baseline,policy,energy_kwh,energy_delta_pct,gap_to_bound_pp,gap_to_optimum_pp,"
+                + "jobs_total,jobs_completed,makespan_s,mean_completion_s,mean_completion_performance_s,p95_completion_performance_s,"
+                + "mean_completion_eco_s,mean_completion_unconstrained_s,performance_slowdown,eco_slowdown,unconstrained_slowdown,"
+                + "overall_slowdown,violation_s,evictions,transitions,planner_ticks,window_s,window_energy_kwh,window_energy_delta_pct,"
+                + "window_jobs_completed,wall_ms\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
-            sb.append(String.join(",", b.name(), b.title(), num(c.windowSeconds()),
-                    num(r.energyKWhAt(c.windowSeconds())), num(c.windowEnergyDeltaPercent(b)), num(r.energyKWh()), num(c.energyDeltaPercent(b)),
+            sb.append(String.join(",", b.name(), b.title(), num(r.energyKWh()), num(c.energyDeltaPercent(b)),
+                    num(c.gapToBound(b)), num(c.gapToOptimum(b)),
                     String.valueOf(r.jobsTotal()), String.valueOf(r.jobsCompleted()), num(r.makespanSeconds()),
                     num(RunResult.mean(r.allCompletionTimes())), num(r.meanCompletion(PodClass.PERFORMANCE)),
                     num(RunResult.quantile(r.completionTimes().get(PodClass.PERFORMANCE), 0.95)),
                     num(r.meanCompletion(PodClass.ECO)), num(r.meanCompletion(PodClass.UNCONSTRAINED)),
-                    num(c.performanceSlowdown(b)), num(r.violationSeconds()), String.valueOf(r.evictions()),
-                    String.valueOf(r.transitions()), String.valueOf(r.ticks()), String.valueOf(r.wallMillis())))
-                    .append('\n');
+                    num(c.slowdown(b, PodClass.PERFORMANCE)), num(c.slowdown(b, PodClass.ECO)),
+                    num(c.slowdown(b, PodClass.UNCONSTRAINED)), num(c.overallSlowdown(b)),
+                    num(r.violationSeconds()), String.valueOf(r.evictions()), String.valueOf(r.transitions()),
+                    String.valueOf(r.ticks()), num(c.windowSeconds()), num(r.energyKWhAt(c.windowSeconds())),
+                    num(c.windowEnergyDeltaPercent(b)), String.valueOf(r.completedBy(c.windowSeconds())),
+                    String.valueOf(r.wallMillis()))).append('\n');
         }
+        List<String> bound = new ArrayList<>(List.of("LB", "lower bound", num(c.bound().kWh()), num(c.boundDeltaPercent()), "0",
+                num(-c.gapToBound(Baseline.H)), String.valueOf(c.get(Baseline.A).jobsTotal()), "", num(c.bound().makespanLowerBound())));
+        while (bound.size() < sb.substring(0, sb.indexOf("\n")).split(",").length) {
+            bound.add("");
+        }
+        sb.append(String.join(",", bound)).append('\n');
         return sb.toString();
     }
 
@@ -91,37 +101,80 @@ public final class Report {
 
     static String markdown(Comparison c) {
         SimConfig cfg = c.config();
+        RunResult a = c.get(Baseline.A);
         StringBuilder sb = new StringBuilder();
         sb.append("# Joulie digital twin: ").append(c.name()).append("\n\n");
-        sb.append(String.format(Locale.ROOT, "%d nodes, %d jobs, caps %s / %s, static fraction %s, queue-aware %s / %d / %d / %d.%n%n",
-                cfg.nodes(), c.get(Baseline.A).jobsTotal(), cap(cfg.planner().caps(Profile.PERFORMANCE).cpu()),
-                cap(cfg.planner().caps(Profile.ECO).cpu()), num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
-                cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode()));
+        sb.append(String.format(Locale.ROOT, "%d nodes (%s), %d jobs, caps %s / %s%s, static fraction %s, queue-aware %s / %d / %d / %d, "
+                        + "demand headroom %s.%n%n",
+                cfg.nodes(), types(cfg), a.jobsTotal(), cap(cfg.planner().caps(Profile.PERFORMANCE).cpu()),
+                cap(cfg.planner().caps(Profile.ECO).cpu()), cfg.planner().ecoCapWattsByType().isEmpty() ? ""
+                        : " (eco by type: " + String.join(", ", cfg.planner().ecoCapWattsByType().entrySet().stream()
+                        .map(e -> e.getKey() + " " + num(e.getValue()) + " W").toList()) + ")",
+                num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
+                cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode(),
+                num(cfg.planner().demandHeadroomFrac())));
         sb.append("**Headline.** ").append(c.headline()).append(".\n\n");
-        sb.append("| baseline | energy in window (kWh) | vs A | energy to finish (kWh) | vs A | jobs done | makespan (h) | mean completion (min): all / perf / eco / unconstr. | perf p95 (min) | perf slowdown | violations (s) | transitions |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+        sb.append("## Energy to finish the same jobs\n\n");
+        sb.append("| run | energy to finish (kWh) | vs A | gap to bound (pp) | gap to optimum (pp) | makespan (h) "
+                + "| slowdown perf / eco / unconstr. / all | perf p95 (min) | violations (s) | transitions |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
-            sb.append(String.format(Locale.ROOT, "| %s %s | %.2f | %+.1f %% | %.2f | %+.1f %% | %d / %d | %.2f | %.1f / %.1f / %.1f / %.1f | %.1f | %.2fx | %.0f | %d |%n",
-                    b, b.title(), r.energyKWhAt(c.windowSeconds()), c.windowEnergyDeltaPercent(b), r.energyKWh(),
-                    c.energyDeltaPercent(b), r.jobsCompleted(), r.jobsTotal(),
-                    r.makespanSeconds() / 3600, RunResult.mean(r.allCompletionTimes()) / 60,
-                    r.meanCompletion(PodClass.PERFORMANCE) / 60, r.meanCompletion(PodClass.ECO) / 60,
-                    r.meanCompletion(PodClass.UNCONSTRAINED) / 60,
+            sb.append(String.format(Locale.ROOT, "| %s %s | %.2f | %s | %.1f | %.1f | %.2f | %s / %s / %s / %s | %.1f | %.0f | %d |%n",
+                    b, b.title(), r.energyKWh(), b == Baseline.A ? "—" : String.format(Locale.ROOT, "%+.1f %%", c.energyDeltaPercent(b)),
+                    c.gapToBound(b), c.gapToOptimum(b), r.makespanSeconds() / 3600,
+                    ratio(c.slowdown(b, PodClass.PERFORMANCE)), ratio(c.slowdown(b, PodClass.ECO)),
+                    ratio(c.slowdown(b, PodClass.UNCONSTRAINED)), ratio(c.overallSlowdown(b)),
                     RunResult.quantile(r.completionTimes().get(PodClass.PERFORMANCE), 0.95) / 60,
-                    c.performanceSlowdown(b), r.violationSeconds(), r.transitions()).replace("NaN", "–"));
+                    r.violationSeconds(), r.transitions()).replace("NaN", "–"));
         }
-        sb.append(String.format(Locale.ROOT, "%nEnergy in window: all nodes from t = 0 to %.2f h, when the first run "
-                + "finished its last job (every run is busy until then: the power saved on the same work). "
-                + "Energy to finish: from t = 0 until the run's own last job finished (includes the cost of slower jobs). ",
-                c.windowSeconds() / 3600));
-        sb.append("Violations: seconds a performance-only job ran on a node whose applied cap was the eco cap.\n\n");
+        sb.append(String.format(Locale.ROOT, "| lower bound | %.2f | %+.1f %% | 0 | %.1f | ≥ %.2f | | | | |%n%n",
+                c.bound().kWh(), c.boundDeltaPercent(), -c.gapToBound(Baseline.H), c.bound().makespanLowerBound() / 3600));
+        sb.append("Energy to finish: every node from t = 0 until the run's own last job finished. Gaps are percentage points "
+                + "of A's energy to finish. Slowdown: mean completion time of the class relative to A. Violations: seconds a "
+                + "performance-only job ran on a node capped below the performance cap. ");
+        sb.append(String.format(Locale.ROOT, "H, the hindsight optimum, is the best schedule of performance-node counts "
+                + "found in %d runs of the twin knowing every job in advance (started from %s), run through the operator's own "
+                + "eco selection and guard. The lower bound (docs/simulation.md proves it) holds for any schedule with the same "
+                + "caps and no violation.%n%n", c.optimum().evaluations(), c.optimum().seed()));
+        sb.append(String.format(Locale.ROOT, "## Power saved while busy: a fixed horizon of %.2f h%n%n", c.windowSeconds() / 3600));
+        sb.append("| run | energy in the horizon (kWh) | vs A | jobs finished in it | kWh per finished job | vs A |\n");
+        sb.append("|---|---:|---:|---:|---:|---:|\n");
+        double w = c.windowSeconds();
+        double aPerJob = a.energyKWhAt(w) / a.completedBy(w);
+        for (RunResult r : c.results().values()) {
+            Baseline b = r.baseline();
+            double perJob = r.energyKWhAt(w) / r.completedBy(w);
+            sb.append(String.format(Locale.ROOT, "| %s %s | %.2f | %s | %d / %d | %.4f | %s |%n", b, b.title(), r.energyKWhAt(w),
+                    b == Baseline.A ? "—" : String.format(Locale.ROOT, "%+.1f %%", c.windowEnergyDeltaPercent(b)),
+                    r.completedBy(w), r.jobsTotal(), perJob,
+                    b == Baseline.A ? "—" : String.format(Locale.ROOT, "%+.1f %%", 100 * (perJob / aPerJob - 1))));
+        }
+        sb.append(String.format(Locale.ROOT, "%nEvery node's energy from t = 0 to %.2f h, when the first run finished its last "
+                + "job: every run is busy throughout, so this is the power saved while doing work, and the way Joulie's first "
+                + "published figures and the Go Joulie's later ones (a fixed 60 simulated hours) compare policies. It is not "
+                + "energy saved for the work: a run that is slower has finished fewer jobs when the horizon ends and still has "
+                + "to spend the energy for the rest (see energy to finish above).%n%n", w / 3600));
         for (String f : FILES) {
             if (f.endsWith(".png")) {
                 sb.append("![").append(f).append("](").append(f).append(")\n");
             }
         }
         return sb.toString();
+    }
+
+    /** "dell-r640 60 %, dell-r940 40 %", or the one type's name. */
+    private static String types(SimConfig cfg) {
+        List<String> parts = new ArrayList<>();
+        for (int t = 0; t < cfg.nodeTypes().size(); t++) {
+            parts.add(cfg.nodeTypes().size() == 1 ? cfg.nodeTypes().get(t).name()
+                    : String.format(Locale.ROOT, "%s %.0f %%", cfg.nodeTypes().get(t).name(), 100 * cfg.typeShares().get(t)));
+        }
+        return String.join(", ", parts);
+    }
+
+    private static String ratio(double v) {
+        return Double.isNaN(v) ? "–" : String.format(Locale.ROOT, "%.2fx", v);
     }
 
     private static void plotSeries(Comparison c, Path file, String title, String unit,
@@ -136,8 +189,10 @@ public final class Report {
     }
 
     private static void plotStates(Comparison c, Path file) throws IOException {
-        XYChart chart = chart("Nodes by state (B solid, C dashed)", "time (h)", "nodes");
-        for (Baseline b : List.of(Baseline.B, Baseline.C)) {
+        XYChart chart = chart("Nodes by state (" + String.join(", ", dashes(c)) + ")", "time (h)", "nodes");
+        List<Baseline> runs = c.compared();
+        for (int k = 0; k < runs.size(); k++) {
+            Baseline b = runs.get(k);
             List<RunResult.Sample> s = c.get(b).series();
             double[] x = s.stream().mapToDouble(v -> v.t() / 3600).toArray();
             List<XYSeries> added = new ArrayList<>();
@@ -146,13 +201,23 @@ public final class Report {
             added.add(line(chart, b + " ActiveEco", x, s.stream().mapToDouble(RunResult.Sample::ecoNodes).toArray()));
             for (XYSeries series : added) {
                 series.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Step);
-                if (b == Baseline.C) {
+                if (k > 0) {
                     series.setLineStyle(new java.awt.BasicStroke(2f, java.awt.BasicStroke.CAP_BUTT,
-                            java.awt.BasicStroke.JOIN_MITER, 10f, new float[]{6f, 4f}, 0f));
+                            java.awt.BasicStroke.JOIN_MITER, 10f, new float[]{6f * k, 4f}, 0f));
                 }
             }
         }
         save(chart, file);
+    }
+
+    /** "B solid", "C dashed", "H long dashes", ... */
+    private static List<String> dashes(Comparison c) {
+        List<String> names = new ArrayList<>();
+        List<Baseline> runs = c.compared();
+        for (int k = 0; k < runs.size(); k++) {
+            names.add(runs.get(k) + (k == 0 ? " solid" : k == 1 ? " dashed" : " longer dashes"));
+        }
+        return names;
     }
 
     private static void plotCompletion(Comparison c, Path file) throws IOException {

@@ -16,6 +16,7 @@ import java.util.Map;
  * @param jobsCompleted      jobs that finished before {@code sim.maxSeconds}
  * @param makespanSeconds    finish time of the last job
  * @param completionTimes    per class, sorted completion times (finish − arrival) in seconds
+ * @param finishTimes        when each completed job finished (seconds from the start), sorted
  * @param violationSeconds   seconds a performance-only job ran on a node whose applied cap was the eco cap
  *                           (summed over jobs)
  * @param evictions          jobs evicted by the escalation {@code evict} (restarted from scratch)
@@ -25,7 +26,7 @@ import java.util.Map;
  * @param wallMillis         wall-clock time of the run
  */
 public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int jobsCompleted, double makespanSeconds,
-                        Map<PodClass, double[]> completionTimes, double violationSeconds, long evictions,
+                        Map<PodClass, double[]> completionTimes, double[] finishTimes, double violationSeconds, long evictions,
                         long transitions, long ticks, List<Sample> series, long wallMillis) {
 
     /** The cluster at one instant. */
@@ -41,6 +42,8 @@ public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int 
             copy.put(k, sorted);
         });
         completionTimes = copy;
+        finishTimes = finishTimes.clone();
+        Arrays.sort(finishTimes);
         series = List.copyOf(series);
     }
 
@@ -73,6 +76,23 @@ public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int 
             prev = s;
         }
         return energyKWh;
+    }
+
+    /** Jobs finished by {@code t} (seconds from the start). */
+    public int completedBy(double t) {
+        int i = Arrays.binarySearch(finishTimes, t);
+        if (i < 0) {
+            return -i - 1;
+        }
+        while (i + 1 < finishTimes.length && finishTimes[i + 1] == t) {
+            i++;
+        }
+        return i + 1;
+    }
+
+    /** Whether every job finished (energy to finish is defined). */
+    public boolean finished() {
+        return jobsCompleted == jobsTotal;
     }
 
     public double meanCompletion(PodClass c) {

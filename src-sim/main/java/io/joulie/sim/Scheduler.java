@@ -9,11 +9,13 @@ import java.util.List;
  * Places jobs like kube-scheduler with a {@code joulie.io/power-profile} nodeSelector: a job may land only on
  * a node with enough free cores whose label value equals its selector (performance jobs therefore never on
  * {@code eco} or {@code draining-performance} nodes, eco jobs only on {@code eco} nodes); jobs without a
- * selector go anywhere. Among the fitting nodes it takes the one with the most free cores (kube-scheduler's
- * least-allocated scoring), ties to the lowest index. With {@code ignoreProfiles} (baseline A: no Joulie)
- * every node fits every job.
+ * selector go anywhere. Among the fitting nodes it takes the one with the largest share of free cores
+ * (kube-scheduler's least-allocated scoring), ties to the lowest index; a job that declares eco (its preferred node
+ * affinity for {@code joulie.io/power-profile=eco}) takes an eco node when one fits, as the preferred affinity's
+ * weight outranks the spread. With {@code ignoreProfiles} (baseline A:
+ * no Joulie) every node fits every job.
  *
- * <p>Nodes are indexed by (label, free cores) in bit sets, so a placement costs O(labels × cores).
+ * <p>Nodes are indexed by (label, type, free cores) in bit sets, so a placement costs O(labels × types × cores).
  */
 final class Scheduler {
     static final int PERFORMANCE = 0;
@@ -24,17 +26,21 @@ final class Scheduler {
     private static final int LABELS = 4;
     static final String[] LABEL_VALUES = {"performance", "eco", "draining-performance", null};
 
-    private final int cores;
     private final boolean ignoreProfiles;
-    private final BitSet[][] byLabelAndFree;
+    private final List<NodeType> types;
+    /** [label][type][free cores] → node indexes. */
+    private final BitSet[][][] index;
 
-    Scheduler(List<SimNode> nodes, int cores, boolean ignoreProfiles) {
-        this.cores = cores;
+    Scheduler(List<SimNode> nodes, List<NodeType> types, boolean ignoreProfiles) {
         this.ignoreProfiles = ignoreProfiles;
-        byLabelAndFree = new BitSet[LABELS][cores + 1];
-        for (BitSet[] row : byLabelAndFree) {
-            for (int f = 0; f <= cores; f++) {
-                row[f] = new BitSet(nodes.size());
+        this.types = List.copyOf(types);
+        index = new BitSet[LABELS][types.size()][];
+        for (BitSet[][] byType : index) {
+            for (int t = 0; t < types.size(); t++) {
+                byType[t] = new BitSet[types.get(t).model().cores() + 1];
+                for (int f = 0; f < byType[t].length; f++) {
+                    byType[t][f] = new BitSet(nodes.size());
+                }
             }
         }
         nodes.forEach(this::add);
@@ -64,42 +70,91 @@ final class Scheduler {
 
     /** Call before changing a node's label or used cores ... */
     void remove(SimNode n) {
-        byLabelAndFree[n.label][cores - n.usedCores].clear(n.index);
+        index[n.label][typeIndex(n)][n.freeCores()].clear(n.index);
     }
 
     /** ... and this after. */
     void add(SimNode n) {
-        byLabelAndFree[n.label][cores - n.usedCores].set(n.index);
+        index[n.label][typeIndex(n)][n.freeCores()].set(n.index);
+    }
+
+    private static int typeIndex(SimNode n) {
+        return n.typeIndex;
     }
 
     /** The most free cores on a node that admits class {@code c} (0 when none). */
     int maxFree(PodClass c) {
-        for (int free = cores; free > 0; free--) {
-            for (int l = 0; l < LABELS; l++) {
-                if (allows(c, l) && !byLabelAndFree[l][free].isEmpty()) {
-                    return free;
+        int most = 0;
+        for (int t = 0; t < types.size(); t++) {
+            for (int free = index[0][t].length - 1; free > most; free--) {
+                if (any(c, t, free)) {
+                    most = free;
+                    break;
                 }
             }
         }
-        return 0;
+        return most;
     }
 
     /** The node for a job of class {@code c} asking {@code want} cores, or −1 when none fits. */
     int pick(PodClass c, int want) {
-        for (int free = cores; free >= want; free--) {
-            int best = -1;
-            for (int l = 0; l < LABELS; l++) {
-                if (allows(c, l)) {
-                    int i = byLabelAndFree[l][free].nextSetBit(0);
-                    if (i >= 0 && (best < 0 || i < best)) {
-                        best = i;
-                    }
-                }
-            }
-            if (best >= 0) {
-                return best;
+        return pick(c, want, false);
+    }
+
+    /** The node for a job, an eco node first when it prefers one, or −1 when none fits. */
+    int pick(PodClass c, int want, boolean prefersEco) {
+        if (prefersEco && !ignoreProfiles) {
+            int eco = pick(c, want, ECO);
+            if (eco >= 0) {
+                return eco;
             }
         }
-        return -1;
+        return pick(c, want, -1);
+    }
+
+    /** Least-allocated among the nodes labelled {@code onlyLabel} (or every allowed label when −1). */
+    private int pick(PodClass c, int want, int onlyLabel) {
+        int best = -1;
+        double bestShare = -1;
+        for (int t = 0; t < types.size(); t++) {
+            int cores = index[0][t].length - 1;
+            for (int free = cores; free >= want; free--) {
+                double share = (double) free / cores;
+                if (share < bestShare) {
+                    break;
+                }
+                int i = lowest(c, t, free, onlyLabel);
+                if (i >= 0) {
+                    if (share > bestShare || i < best) {
+                        best = i;
+                        bestShare = share;
+                    }
+                    break;
+                }
+            }
+        }
+        return best;
+    }
+
+    private boolean any(PodClass c, int type, int free) {
+        for (int l = 0; l < LABELS; l++) {
+            if (allows(c, l) && !index[l][type][free].isEmpty()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int lowest(PodClass c, int type, int free, int onlyLabel) {
+        int best = -1;
+        for (int l = 0; l < LABELS; l++) {
+            if (allows(c, l) && (onlyLabel < 0 || l == onlyLabel)) {
+                int i = index[l][type][free].nextSetBit(0);
+                if (i >= 0 && (best < 0 || i < best)) {
+                    best = i;
+                }
+            }
+        }
+        return best;
     }
 }

@@ -6,11 +6,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A simulated node's mutable state within one run. */
-final class SimNode {
+/** A simulated node's mutable state within one run; control planes read it and change it through {@link SimCluster}. */
+public final class SimNode {
     final int index;
     final String name;
-    /** {@link Scheduler#PERFORMANCE}, {@link Scheduler#ECO} or {@link Scheduler#DRAINING}. */
+    final NodeType type;
+    /** The type's position in the configuration's list of types. */
+    final int typeIndex;
+    /** {@link Scheduler#PERFORMANCE}, {@link Scheduler#ECO}, {@link Scheduler#DRAINING} or {@link Scheduler#NONE}. */
     int label = Scheduler.PERFORMANCE;
     PowerState state = PowerState.ActivePerformance;
     Instant since;
@@ -20,26 +23,87 @@ final class SimNode {
     double throttleF = 1.0;
     int usedCores;
     int performanceJobs;
+    /** Ids of the jobs running here. */
     final List<Integer> running = new ArrayList<>();
     /** Derived from the above; recomputed when {@link #dirty}. */
     double f = 1.0;
+    /** The share of time the cores run: below 1 only under a cap the node cannot meet at its lowest frequency. */
+    double duty = 1.0;
     double powerWatts;
     boolean dirty = true;
+    /** The first physics step not yet accounted for (energy, violations, job progress). */
+    long synced;
+    /** Changed at the current step: the engine runs its step explicitly. */
+    boolean touched;
+    /** Counts the node's wake-ups, so that a superseded one is recognised. */
+    int version;
 
-    SimNode(int index, String name, Instant since) {
+    SimNode(int index, String name, NodeType type, int typeIndex, Instant since) {
         this.index = index;
         this.name = name;
+        this.type = type;
+        this.typeIndex = typeIndex;
         this.since = since;
     }
 
+    public int index() {
+        return index;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public NodeType type() {
+        return type;
+    }
+
+    public PowerState state() {
+        return state;
+    }
+
+    public Instant since() {
+        return since;
+    }
+
+    /** The cap the node runs under (clamped by its model). */
+    public double capWatts() {
+        return capWatts;
+    }
+
+    /** Latest measured power. */
+    public double powerWatts() {
+        return powerWatts;
+    }
+
+    /** The value of its {@code joulie.io/power-profile} label, or null. */
+    public String labelValue() {
+        return Scheduler.LABEL_VALUES[label];
+    }
+
+    /** Progress rate of a job on this node now (core-seconds per second). */
+    double speed(JobSpec j) {
+        return NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty;
+    }
+
+    int cores() {
+        return type.model().cores();
+    }
+
+    int freeCores() {
+        return cores() - usedCores;
+    }
+
     /** Recomputes frequency and power after a change of load, cap or throttle; advances the throttle ramp. */
-    void refresh(NodeModel model, double dt) {
+    void refresh(double dt) {
+        NodeModel model = type.model();
         double u = (double) usedCores / model.cores();
         boolean ramping = Math.abs(throttleF - model.throttleTarget(throttlePct)) > 1e-9;
         if (ramping) {
             throttleF = model.throttleStep(throttleF, throttlePct, dt);
         }
         f = Math.min(model.capFrequency(u, capWatts), throttleF);
+        duty = model.duty(u, f, capWatts);
         powerWatts = model.measuredPower(u, f, capWatts);
         dirty = ramping;
     }

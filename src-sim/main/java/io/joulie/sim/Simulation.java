@@ -2,265 +2,267 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.planner.ClusterContext;
-import io.joulie.planner.ManagedNode;
-import io.joulie.planner.Planner;
-import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.PodClass;
-import io.joulie.planner.Transition;
 
-import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.EnumMap;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 
 /**
- * Standalone mode: one run of the twin on a simulated clock. Every {@code sim.tickSeconds} it builds the
- * planner's {@link ClusterContext} from the simulated nodes and pods and calls the operator's own
- * {@link Planner} (policy, eco selection, {@code StateGuard}); each verdict sets the node's state, its
- * {@code joulie.io/power-profile} label and its cap exactly as the operator's NodePowerProfile and the agent
- * would. Between ticks the physics advances in steps of {@code sim.stepSeconds}: arrivals, scheduling, power,
- * energy, job progress.
+ * One run of the twin on a simulated clock, driven by a {@link ControlPlane}. Before every step of
+ * {@code sim.stepSeconds} the control plane may change labels and caps; then arrivals join the queue, the
+ * scheduler places what fits, every node adds its measured power to the energy and every job progresses. The run
+ * ends when the last job finished (or at {@code sim.maxSeconds}).
+ *
+ * <p>A node whose load, cap and throttle do not change draws constant power and runs its jobs at constant speed,
+ * so its steps are accounted for lazily: in one go when something changes on it, when it is sampled, or at the step
+ * its next job finishes (computed ahead). The result is that of stepping every node every step, up to rounding.
  */
 public final class Simulation {
     /** Simulated time 0. */
     public static final Instant EPOCH = Instant.parse("2026-01-01T00:00:00Z");
     private static final PodClass[] CLASSES = PodClass.values();
 
-    /** Sees each planner tick (the demo prints it). */
-    public interface TickListener {
-        void onTick(double t, Planner.TickPlan plan, List<Transition> changed);
-    }
-
     private final SimConfig config;
-    private final NodeModel model;
     private final List<JobSpec> jobs;
     private final Baseline baseline;
-    private final Planner planner;
-    private final PlannerSettings settings;
-    private final TickListener listener;
-    private final ExternalControl external;
-
+    private final ControlPlane control;
     private final List<SimNode> nodes = new ArrayList<>();
+    private final Map<String, SimNode> byName = new HashMap<>();
     private final Scheduler scheduler;
-    /** Pending jobs by class and requested cores, each FIFO by arrival. */
-    private final ArrayDeque<Integer>[][] pending;
+    private final JobQueue queue;
     private final double[] remaining;
-    private final double ecoCap;
-    private int pendingCount;
-    private int pendingPerformance;
+    /** Per node type: the (clamped) performance cap; a performance-only job under a lower cap is a violation. */
+    private final double[] performanceCap;
+    private final Accounting accounting;
+    private final Cluster cluster = new Cluster();
+    private Map<String, Integer> podIds;
     private int runningPerformance;
     private int running;
-
-    private double energyJoules;
-    private double violationSeconds;
-    private long evictions;
-    private long transitions;
-    private long ticks;
-    private double makespan;
-    private int completed;
-    private final Map<PodClass, double[]> completion = new EnumMap<>(PodClass.class);
-    private final Map<PodClass, Integer> completionCount = new EnumMap<>(PodClass.class);
-    private final List<RunResult.Sample> series = new ArrayList<>();
-
-    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline) {
-        this(config, jobs, baseline, (TickListener) null);
-    }
-
-    /** Standalone mode: the simulation calls the operator's planner itself. */
-    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, TickListener listener) {
-        this(config, jobs, baseline, listener, null);
-    }
+    /** Cores requested by waiting or running jobs: performance-only, eco-only, unconstrained that declare eco. */
+    private long performanceCores;
+    private long ecoOnlyCores;
+    private long declaredEcoCores;
+    private boolean scheduleNeeded;
+    private final double dt;
+    /** The step about to run. */
+    private long step;
+    /** Nodes changed at this step. */
+    private final List<SimNode> touched = new ArrayList<>();
+    /** Wake-ups: {step, node index, node version}, earliest first. */
+    private final PriorityQueue<long[]> wakeUps = new PriorityQueue<>((a, b) -> a[0] != b[0] ? Long.compare(a[0], b[0])
+            : Long.compare(a[1], b[1]));
+    /** Pod names by job id, made when first asked for. */
+    private final String[] podNames;
 
     /**
-     * Cluster mode: labels and caps come from {@code external} (the real operator and agent); {@code baseline}
-     * names the policy they run (B or C), whose eco cap the violations are measured against.
+     * @param baseline what the results are labelled with
+     * @param control  what decides labels and caps
      */
-    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, ExternalControl external) {
-        this(config, jobs, baseline, null, external);
-    }
-
-    @SuppressWarnings("unchecked")
-    private Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, TickListener listener,
-                       ExternalControl external) {
-        SimConfig.require(external == null || baseline.policy() != null, "cluster mode runs Joulie: baseline B or C");
+    public Simulation(SimConfig config, List<JobSpec> jobs, Baseline baseline, ControlPlane control) {
         this.config = config;
-        this.external = external;
-        this.model = config.node();
         this.jobs = jobs;
         this.baseline = baseline;
-        this.listener = listener;
+        this.control = control;
+        this.dt = config.stepSeconds();
+        int maxCores = config.nodeTypes().stream().mapToInt(t -> t.model().cores()).max().orElseThrow();
         for (JobSpec j : jobs) {
-            SimConfig.require(j.cores() <= model.cores(), "job " + j.id() + " requests " + j.cores()
-                    + " cores but nodes have " + model.cores() + " (node.cores): it could never run");
+            SimConfig.require(j.cores() <= maxCores, "job " + j.id() + " requests " + j.cores()
+                    + " cores but no node has more than " + maxCores + " (node.cores): it could never run");
         }
-        this.settings = baseline.policy() == null ? null : config.planner().withPolicy(baseline.policy());
-        this.planner = settings == null || external != null ? null : new Planner(settings);
-        this.ecoCap = model.capWatts(config.planner().caps(Profile.ECO).cpu());
-        // no Joulie, or cluster mode before the agent's first call: uncapped
-        double startCap = planner == null ? model.capMaxWatts() : model.capWatts(settings.caps(Profile.PERFORMANCE).cpu());
         List<String> names = nodeNames(config.nodes());
+        List<Integer> types = config.typeOfEachNode();
         for (int i = 0; i < config.nodes(); i++) {
-            SimNode n = new SimNode(i, names.get(i), EPOCH);
-            n.capWatts = startCap;
-            if (external != null) {
-                n.label = Scheduler.NONE;
-            }
-            n.refresh(model, 0);
+            int t = types.get(i);
+            SimNode n = new SimNode(i, names.get(i), config.nodeTypes().get(t), t, EPOCH);
             nodes.add(n);
+            byName.put(n.name, n);
         }
-        scheduler = new Scheduler(nodes, model.cores(), settings == null);
-        pending = new ArrayDeque[CLASSES.length][model.cores() + 1];
-        for (ArrayDeque<Integer>[] row : pending) {
-            for (int c = 0; c <= model.cores(); c++) {
-                row[c] = new ArrayDeque<>();
-            }
-        }
+        performanceCap = config.nodeTypes().stream()
+                .mapToDouble(t -> t.model().capWatts(config.planner().caps(Profile.PERFORMANCE).cpu())).toArray();
+        scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement());
+        queue = new JobQueue(jobs, maxCores);
         remaining = new double[jobs.size()];
-        for (PodClass c : CLASSES) {
-            completion.put(c, new double[jobs.stream().filter(j -> j.podClass() == c).mapToInt(j -> 1).sum()]);
-            completionCount.put(c, 0);
-        }
+        podNames = new String[jobs.size()];
+        accounting = new Accounting(jobs);
+    }
+
+    /** The run of a baseline in standalone mode: A without Joulie, the others with the operator's planner in-process. */
+    public static Simulation standalone(SimConfig config, List<JobSpec> jobs, Baseline baseline) {
+        return new Simulation(config, jobs, baseline, baseline.policy() == null ? new NoJoulie()
+                : new InProcessPlanner(config.planner().withPolicy(baseline.policy()), config.tickSeconds()));
     }
 
     /** Runs until every job finished or {@code sim.maxSeconds}. */
     public RunResult run() {
         long wallStart = System.nanoTime();
-        double dt = config.stepSeconds();
         double t = 0;
-        double nextTick = 0;
+        double nextSample = 0;
         int nextArrival = 0;
-        boolean schedule = false;
-        Access access = external == null ? null : new Access();
-        while (completed < jobs.size() && t < config.maxSeconds()) {
-            if (external != null) {
-                external.beforeStep(t, access);
-                schedule |= access.labelsChanged;
-                access.labelsChanged = false;
-            }
-            if (t >= nextTick - 1e-9) {
-                if (planner != null) {
-                    schedule |= tick(t);
-                }
+        nodes.forEach(this::touch);
+        control.start(cluster);
+        nodes.forEach(n -> n.refresh(0));
+        while (accounting.completed < jobs.size() && t < config.maxSeconds()) {
+            control.beforeStep(t, cluster);
+            if (t >= nextSample - 1e-9) {
                 sample(t);
-                nextTick += config.tickSeconds();
+                nextSample += config.tickSeconds();
             }
             while (nextArrival < jobs.size() && jobs.get(nextArrival).arrival() <= t) {
                 enqueue(jobs.get(nextArrival++), false);
-                schedule = true;
             }
-            if (schedule) {
-                schedule(t);
+            if (scheduleNeeded) {
+                schedule();
             }
-            schedule = step(t, dt);
+            runStep(t);
             t += dt;
+            step++;
         }
         sample(t);
-        Map<PodClass, double[]> done = new EnumMap<>(PodClass.class);
-        completion.forEach((c, v) -> done.put(c, java.util.Arrays.copyOf(v, completionCount.get(c))));
-        return new RunResult(baseline, energyJoules / 3.6e6, jobs.size(), completed, makespan, done,
-                violationSeconds, evictions, transitions, ticks, series, (System.nanoTime() - wallStart) / 1_000_000);
+        return accounting.result(baseline, jobs.size(), (System.nanoTime() - wallStart) / 1_000_000);
+    }
+
+    private void sample(double t) {
+        nodes.forEach(n -> advance(n, step));
+        accounting.sample(t, nodes, running, queue.size());
     }
 
     private void enqueue(JobSpec j, boolean front) {
+        if (!front) {
+            demand(j, +1);
+        }
         remaining[j.id()] = j.work();
-        ArrayDeque<Integer> q = pending[j.podClass().ordinal()][j.cores()];
-        if (front) {
-            q.addFirst(j.id());
-        } else {
-            q.addLast(j.id());
-        }
-        pendingCount++;
-        if (j.podClass() == PodClass.PERFORMANCE) {
-            pendingPerformance++;
-        }
-        if (external != null) {
-            external.queued(j);
-        }
+        queue.add(j, front);
+        scheduleNeeded = true;
+        control.queued(j);
     }
 
     /** Places pending jobs, oldest first among those that fit somewhere. */
-    private void schedule(double t) {
+    private void schedule() {
+        scheduleNeeded = false;
         int[] maxFree = new int[CLASSES.length];
-        while (pendingCount > 0) {
+        while (queue.size() > 0) {
             for (PodClass c : CLASSES) {
                 maxFree[c.ordinal()] = scheduler.maxFree(c);
             }
-            int best = -1;
-            for (PodClass c : CLASSES) {
-                for (int cores = 1; cores <= maxFree[c.ordinal()]; cores++) {
-                    Integer head = pending[c.ordinal()][cores].peekFirst();
-                    if (head != null && (best < 0 || jobs.get(head).arrival() < jobs.get(best).arrival())) {
-                        best = head;
-                    }
-                }
-            }
-            if (best < 0) {
+            JobSpec j = queue.pollOldestFitting(maxFree);
+            if (j == null) {
                 return;
             }
-            JobSpec j = jobs.get(best);
-            pending[j.podClass().ordinal()][j.cores()].pollFirst();
-            pendingCount--;
-            SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores()));
+            SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
+            touch(n);
             scheduler.remove(n);
             n.usedCores += j.cores();
             scheduler.add(n);
-            n.running.add(best);
-            n.dirty = true;
+            n.running.add(j.id());
             running++;
-            if (external != null) {
-                external.started(j, n.name);
-            }
             if (j.podClass() == PodClass.PERFORMANCE) {
-                pendingPerformance--;
                 runningPerformance++;
                 n.performanceJobs++;
             }
+            control.started(j, n);
         }
     }
 
-    /** Advances the physics by one step; returns whether cores were freed (scheduling needed). */
-    private boolean step(double t, double dt) {
-        boolean freed = false;
-        for (SimNode n : nodes) {
+    /** Before anything changes on a node at this step: its past steps accounted for, its step this one. */
+    private void touch(SimNode n) {
+        advance(n, step);
+        n.dirty = true;
+        if (!n.touched) {
+            n.touched = true;
+            touched.add(n);
+        }
+    }
+
+    /**
+     * Accounts for the node's steps up to (not including) {@code to}, during which nothing changed on it and no job
+     * of it finished: constant power, constant speeds.
+     */
+    private void advance(SimNode n, long to) {
+        long k = to - n.synced;
+        if (k <= 0) {
+            return;
+        }
+        double span = k * dt;
+        accounting.energyJoules += n.powerWatts * span;
+        if (violating(n)) {
+            accounting.violationSeconds += n.performanceJobs * span;
+        }
+        for (int id : n.running) {
+            remaining[id] -= n.speed(jobs.get(id)) * span;
+        }
+        n.synced = to;
+    }
+
+    private boolean violating(SimNode n) {
+        return n.performanceJobs > 0 && n.capWatts < performanceCap[n.typeIndex];
+    }
+
+    /** Runs this step on every node that changed, is ramping or has a job finishing in it. */
+    private void runStep(double t) {
+        List<SimNode> due = new ArrayList<>(touched);
+        touched.clear();
+        while (!wakeUps.isEmpty() && wakeUps.peek()[0] <= step) {
+            long[] w = wakeUps.poll();
+            SimNode n = nodes.get((int) w[1]);
+            if (n.version == w[2] && !n.touched) {
+                due.add(n);
+                n.touched = true;
+            }
+        }
+        due.sort(Comparator.comparingInt(SimNode::index));
+        for (SimNode n : due) {
+            n.touched = false;
+            advance(n, step);
             if (n.dirty) {
-                n.refresh(model, dt);
+                n.refresh(dt);
             }
-            energyJoules += n.powerWatts * dt;
-            if (n.performanceJobs > 0 && n.capWatts == ecoCap) {
-                violationSeconds += n.performanceJobs * dt;
+            accounting.energyJoules += n.powerWatts * dt;
+            if (violating(n)) {
+                accounting.violationSeconds += n.performanceJobs * dt;
             }
+            long next = Long.MAX_VALUE;
             for (int k = n.running.size() - 1; k >= 0; k--) {
                 int id = n.running.get(k);
                 JobSpec j = jobs.get(id);
-                double speed = NodeModel.jobSpeed(j.cores(), j.sensitivity(), n.f);
+                double speed = n.speed(j);
                 remaining[id] -= speed * dt;
                 if (remaining[id] <= 1e-9) {
-                    finish(n, k, j, t + dt + remaining[id] / speed);
-                    freed = true;
+                    detach(n, k, j);
+                    demand(j, -1);
+                    accounting.finished(j, t + dt + remaining[id] / speed);
+                    scheduleNeeded = true;
+                } else if (speed > 0) {
+                    next = Math.min(next, step + Math.max(1, (long) Math.ceil((remaining[id] - 1e-9) / (speed * dt))));
                 }
             }
+            n.synced = step + 1;
+            if (n.dirty) {
+                next = step + 1;
+            }
+            n.version++;
+            if (next != Long.MAX_VALUE) {
+                wakeUps.add(new long[] {next, n.index, n.version});
+            }
         }
-        return freed;
     }
 
-    private void finish(SimNode n, int k, JobSpec j, double at) {
-        detach(n, k, j);
-        int c = j.podClass().ordinal();
-        int count = completionCount.get(CLASSES[c]);
-        completion.get(CLASSES[c])[count] = at - j.arrival();
-        completionCount.put(CLASSES[c], count + 1);
-        completed++;
-        makespan = Math.max(makespan, at);
+    /** A job enters (+1, on arrival) or leaves (−1, when done) the demand the policies see. */
+    private void demand(JobSpec j, int sign) {
+        switch (j.podClass()) {
+            case PERFORMANCE -> performanceCores += sign * j.cores();
+            case ECO -> ecoOnlyCores += sign * j.cores();
+            case UNCONSTRAINED -> declaredEcoCores += j.declaresEco() ? sign * j.cores() : 0;
+        }
     }
 
+    /** Takes a job off its node (finished, or evicted after a {@link #touch}). */
     private void detach(SimNode n, int k, JobSpec j) {
-        if (external != null) {
-            external.finished(j);
-        }
+        control.finished(j);
         n.running.remove(k);
         scheduler.remove(n);
         n.usedCores -= j.cores();
@@ -271,152 +273,6 @@ public final class Simulation {
             n.performanceJobs--;
             runningPerformance--;
         }
-    }
-
-    /** One planner tick; returns whether labels changed or jobs were evicted (scheduling needed). */
-    private boolean tick(double t) {
-        ticks++;
-        Instant now = EPOCH.plus(Duration.ofMillis(Math.round(t * 1000)));
-        List<ManagedNode> managed = new ArrayList<>(nodes.size());
-        for (SimNode n : nodes) {
-            managed.add(new ManagedNode(n.name, Map.of(), false, n.state, n.since, performancePods(n)));
-        }
-        Planner.TickPlan plan = planner.plan(new ClusterContext(now, managed, runningPerformance + pendingPerformance));
-        boolean changed = false;
-        List<Transition> moved = new ArrayList<>();
-        for (Transition tr : plan.transitions()) {
-            SimNode n = nodes.get(indexOf(tr.node()));
-            if (tr.changed()) {
-                transitions++;
-                moved.add(tr);
-            }
-            changed |= apply(n, tr.to(), tr.since());
-            for (String pod : tr.evict()) {
-                changed |= evict(n, pod);
-            }
-        }
-        if (listener != null) {
-            listener.onTick(t, plan, moved);
-        }
-        return changed;
-    }
-
-    /** What the operator writes and the agent enforces: state, label, cap. Returns whether the label changed. */
-    private boolean apply(SimNode n, PowerState to, Instant since) {
-        n.state = to;
-        n.since = since;
-        double cap = model.capWatts(settings.caps(to.profile()).cpu());
-        if (cap != n.capWatts) {
-            n.capWatts = cap;
-            n.dirty = true;
-        }
-        return relabel(n, Scheduler.labelOf(to.labelValue()));
-    }
-
-    private boolean relabel(SimNode n, int label) {
-        if (label == n.label) {
-            return false;
-        }
-        scheduler.remove(n);
-        n.label = label;
-        scheduler.add(n);
-        return true;
-    }
-
-    /** Cluster mode: what the external control plane changes; the state follows the label. */
-    private final class Access implements ExternalControl.Nodes {
-        boolean labelsChanged;
-
-        @Override
-        public void label(String node, String value) {
-            SimNode n = nodes.get(indexOf(node));
-            int label = Scheduler.labelOf(value);
-            PowerState state = switch (label) {
-                case Scheduler.ECO -> PowerState.ActiveEco;
-                case Scheduler.DRAINING -> PowerState.DrainingPerformance;
-                default -> PowerState.ActivePerformance;
-            };
-            if (state != n.state) {
-                n.state = state;
-                transitions++;
-            }
-            labelsChanged |= relabel(n, label);
-        }
-
-        @Override
-        public void cap(String node, double watts) {
-            SimNode n = nodes.get(indexOf(node));
-            double cap = model.clampCap(watts);
-            if (cap != n.capWatts) {
-                n.capWatts = cap;
-                n.dirty = true;
-            }
-        }
-
-        @Override
-        public void throttle(String node, double percent) {
-            SimNode n = nodes.get(indexOf(node));
-            if (percent != n.throttlePct) {
-                n.throttlePct = percent;
-                n.dirty = true;
-            }
-        }
-
-        @Override
-        public double powerWatts(int index) {
-            return nodes.get(index).powerWatts;
-        }
-    }
-
-    private boolean evict(SimNode n, String pod) {
-        int id = Integer.parseInt(pod.substring(pod.lastIndexOf('-') + 1));
-        int k = n.running.indexOf(id);
-        if (k < 0) {
-            return false;
-        }
-        JobSpec j = jobs.get(id);
-        detach(n, k, j);
-        enqueue(j, true);
-        evictions++;
-        return true;
-    }
-
-    private int indexOf(String nodeName) {
-        return Integer.parseInt(nodeName.substring(nodeName.indexOf('-') + 1)) - 1;
-    }
-
-    private List<String> performancePods(SimNode n) {
-        if (n.performanceJobs == 0) {
-            return List.of();
-        }
-        List<String> pods = new ArrayList<>(n.performanceJobs);
-        for (int id : n.running) {
-            JobSpec j = jobs.get(id);
-            if (j.podClass() == PodClass.PERFORMANCE) {
-                pods.add(j.podName());
-            }
-        }
-        pods.sort(null);
-        return pods;
-    }
-
-    private void sample(double t) {
-        int perf = 0;
-        int draining = 0;
-        int eco = 0;
-        double power = 0;
-        for (SimNode n : nodes) {
-            if (n.dirty) {
-                n.refresh(model, 0);
-            }
-            power += n.powerWatts;
-            switch (n.state) {
-                case ActivePerformance -> perf++;
-                case DrainingPerformance -> draining++;
-                case ActiveEco -> eco++;
-            }
-        }
-        series.add(new RunResult.Sample(t, power, energyJoules / 3.6e6, perf, draining, eco, running, pendingCount));
     }
 
     /** The names of {@code count} simulated nodes, by index: {@code node-0001}, ... (name order = index order). */
@@ -431,6 +287,133 @@ public final class Simulation {
 
     /** For tests: the node's current label value. */
     String labelOf(int node) {
-        return Scheduler.LABEL_VALUES[nodes.get(node).label];
+        return nodes.get(node).labelValue();
+    }
+
+    /** The cluster as the control plane changes it; every change goes through here. */
+    private final class Cluster implements SimCluster {
+        @Override
+        public List<SimNode> nodes() {
+            return nodes;
+        }
+
+        @Override
+        public SimNode node(String name) {
+            SimNode n = byName.get(name);
+            if (n == null) {
+                throw new IllegalArgumentException("no simulated node " + name);
+            }
+            return n;
+        }
+
+        @Override
+        public long activePerformanceJobs() {
+            return runningPerformance + queue.performance();
+        }
+
+        @Override
+        public io.joulie.planner.ClusterContext.CpuDemand cpuDemand() {
+            return new io.joulie.planner.ClusterContext.CpuDemand(performanceCores, ecoOnlyCores, declaredEcoCores);
+        }
+
+        @Override
+        public List<String> performancePods(SimNode n) {
+            if (n.performanceJobs == 0) {
+                return List.of();
+            }
+            List<String> pods = new ArrayList<>(n.performanceJobs);
+            for (int id : n.running) {
+                JobSpec j = jobs.get(id);
+                if (j.podClass() == PodClass.PERFORMANCE) {
+                    if (podNames[id] == null) {
+                        podNames[id] = j.podName();
+                    }
+                    pods.add(podNames[id]);
+                }
+            }
+            pods.sort(null);
+            return pods;
+        }
+
+        @Override
+        public void apply(SimNode n, PowerState state, Instant since, double capWatts) {
+            setState(n, state);
+            n.since = since;
+            cap(n, capWatts);
+            relabel(n, Scheduler.labelOf(state.labelValue()));
+        }
+
+        @Override
+        public void label(SimNode n, String value) {
+            int label = Scheduler.labelOf(value);
+            setState(n, switch (label) {
+                case Scheduler.ECO -> PowerState.ActiveEco;
+                case Scheduler.DRAINING -> PowerState.DrainingPerformance;
+                default -> PowerState.ActivePerformance;
+            });
+            relabel(n, label);
+        }
+
+        private void setState(SimNode n, PowerState state) {
+            if (state != n.state) {
+                n.state = state;
+                accounting.transitions++;
+            }
+        }
+
+        private void relabel(SimNode n, int label) {
+            if (label != n.label) {
+                scheduler.remove(n);
+                n.label = label;
+                scheduler.add(n);
+                scheduleNeeded = true;
+            }
+        }
+
+        @Override
+        public void cap(SimNode n, double watts) {
+            double cap = n.type.model().clampCap(watts);
+            if (cap != n.capWatts) {
+                touch(n);
+                n.capWatts = cap;
+            }
+        }
+
+        @Override
+        public void liftCap(SimNode n) {
+            cap(n, n.type.model().capMaxWatts());
+        }
+
+        @Override
+        public void throttle(SimNode n, double percent) {
+            if (percent != n.throttlePct) {
+                touch(n);
+                n.throttlePct = percent;
+            }
+        }
+
+        @Override
+        public boolean evict(SimNode n, String pod) {
+            if (podIds == null) {
+                podIds = new HashMap<>(jobs.size() * 2);
+                jobs.forEach(j -> podIds.put(j.podName(), j.id()));
+            }
+            Integer id = podIds.get(pod);
+            int k = id == null ? -1 : n.running.indexOf(id);
+            if (k < 0) {
+                return false;
+            }
+            JobSpec j = jobs.get(id);
+            touch(n);
+            detach(n, k, j);
+            enqueue(j, true);
+            accounting.evictions++;
+            return true;
+        }
+
+        @Override
+        public void countTick() {
+            accounting.ticks++;
+        }
     }
 }

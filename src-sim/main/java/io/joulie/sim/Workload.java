@@ -46,11 +46,16 @@ public final class Workload {
             }
             int cores = rnd.nextInt(spec.coresMin(), spec.coresMax() + 1);
             double work = uniform(rnd, spec.workMin(), spec.workMax());
-            double sensitivity = uniform(rnd, spec.sensitivityMin(), spec.sensitivityMax());
+            // memory-bound or compute-bound: a draw only when the workload mixes them (seeded runs of one kind unchanged)
+            boolean memoryBound = spec.memoryBoundShare() > 0 && rnd.nextDouble() < spec.memoryBoundShare();
+            double sensitivity = memoryBound ? uniform(rnd, spec.memoryBoundSensitivityMin(), spec.memoryBoundSensitivityMax())
+                    : uniform(rnd, spec.sensitivityMin(), spec.sensitivityMax());
+            // the owners of some memory-bound jobs declare them (a draw only when some do)
+            boolean declares = memoryBound && spec.declaredShare() > 0 && rnd.nextDouble() < spec.declaredShare();
             double c = rnd.nextDouble();
             String profile = c < spec.performanceShare() ? "performance"
                     : c < spec.performanceShare() + spec.ecoShare() ? "eco" : null;
-            jobs.add(JobSpec.of(jobs.size(), t, cores, work, sensitivity, profile));
+            jobs.add(JobSpec.of(jobs.size(), t, cores, work, sensitivity, profile, declares && profile == null));
         }
         return List.copyOf(jobs);
     }
@@ -61,8 +66,8 @@ public final class Workload {
 
     /**
      * Reads a trace: one JSON object per line, {@code {"arrival": s, "cores": n, "work": core-seconds,
-     * "sensitivity": 0..1, "class": "performance"|"eco"|"unconstrained"}}; blank lines and lines starting
-     * with {@code #} are skipped. Jobs are ordered by arrival (stable), then numbered.
+     * "sensitivity": 0..1, "class": "performance"|"eco"|"unconstrained", "workloadClass": "eco"}} (the last one optional:
+     * the pod declares eco); blank lines and lines starting with {@code #} are skipped. Jobs are ordered by arrival (stable), then numbered.
      */
     public static List<JobSpec> readTrace(Path file) {
         List<String> lines;
@@ -90,7 +95,7 @@ public final class Workload {
         raw.sort(Comparator.comparingDouble(JobSpec::arrival));
         List<JobSpec> jobs = new ArrayList<>(raw.size());
         for (JobSpec j : raw) {
-            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.work(), j.sensitivity(), j.profile()));
+            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.work(), j.sensitivity(), j.profile(), j.declaresEco()));
         }
         return List.copyOf(jobs);
     }
@@ -112,7 +117,11 @@ public final class Workload {
             case "unconstrained" -> null;
             default -> throw new IllegalArgumentException(where + "class must be performance, eco or unconstrained, got '" + cls + "'");
         };
-        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null);
+        String declared = n.path("workloadClass").asText("");
+        if (!declared.isEmpty() && !declared.equals(io.joulie.api.v1alpha1.JoulieApi.WORKLOAD_CLASS_ECO)) {
+            throw new IllegalArgumentException(where + "workloadClass must be eco (or absent), got '" + declared + "'");
+        }
+        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty());
     }
 
     private static double number(JsonNode n, String field, String where) {

@@ -7,7 +7,9 @@ import static io.joulie.sim.SimConfig.require;
  */
 public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarrivalSeconds, double diurnalAmplitude,
                            int coresMin, int coresMax, double workMin, double workMax, double sensitivityMin,
-                           double sensitivityMax, double performanceShare, double ecoShare, long seed, String trace) {
+                           double sensitivityMax, double memoryBoundShare, double memoryBoundSensitivityMin,
+                           double memoryBoundSensitivityMax, double declaredShare, double performanceShare, double ecoShare,
+                           long seed, String trace) {
 
     public WorkloadSpec {
         require(jobs >= 0 && horizonSeconds >= 0, "workload.jobs and workload.horizonSeconds must be ≥ 0");
@@ -19,6 +21,10 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
         require(workMin > 0 && workMax >= workMin, "need 0 < workload.workMin ≤ workload.workMax");
         require(sensitivityMin >= 0 && sensitivityMax <= 1 && sensitivityMax >= sensitivityMin,
                 "need 0 ≤ workload.sensitivityMin ≤ workload.sensitivityMax ≤ 1");
+        require(memoryBoundShare >= 0 && memoryBoundShare <= 1, "workload.memoryBoundShare must be within [0, 1]");
+        require(memoryBoundSensitivityMin >= 0 && memoryBoundSensitivityMax <= 1 && memoryBoundSensitivityMax >= memoryBoundSensitivityMin,
+                "need 0 ≤ workload.memoryBoundSensitivityMin ≤ workload.memoryBoundSensitivityMax ≤ 1");
+        require(declaredShare >= 0 && declaredShare <= 1, "workload.declaredShare must be within [0, 1]");
         require(performanceShare >= 0 && ecoShare >= 0 && performanceShare + ecoShare <= 1,
                 "workload.performanceShare + workload.ecoShare must be within [0, 1]");
     }

@@ -37,8 +37,15 @@ class NodeModelTest {
     void capIsClampedAndMeasuredPowerNeverExceedsCapPlusTolerance() {
         assertThat(m.clampCap(10)).isEqualTo(80);
         assertThat(m.clampCap(9000)).isEqualTo(5000);
-        // at fmin a full node draws 170 W, more than the (clamped) 80 W cap: the meter reads cap + 5
-        assertThat(m.measuredPower(1, m.capFrequency(1, 10), 10)).isEqualTo(85.0);
+        // at fmin a full node draws 170 W, more than the (clamped) 80 W cap, which is idle: RAPL halts the cores, the
+        // meter reads the cap and jobs make no progress; under a 125 W cap the cores run 45 W of the 90.5 W above idle
+        // that fmin takes
+        assertThat(m.measuredPower(1, m.capFrequency(1, 10), 10)).isEqualTo(80.0);
+        assertThat(m.duty(1, m.capFrequency(1, 10), 10)).isZero();
+        assertThat(m.duty(1, m.capFrequency(1, 125), 125)).isCloseTo(45 / (m.power(1, 0.375) - 80), within(1e-12))
+                .isCloseTo(0.497, within(1e-3));
+        assertThat(m.measuredPower(1, m.capFrequency(1, 125), 125)).isCloseTo(125, within(1e-9));
+        assertThat(m.duty(1, m.capFrequency(1, 260), 260)).as("a cap it can meet costs no duty cycle").isEqualTo(1.0);
         for (double cap = 80; cap <= 500; cap += 20) {
             for (double u = 0; u <= 1.0; u += 0.125) {
                 assertThat(m.measuredPower(u, m.capFrequency(u, cap), cap)).isLessThanOrEqualTo(cap + 5);
@@ -48,7 +55,7 @@ class NodeModelTest {
 
     @Test
     void measuredPowerNeverReadsBelowTheFloor() {
-        NodeModel lowIdle = SimConfig.of(Map.of("node.idleWatts", "5")).node();
+        NodeModel lowIdle = SimConfig.of(Map.of("node.idleWatts", "5")).nodeTypes().getFirst().model();
         assertThat(lowIdle.measuredPower(0, 1, 5000)).isEqualTo(20.0);
         assertThat(lowIdle.measuredPower(1, 1, 5000)).isEqualTo(420.0);
     }
@@ -73,15 +80,15 @@ class NodeModelTest {
 
     @Test
     void nodeFrequencyIsTheLowerOfCapAndThrottle() {
-        SimNode n = new SimNode(0, "n", Simulation.EPOCH);
+        SimNode n = new SimNode(0, "n", new NodeType("model", m), 0, Simulation.EPOCH);
         n.usedCores = 16;
         n.capWatts = 260;
-        n.refresh(m, 1);
+        n.refresh(1);
         assertThat(n.f).isCloseTo(0.62431, within(1e-4));
         assertThat(n.powerWatts).isCloseTo(260, within(1e-6));
         assertThat(n.dirty).isFalse();
         n.throttlePct = 50;
-        n.refresh(m, 5);
+        n.refresh(5);
         assertThat(n.f).as("5 s = 10 τ: throttle settled at 0.5, below the cap's 0.624").isCloseTo(0.5, within(1e-4));
         assertThat(n.powerWatts).isCloseTo(m.power(1, n.f), within(1e-9)).isLessThan(260);
     }

@@ -25,14 +25,18 @@ class ReportTest {
             assertThat(dir.resolve(f)).isNotEmptyFile();
         }
         List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
-        assertThat(summary).hasSize(4);
+        assertThat(summary).hasSize(7);
         assertThat(summary.get(1)).startsWith("A,all performance,");
         assertThat(summary.get(3)).startsWith("C,queue_aware_v1,");
+        assertThat(summary.get(4)).startsWith("D,demand_sized_v1,");
+        assertThat(summary.get(5)).startsWith("H,hindsight optimum,");
+        assertThat(summary.get(6)).startsWith("LB,lower bound,");
         int columns = summary.getFirst().split(",").length;
         assertThat(summary).allSatisfy(line -> assertThat(line.split(",", -1)).hasSize(columns));
         assertThat(Files.readAllLines(dir.resolve("timeseries.csv")))
                 .hasSize(1 + c.results().values().stream().mapToInt(r -> r.series().size()).sum());
-        assertThat(Files.readString(md)).contains("**Headline.**").contains("violations").contains("![power.png](power.png)");
+        assertThat(Files.readString(md)).contains("**Headline.**").contains("violations").contains("energy to finish the same 40 jobs")
+                .contains("| lower bound |").contains("Power saved while busy").contains("![power.png](power.png)");
         for (String f : Report.FILES) {
             if (f.endsWith(".png")) {
                 BufferedImage img = ImageIO.read(dir.resolve(f).toFile());
@@ -51,9 +55,9 @@ class ReportTest {
     @Test
     void commandLineMistakesAreNamed() {
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
-                .hasMessageContaining("published, demo, day, all");
+                .hasMessageContaining("published, demo, day, day-mixed, all");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
-        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "D"})).hasMessageContaining("A, B or C");
+        assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "X"})).hasMessageContaining("--baseline must be one of B, C, D");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");
         assertThatThrownBy(() -> Main.run(new String[]{"simulate"})).hasMessageContaining("unknown command 'simulate'");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--out"})).hasMessageContaining("needs a value");

@@ -2,6 +2,7 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.Outcome;
+import io.joulie.planner.Planner;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.Transition;
 import org.junit.jupiter.api.Test;
@@ -24,15 +25,21 @@ class SimulationTest {
     @Test
     void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
         Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
-        for (Baseline b : Baseline.values()) {
+        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.D, Baseline.H);
+        for (Baseline b : c.results().keySet()) {
             RunResult r = c.get(b);
             assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
             assertThat(r.violationSeconds()).as(b + " violations").isZero();
             assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
         }
         assertThat(c.get(Baseline.A).transitions()).as("A runs no planner").isZero();
+        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C, Baseline.D)) {
+            assertThat(c.get(Baseline.H).energyKWh()).as("the optimum is no worse than " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
+        }
+        assertThat(c.bound().kWh()).as("the bound is below the optimum").isLessThan(c.get(Baseline.H).energyKWh());
+        assertThat(c.performanceSlowdown(Baseline.H)).as("the optimum keeps the service level").isLessThanOrEqualTo(1.05);
         assertThat(c.get(Baseline.A).series()).allSatisfy(s -> assertThat(s.ecoNodes()).isZero());
-        for (Baseline b : List.of(Baseline.B, Baseline.C)) {
+        for (Baseline b : List.of(Baseline.B, Baseline.C, Baseline.H)) {
             assertThat(c.get(b).series()).as(b + " puts a node into eco").anySatisfy(s -> assertThat(s.ecoNodes()).isPositive());
             assertThat(c.windowEnergyDeltaPercent(b)).as(b + " draws less energy over the common window").isNegative();
         }
@@ -49,10 +56,11 @@ class SimulationTest {
         List<String> summaries = new ArrayList<>();
         // queue_aware_v1 raises the performance count while performance jobs queue and lowers it later,
         // when the node it sends to eco is busy
-        new Simulation(config, Workload.of(config.workload()), Baseline.C, (t, plan, moved) -> {
+        new Simulation(config, Workload.of(config.workload()), Baseline.C, new InProcessPlanner(
+                new Planner(config.planner().withPolicy(Baseline.C.policy())), config.tickSeconds(), (t, plan, moved) -> {
             moves.addAll(moved);
             summaries.add(plan.plan().policyName());
-        }).run();
+        })).run();
         assertThat(summaries).containsOnly("queue-aware-v1");
         // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
         Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
@@ -74,7 +82,7 @@ class SimulationTest {
         params.put("planner.escalation", escalation);
         params.put("planner.downgradeTimeoutSeconds", "0");
         SimConfig config = SimConfig.of(params);
-        return new Simulation(config, Workload.of(config.workload()), Baseline.C).run();
+        return Simulation.standalone(config, Workload.of(config.workload()), Baseline.C).run();
     }
 
     @Test
@@ -95,7 +103,7 @@ class SimulationTest {
     @Test
     void capsAndLabelsFollowTheStates() {
         SimConfig config = SimConfig.of(SHORT);
-        Simulation sim = new Simulation(config, Workload.of(config.workload()), Baseline.B);
+        Simulation sim = Simulation.standalone(config, Workload.of(config.workload()), Baseline.B);
         RunResult r = sim.run();
         RunResult.Sample last = r.series().getLast();
         assertThat(last.ecoNodes()).isEqualTo(1);
@@ -108,10 +116,48 @@ class SimulationTest {
         assertThat(last.powerWatts()).isEqualTo(400.0);
     }
 
+    /**
+     * demand_sized_v1 on a small calibrated cluster (30 nodes of two types, a day): declared memory-bound work fills the
+     * eco nodes (the preferred node affinity), whose cap then binds. It saves energy, no less than queue_aware_v1,
+     * within 2 points of the hindsight optimum and within the 5 % service level; each eco node takes its type's cap.
+     */
+    @Test
+    void demandSizingFillsEcoNodesWithDeclaredWorkAndKeepsPerformanceJobsOnTime() {
+        Map<String, String> params = new HashMap<>(Main.CALIBRATED_WORKLOAD);
+        params.putAll(Map.of("cluster.nodes", "30", "cluster.types", "dell-r640:0.5,dell-r940:0.5",
+                "workload.meanInterarrivalSeconds", "5.56", "planner.performanceCapWatts", "1000",
+                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507", "planner.queueHpMin", "12",
+                "planner.queueHpMax", "30", "planner.queuePerfPerHpNode", "52", "optimizer.evaluations", "20"));
+        SimConfig config = SimConfig.of(params);
+        Comparison c = Comparison.run("small calibrated", config, 2);
+        for (Baseline b : c.results().keySet()) {
+            assertThat(c.get(b).finished()).isTrue();
+            assertThat(c.get(b).violationSeconds()).as(b + " violations").isZero();
+            // the bound holds on measured load curves, two types, caps by type and duty cycling too
+            assertThat(c.bound().kWh()).as("bound vs " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
+        }
+        assertThat(c.energyDeltaPercent(Baseline.D)).as("D saves").isLessThan(-1)
+                .isLessThanOrEqualTo(c.energyDeltaPercent(Baseline.C));
+        assertThat(c.performanceSlowdown(Baseline.D)).isLessThanOrEqualTo(1.05);
+        assertThat(c.gapToOptimum(Baseline.D)).as("within 2 pp of the optimum").isLessThanOrEqualTo(2.0);
+        // the caps the planner gave the eco nodes, by type
+        List<Double> ecoCaps = new ArrayList<>();
+        Simulation sim = new Simulation(config, Workload.of(config.workload()), Baseline.D, new InProcessPlanner(
+                new Planner(config.planner().withPolicy(Baseline.D.policy())), config.tickSeconds(), (t, plan, moved) -> {
+            for (Transition tr : plan.transitions()) {
+                if (tr.to() == io.joulie.api.v1alpha1.PowerState.ActiveEco) {
+                    ecoCaps.add(plan.caps(tr, config.planner()).cpu().packagePowerCapWatts());
+                }
+            }
+        }));
+        sim.run();
+        assertThat(ecoCaps).isNotEmpty().containsOnly(260.0, 507.0).contains(260.0, 507.0);
+    }
+
     @Test
     void jobsLargerThanANodeAreRejected() {
         SimConfig config = SimConfig.of(Map.of("node.cores", "4"));
-        assertThatThrownBy(() -> new Simulation(config, Workload.of(config.workload()), Baseline.A))
+        assertThatThrownBy(() -> Simulation.standalone(config, Workload.of(config.workload()), Baseline.A))
                 .hasMessageContaining("could never run");
     }
 }

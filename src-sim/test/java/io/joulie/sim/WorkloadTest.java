@@ -40,6 +40,28 @@ class WorkloadTest {
     }
 
     @Test
+    void memoryBoundJobsAndTheirDeclarationsFollowTheirShares() {
+        WorkloadSpec s = spec(Map.of("workload.jobs", "20000", "workload.memoryBoundShare", "0.5",
+                "workload.memoryBoundSensitivityMin", "0.1", "workload.memoryBoundSensitivityMax", "0.6",
+                "workload.sensitivityMin", "0.85", "workload.declaredShare", "0.5"));
+        List<JobSpec> jobs = Workload.generate(s);
+        long memoryBound = jobs.stream().filter(j -> j.sensitivity() <= 0.6).count();
+        assertThat(memoryBound / 20000.0).isCloseTo(0.5, within(0.015));
+        assertThat(jobs).allSatisfy(j -> assertThat(j.sensitivity()).is(new org.assertj.core.api.Condition<>(
+                v -> v <= 0.6 && v >= 0.1 || v >= 0.85, "in one of the two ranges")));
+        List<JobSpec> declared = jobs.stream().filter(JobSpec::declaresEco).toList();
+        assertThat(declared).allSatisfy(j -> {
+            assertThat(j.sensitivity()).as("only memory-bound jobs declare").isLessThanOrEqualTo(0.6);
+            assertThat(j.podClass()).as("only jobs without a profile constraint declare").isEqualTo(PodClass.UNCONSTRAINED);
+        });
+        // half the memory-bound jobs, of which 70 % are unconstrained
+        assertThat(declared.size() / (double) memoryBound).isCloseTo(0.35, within(0.02));
+        // without the mixture the seeded jobs are those of before: no extra draws
+        assertThat(Workload.generate(spec(Map.of("workload.jobs", "50", "workload.declaredShare", "0.5"))))
+                .isEqualTo(Workload.generate(spec(Map.of("workload.jobs", "50"))));
+    }
+
+    @Test
     void classesAreWhatTheOperatorsClassifierReadsFromTheNodeSelector() {
         assertThat(JobSpec.of(0, 0, 1, 1, 1, "performance").podClass()).isEqualTo(PodClass.PERFORMANCE);
         assertThat(JobSpec.of(0, 0, 1, 1, 1, "eco").podClass()).isEqualTo(PodClass.ECO);
@@ -67,7 +89,7 @@ class WorkloadTest {
                 {"arrival": 30, "cores": 2, "work": 900, "sensitivity": 0.5, "class": "eco"}
 
                 {"arrival": 10, "cores": 4, "work": 1200, "class": "performance"}
-                {"arrival": 20, "cores": 1, "work": 60}
+                {"arrival": 20, "cores": 1, "work": 60, "workloadClass": "eco"}
                 """);
         List<JobSpec> jobs = Workload.of(spec(Map.of("workload.trace", trace.toString())));
         assertThat(jobs).extracting(JobSpec::arrival).containsExactly(10.0, 20.0, 30.0);
@@ -76,6 +98,7 @@ class WorkloadTest {
                 .containsExactly(PodClass.PERFORMANCE, PodClass.UNCONSTRAINED, PodClass.ECO);
         assertThat(jobs.getFirst().sensitivity()).as("default sensitivity").isEqualTo(1.0);
         assertThat(jobs.getLast().work()).isEqualTo(900.0);
+        assertThat(jobs).extracting(JobSpec::declaresEco).containsExactly(false, true, false);
     }
 
     @Test
@@ -85,6 +108,8 @@ class WorkloadTest {
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:2").hasMessageContaining("whole cores");
         Files.writeString(trace, "{\"arrival\": 1, \"cores\": 1, \"work\": 5, \"class\": \"turbo\"}\n");
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:1").hasMessageContaining("turbo");
+        Files.writeString(trace, "{\"arrival\": 1, \"cores\": 1, \"work\": 5, \"workloadClass\": \"fast\"}\n");
+        assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:1").hasMessageContaining("workloadClass must be eco");
         Files.writeString(trace, "{\"arrival\": 1, \n");
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("not a JSON object");
         Files.writeString(trace, "{\"cores\": 1, \"work\": 5}\n");

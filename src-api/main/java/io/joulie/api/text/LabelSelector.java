@@ -135,6 +135,11 @@ public final class LabelSelector implements Predicate<Map<String, String>> {
         return key != null && KEY.matcher(key).matches();
     }
 
+    /** Whether {@code value} is a valid, non-empty label value (at most 63 characters). */
+    public static boolean isValidValue(String value) {
+        return value != null && !value.isEmpty() && value.length() <= 63 && VALUE.matcher(value).matches();
+    }
+
     private static String key(String k) {
         String key = k.trim();
         if (!KEY.matcher(key).matches()) {

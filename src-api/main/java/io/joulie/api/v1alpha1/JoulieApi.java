@@ -20,6 +20,17 @@ public final class JoulieApi {
     public static final String FEATURE_RAPL_WRITABLE = FEATURE_LABEL_PREFIX + "rapl-writable";
     /** Capability label: cpufreq frequency limits can be written (value {@code true}/{@code false}). */
     public static final String FEATURE_CPUFREQ = FEATURE_LABEL_PREFIX + "cpufreq";
+    /**
+     * Pod annotation by which a workload declares how it responds to a lower CPU frequency: {@value #WORKLOAD_CLASS_ECO}
+     * for work that loses little (memory- or I/O-bound). It constrains nothing by itself; the demand_sized_v1 policy
+     * sizes the eco pool to the declared work, which reaches it by a preferred node affinity for
+     * {@code joulie.io/power-profile=eco}.
+     */
+    public static final String WORKLOAD_CLASS_ANNOTATION = "joulie.io/workload-class";
+    /** The {@link #WORKLOAD_CLASS_ANNOTATION} value of work that loses little at a lower frequency. */
+    public static final String WORKLOAD_CLASS_ECO = "eco";
+    /** The well-known node label that names a node's type: eco caps can be set per type. */
+    public static final String NODE_TYPE_LABEL = "node.kubernetes.io/instance-type";
 
     /**
      * Label of a node-scoped TelemetryProfile naming its node ({@link #nodeLabelValue}): a node-mode agent watches only

@@ -50,8 +50,8 @@ public record JoulieSpec(
     @ValidationRule(value = "!has(self.gpuEcoCapPercent) || !has(self.gpuPerformanceCapPercent) || self.gpuEcoCapPercent <= self.gpuPerformanceCapPercent",
             message = "gpuEcoCapPercent must not be above gpuPerformanceCapPercent")
     public record Policy(
-            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1 or rule_swap_v1 (POLICY_TYPE).")
-            @Pattern("^(static_partition|queue_aware_v1|rule_swap_v1)$")
+            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1 (POLICY_TYPE).")
+            @Pattern("^(static_partition|queue_aware_v1|demand_sized_v1|rule_swap_v1)$")
             String type,
             @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1 (STATIC_HP_FRAC).")
             @Min(0) @Max(1)
@@ -118,6 +118,13 @@ public record JoulieSpec(
             @JsonPropertyDescription("At most this many pods are evicted in one tick (MAX_EVICTIONS_PER_TICK).")
             @Min(1)
             Integer maxEvictionsPerTick,
+            @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
+                    + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
+            @Min(0)
+            Double demandHeadroomFrac,
+            @JsonPropertyDescription("Eco cap in watts by node type (the node.kubernetes.io/instance-type label), instead "
+                    + "of ecoCapWatts or ecoCapPercent for the nodes of that type (ECO_CAP_WATTS_BY_TYPE).")
+            Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
@@ -156,8 +163,8 @@ public record JoulieSpec(
                     queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
                     gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
                     downgradeEscalation, downgradeTimeout, reconcileInterval, settleTime, capConfirmationTimeout,
-                    maxTransitionsPerTick, maxEvictionsPerTick, rules.timeZone, rules.schedules, rules.powerBudget,
-                    rules.hotspots, rules.telemetry);
+                    maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac, ecoCapWattsByType, rules.timeZone,
+                    rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
         }
     }
 

@@ -5,8 +5,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509TrustManager;
+
+import static io.joulie.harness.JavaApp.freePort;
 
 /**
  * A real Kubernetes control plane on loopback, from the binaries {@code hack/control-plane/build.sh} builds:
@@ -337,13 +337,6 @@ public final class ControlPlane implements AutoCloseable {
         return HexFormat.of().formatHex(b);
     }
 
-    public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
 
     private void stopAll() {
         List<Process> all;

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.harness.JavaApp;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -41,13 +42,13 @@ class FailoverIT extends ClusterScenario {
             assertThat(cluster.states()).hasSize(RealCluster.MANAGED.size());
             assertThat(cluster.states().values().stream().filter("ActivePerformance"::equals).count()).isEqualTo(3);
         });
-        JavaProcess standby = cluster.startOperator("joulie-operator-standby", Map.of());
+        JavaApp standby = cluster.startOperator("joulie-operator-standby", Map.of());
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                 .until(() -> "UP".equals(readiness(standby)));
         Lease before = lease();
         String leader = before.getSpec().getHolderIdentity();
-        JavaProcess leading = cluster.operators().stream().filter(p -> leader.startsWith(p.name + "-")).findFirst().orElseThrow();
-        JavaProcess other = leading == standby ? cluster.operators().stream().filter(p -> p != standby).findFirst().orElseThrow() : standby;
+        JavaApp leading = cluster.operators().stream().filter(p -> leader.startsWith(p.name() + "-")).findFirst().orElseThrow();
+        JavaApp other = leading == standby ? cluster.operators().stream().filter(p -> p != standby).findFirst().orElseThrow() : standby;
         int duration = before.getSpec().getLeaseDurationSeconds();
 
         List<String> changes = new CopyOnWriteArrayList<>();
@@ -92,9 +93,9 @@ class FailoverIT extends ClusterScenario {
             long killed = System.nanoTime();
             leading.kill();
             await().atMost(Duration.ofSeconds(duration + 15L)).pollInterval(Duration.ofMillis(200))
-                    .until(() -> lease().getSpec().getHolderIdentity().startsWith(other.name + "-"));
+                    .until(() -> lease().getSpec().getHolderIdentity().startsWith(other.name() + "-"));
             double tookSeconds = (System.nanoTime() - killed) / 1e9;
-            System.out.printf("Lease taken over by %s %.1f s after SIGKILL of %s (lease duration %d s)%n", other.name, tookSeconds,
+            System.out.printf("Lease taken over by %s %.1f s after SIGKILL of %s (lease duration %d s)%n", other.name(), tookSeconds,
                     leader, duration);
             assertThat(tookSeconds).as("takeover time").isLessThanOrEqualTo(duration + 5.0);
             // the new leader plans a few ticks (2 s each) from the state in the cluster
@@ -115,7 +116,7 @@ class FailoverIT extends ClusterScenario {
         return p.getStatus() == null || p.getStatus().state() == null ? null : p.getStatus().state().name();
     }
 
-    static String readiness(JavaProcess p) {
+    static String readiness(JavaApp p) {
         String body = p.get("/q/health/ready");
         return body != null && body.contains("\"UP\"") ? "UP" : "DOWN";
     }

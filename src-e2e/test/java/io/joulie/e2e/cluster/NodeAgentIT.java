@@ -7,6 +7,7 @@ import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.FakeNvml;
 import org.junit.jupiter.api.AfterAll;
@@ -40,7 +41,7 @@ class NodeAgentIT extends ClusterScenario {
     static final long BOARD_LIMIT_FOUND_MW = 650_000;
     static FakeHost host;
     static FakeNvml nvml;
-    static JavaProcess agent;
+    static JavaApp agent;
     static Map<String, String> environment;
 
     @BeforeAll
@@ -114,7 +115,7 @@ class NodeAgentIT extends ClusterScenario {
         assertThat(host.stateDir().resolve("originals.json")).exists();
         assertThat(host.stateDir().resolve("gpu-originals.json")).exists();
         agent = cluster.startNodeAgent("agent-" + NODE + "-after-crash", NODE, environment);
-        JavaProcess successor = agent;
+        JavaApp successor = agent;
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> assertThat(successor.logLines())
                 .anySatisfy(line -> assertThat(line).contains("Using the originals an earlier agent process of this boot kept in "
                         + host.stateDir().resolve("originals.json")))
@@ -123,8 +124,8 @@ class NodeAgentIT extends ClusterScenario {
         awaitLimitsFollowThePlan(60);
 
         // the next agent process restores what the first found, not the caps the crash left
-        agent.process.destroy();
-        assertThat(agent.process.waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
+        agent.process().destroy();
+        assertThat(agent.process().waitFor(30, TimeUnit.SECONDS)).as("the agent exits on SIGTERM").isTrue();
         for (int pkg = 0; pkg < host.packages(); pkg++) {
             assertThat(host.limit(pkg)).as("package " + pkg + " back at the limit the agent found")
                     .isEqualTo(Long.toString(FakeHost.ORIGINAL_LIMIT_UW));

@@ -7,6 +7,7 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 class PoolAgentIT extends ClusterScenario {
     static final Set<String> GPU_NODES = Set.of("kwok-4", "kwok-5");
     static SimulatedHardware hardware;
-    static JavaProcess agent;
+    static JavaApp agent;
 
     @BeforeAll
     static void start() throws Exception {

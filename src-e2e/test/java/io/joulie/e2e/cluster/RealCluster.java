@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -46,11 +47,11 @@ public final class RealCluster implements AutoCloseable {
 
     public final ControlPlane controlPlane;
     public final KubernetesClient admin;
-    private final Map<String, JavaProcess> operators = new LinkedHashMap<>();
-    private final List<JavaProcess> started = new ArrayList<>();
+    private final Map<String, JavaApp> operators = new LinkedHashMap<>();
+    private final List<JavaApp> started = new ArrayList<>();
     private Result install;
     private boolean nodes;
-    private JavaProcess operator;
+    private JavaApp operator;
     /** The kwok nodes handed to Joulie for the whole suite (scenarios change the policy, not the node set). */
     /** The suite's planning interval, and its settle time (shorter, as the default is than the default interval). */
     public static final Duration INTERVAL = Duration.ofSeconds(2);
@@ -158,14 +159,14 @@ public final class RealCluster implements AutoCloseable {
      * Joulie installed, the managed kwok nodes present and one operator running (as its own ServiceAccount): what
      * every scenario after the install starts from. Scenarios that stop the operator start it again through this.
      */
-    public synchronized JavaProcess running() throws IOException {
+    public synchronized JavaApp running() throws IOException {
         install().ok();
         if (!nodes) {
             kwokNodes(MANAGED, Map.of("joulie.io/managed", "true"));
             kwokNodes(List.of(UNMANAGED), Map.of());
             nodes = true;
         }
-        if (operator == null || !operator.process.isAlive()) {
+        if (operator == null || !operator.isAlive()) {
             operator = startOperator("joulie-operator-0", Map.of());
         }
         return operator;
@@ -265,12 +266,12 @@ public final class RealCluster implements AutoCloseable {
      * to or overrides the suite's defaults ({@link #INTERVAL} planning interval, {@link #SETTLE} settle time, leader
      * election on).
      */
-    public synchronized JavaProcess startOperator(String podName, Map<String, String> env) throws IOException {
-        return startOperator(podName, env, JavaProcess.TEST_JVM);
+    public synchronized JavaApp startOperator(String podName, Map<String, String> env) throws IOException {
+        return startOperator(podName, env, JavaApp.SMALL_JVM);
     }
 
     /** {@link #startOperator(String, Map)} with these JVM options instead of the suite's. */
-    public synchronized JavaProcess startOperator(String podName, Map<String, String> env, List<String> jvmOptions)
+    public synchronized JavaApp startOperator(String podName, Map<String, String> env, List<String> jvmOptions)
             throws IOException {
         Path kubeconfig = serviceAccountKubeconfig(NAMESPACE, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
@@ -278,7 +279,7 @@ public final class RealCluster implements AutoCloseable {
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE, "RECONCILE_INTERVAL", Durations.format(INTERVAL),
                 "SETTLE_TIME", Durations.format(SETTLE)));
         all.putAll(env);
-        JavaProcess p = JavaProcess.start(podName, REPO.resolve("src/target/quarkus-app/quarkus-run.jar"), all,
+        JavaApp p = JavaApp.start(podName, JavaApp.Packaged.OPERATOR.jar(REPO), all,
                 controlPlane.workDir(), jvmOptions);
         operators.put(podName, p);
         started.add(p);
@@ -328,25 +329,25 @@ public final class RealCluster implements AutoCloseable {
      * Starts the packaged agent in node mode for {@code node}, as the DaemonSet runs it: with a token of its ServiceAccount
      * bound to a Pod on that node ({@link #nodeAgentToken}) and this environment; its log is {@code <name>.log}.
      */
-    public JavaProcess startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
+    public JavaApp startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
         all.putAll(env);
         return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all);
     }
 
     /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */
-    public JavaProcess startPoolAgent(String name, Map<String, String> env) throws IOException {
+    public JavaApp startPoolAgent(String name, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("AGENT_MODE", "pool"));
         all.putAll(env);
         return startAgent(name, poolAgentKubeconfig(), all);
     }
 
-    private JavaProcess startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
+    private JavaApp startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", kubeconfig.toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
-        JavaProcess p = JavaProcess.start(name, REPO.resolve("src-agent/target/quarkus-app/quarkus-run.jar"), all,
+        JavaApp p = JavaApp.start(name, JavaApp.Packaged.AGENT.jar(REPO), all,
                 controlPlane.workDir());
         synchronized (this) {
             started.add(p);
@@ -359,12 +360,12 @@ public final class RealCluster implements AutoCloseable {
         return started.stream().flatMap(p -> p.logLines().stream()).toList();
     }
 
-    public synchronized List<JavaProcess> operators() {
+    public synchronized List<JavaApp> operators() {
         return List.copyOf(operators.values());
     }
 
     public synchronized void stopOperators() {
-        operators.values().forEach(JavaProcess::close);
+        operators.values().forEach(JavaApp::close);
         operators.clear();
     }
 

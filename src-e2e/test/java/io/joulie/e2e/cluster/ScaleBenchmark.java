@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.harness.JavaApp;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
 
@@ -165,7 +166,7 @@ class ScaleBenchmark {
                 jvm.add(option);
             }
         }
-        JavaProcess operator;
+        JavaApp operator;
         double converged;
         // one watch on the profiles: polling LISTs of thousands of objects would load the API server being measured
         try (SharedIndexInformer<NodePowerProfile> profiles = cluster.admin.resources(NodePowerProfile.class).inform()) {
@@ -174,7 +175,7 @@ class ScaleBenchmark {
             long deadline = System.nanoTime() + Duration.ofMinutes(CONVERGE_MINUTES).toNanos();
             while (profiles.getStore().list().size() < nodes) {
                 assertThat(System.nanoTime()).as("every profile written within %d min", CONVERGE_MINUTES).isLessThan(deadline);
-                assertThat(operator.process.isAlive()).as("operator alive (%s)", variant).isTrue();
+                assertThat(operator.isAlive()).as("operator alive (%s)", variant).isTrue();
                 Thread.sleep(250);
             }
             converged = Duration.between(start, Instant.now()).toMillis() / 1000.0;
@@ -202,7 +203,7 @@ class ScaleBenchmark {
         long[] rss = operator.rssKiB();
         if (jvm.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
             Path nmt = cluster.controlPlane.workDir().resolve("nmt-" + index + ".txt");
-            new ProcessBuilder(JavaProcess.JAVA.resolveSibling("jcmd").toString(), Long.toString(operator.process.pid()),
+            new ProcessBuilder(JavaApp.JAVA.resolveSibling("jcmd").toString(), Long.toString(operator.process().pid()),
                     "VM.native_memory", "summary").redirectOutput(nmt.toFile()).start().waitFor();
         }
         operator.close();

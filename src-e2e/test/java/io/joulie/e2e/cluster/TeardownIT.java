@@ -1,5 +1,6 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -65,7 +66,7 @@ class TeardownIT extends ClusterScenario {
     void theTwinsClusterModeRunsAgainstThisControlPlane() throws Exception {
         cluster.kubectl(null, "delete", "nodes", "-l", "joulie.io/managed=true", "--wait=true").ok();
         Path out = cluster.controlPlane.workDir().resolve("twin");
-        ProcessBuilder pb = new ProcessBuilder(JavaProcess.JAVA.toString(), "--sun-misc-unsafe-memory-access=allow", "-jar",
+        ProcessBuilder pb = new ProcessBuilder(JavaApp.JAVA.toString(), "--sun-misc-unsafe-memory-access=allow", "-jar",
                 cluster.repo().resolve("src-sim/target/joulie-sim.jar").toString(), "demo",
                 "--kubeconfig", cluster.controlPlane.adminKubeconfig().toString(), "--repo", cluster.repo().toString(),
                 "--out", out.toString(), "cluster.nodes=3", "workload.jobs=24", "workload.workMax=900", "planner.queueHpMin=1",

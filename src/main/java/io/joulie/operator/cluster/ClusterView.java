@@ -13,6 +13,7 @@ import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.planner.AgentReport;
+import io.joulie.planner.ClusterContext;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -35,9 +36,10 @@ import java.util.function.Consumer;
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods, NodePowerProfiles,
  * TelemetryProfiles (the agents' reports), the agents' NodeHardware and the active {@code Joulie} resource. A tick reads
- * only this view; it never LISTs. Of each Pod only its node and class are kept ({@link PodFacts}, fed by
- * {@link PodWatch}), indexed in the same update: the view tracks just the active performance-only pods, by node, and when
- * it saw them ({@link PodSightings}). Nodes are kept without their status but for the GPUs they advertise
+ * only this view; it never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand
+ * are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active
+ * performance-only pods, by node, and when it saw them ({@link PodSightings}), and the CPU demands demand_sized_v1 sizes
+ * pools for. Nodes are kept without their status but for the allocatable CPU and the GPUs they advertise
  * ({@link TrimmedStore}), and no object read by the operator's client carries its managedFields
  * ({@link IgnoreManagedFields}). What the watches report about one node that matters to the performance contract (a
  * performance-only Pod arriving or leaving, its agent's report, its power-profile label changed) is passed on to
@@ -93,6 +95,7 @@ public class ClusterView {
     }
 
     void start(@Observes StartupEvent ev) {
+        // Of a Node's status (conditions, images: often the bulk of a real Node) only the allocatable CPU and GPUs are read here.
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
@@ -257,6 +260,11 @@ public class ClusterView {
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
     public List<String> performancePods(String node) {
         return podFacts.onNode(node);
+    }
+
+    /** The CPU active performance-only, eco-only and eco-declaring pods request, cluster-wide, scheduled or pending. */
+    public ClusterContext.CpuDemand cpuDemand() {
+        return podFacts.demand();
     }
 
     /** Active performance-only pods cluster-wide, scheduled or pending. */

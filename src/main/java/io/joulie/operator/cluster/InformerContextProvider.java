@@ -96,7 +96,7 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured);
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured, view.cpuDemand());
     }
 
     @Override
@@ -115,7 +115,8 @@ public class InformerContextProvider implements ContextProvider {
                 managed.add(managedNode(node, labels, npp, power, now));
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED);
+        return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED,
+                view.cpuDemand());
     }
 
     /**
@@ -127,7 +128,8 @@ public class InformerContextProvider implements ContextProvider {
         boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
         StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
         NodePowerProfileStatus status = npp == null ? null : npp.getStatus();
-        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name), power,
+        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name),
+                allocatableCpu(node), power,
                 view.lastPerformancePod(name), cap(npp, view.agentReport(name)),
                 status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
                 status == null ? "" : status.reason());
@@ -140,6 +142,12 @@ public class InformerContextProvider implements ContextProvider {
         NodePowerProfileSpec spec = npp.getSpec();
         Long generation = npp.getMetadata().getGeneration();
         return new NodeCap(spec.profile(), spec.cpu(), spec.gpu(), generation == null ? 0 : generation, report);
+    }
+
+    /** The node's allocatable CPU cores, 0 when it reports none. */
+    static double allocatableCpu(Node node) {
+        Quantity cpu = allocatable(node).get(CPU);
+        return cpu == null ? 0 : Quantity.getAmountInBytes(cpu).doubleValue();
     }
 
     /**
@@ -169,19 +177,29 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     /**
-     * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only the GPU
-     * boards it advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
+     * A Node as the view keeps it: of its status (conditions, images, often the bulk of a real Node) only its
+     * allocatable CPU, which {@link #allocatableCpu} reads (demand_sized_v1 sizes pools by it), and the GPU boards it
+     * advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
      */
     static void trimStatus(Node node) {
-        Map<String, Quantity> gpus = gpusAllocatable(node);
-        node.setStatus(gpus.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(gpus).build());
+        Map<String, Quantity> allocatable = allocatable(node);
+        Map<String, Quantity> kept = new TreeMap<>();
+        KEPT_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> kept.put(r, allocatable.get(r)));
+        node.setStatus(kept.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(kept).build());
     }
 
+    private static final String CPU = "cpu";
     private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+    /** The allocatable resources the view keeps of a Node's status. */
+    private static final List<String> KEPT_RESOURCES = java.util.stream.Stream.concat(java.util.stream.Stream.of(CPU),
+            GPU_RESOURCES.stream()).toList();
+
+    private static Map<String, Quantity> allocatable(Node node) {
+        return node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of() : node.getStatus().getAllocatable();
+    }
 
     private static Map<String, Quantity> gpusAllocatable(Node node) {
-        Map<String, Quantity> allocatable = node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of()
-                : node.getStatus().getAllocatable();
+        Map<String, Quantity> allocatable = allocatable(node);
         Map<String, Quantity> gpus = new TreeMap<>();
         GPU_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> gpus.put(r, allocatable.get(r)));
         return gpus;

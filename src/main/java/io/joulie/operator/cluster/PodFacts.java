@@ -1,6 +1,9 @@
 package io.joulie.operator.cluster;
 
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.joulie.planner.ClusterContext;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
 
@@ -11,9 +14,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the operator keeps of the cluster's Pods: per Pod only its node and whether it is an active performance-only
- * Pod, derived once when the watch delivers the Pod, and the index of the active performance-only Pods by node, kept in
- * the same update.
+ * What the operator keeps of the cluster's Pods: per Pod only its node, which of the CPU demands demand_sized_v1 sizes
+ * pools for it counts in (active performance-only, eco-only, or declaring {@code joulie.io/workload-class: eco}) and the
+ * CPU it requests, derived once when the watch delivers the Pod; the index of the active performance-only Pods by node
+ * and the sums of the demands are kept in the same update.
  *
  * <p>A cluster of 5,000 nodes runs about 100,000 Pods. A Pod as delivered is several kilobytes on the heap; this keeps
  * about 150 bytes per Pod (decision 71). One writer at a time ({@link PodWatch}); readers (the tick) see each index
@@ -22,9 +26,27 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PodFacts {
     /**
      * What is kept of one Pod. {@code node} is "" while unscheduled (names are interned: twenty Pods share one);
-     * {@code listing} is the list that last saw it, so that a relist can drop what it did not see.
+     * {@code listing} is the list that last saw it, so that a relist can drop what it did not see; {@code cores} is
+     * what it requests, kept only when it counts in a demand.
      */
-    record Facts(String node, boolean performance, int listing) {
+    record Facts(String node, Demand demand, double cores, int listing) {
+        boolean performance() {
+            return demand == Demand.PERFORMANCE;
+        }
+    }
+
+    /** The CPU demand a Pod counts in, if any. */
+    enum Demand {
+        NONE, PERFORMANCE, ECO_ONLY, DECLARED_ECO;
+
+        static Demand of(Pod pod) {
+            if (!PodClassifier.isActive(pod)) {
+                return NONE;
+            }
+            PodClass c = PodClassifier.classify(pod);
+            return c == PodClass.PERFORMANCE ? PERFORMANCE : c == PodClass.ECO ? ECO_ONLY
+                    : PodClassifier.declaresEco(pod.getMetadata()) ? DECLARED_ECO : NONE;
+        }
     }
 
     /** Told of every change once the index shows it. */
@@ -41,6 +63,9 @@ public final class PodFacts {
     private final Changes changes;
     /** Node name ("" while unscheduled) → keys of its active performance-only Pods. */
     private final Map<String, Set<String>> performanceByNode = new ConcurrentHashMap<>();
+    /** Cores requested, by {@link Demand} ordinal, and how many Pods count in any demand; guarded by {@code this}. */
+    private final double[] cores = new double[Demand.values().length];
+    private int counted;
 
     PodFacts() {
         this((key, before, after) -> {
@@ -60,14 +85,16 @@ public final class PodFacts {
     void put(Pod pod, int listing) {
         String key = keyOf(pod);
         String node = pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName().intern();
-        boolean performance = PodClassifier.isActive(pod) && PodClassifier.classify(pod) == PodClass.PERFORMANCE;
-        Facts before = pods.put(key, new Facts(node, performance, listing));
-        if (before != null && before.performance() && !(performance && before.node().equals(node))) {
+        Demand demand = Demand.of(pod);
+        Facts now = new Facts(node, demand, demand == Demand.NONE ? 0 : cpuRequest(pod), listing);
+        Facts before = pods.put(key, now);
+        if (before != null && before.performance() && !(now.performance() && before.node().equals(node))) {
             unindex(key, before.node());
         }
-        if (performance) {
+        if (now.performance()) {
             performanceByNode.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(key);
         }
+        recount(before, now);
         changes.changed(key, before == null ? null : before.node(), node);
     }
 
@@ -77,6 +104,7 @@ public final class PodFacts {
         if (before != null && before.performance()) {
             unindex(key, before.node());
         }
+        recount(before, null);
         if (before != null) {
             changes.changed(key, before.node(), null);
         }
@@ -89,9 +117,47 @@ public final class PodFacts {
                 if (facts.performance()) {
                     unindex(key, facts.node());
                 }
+                recount(facts, null);
                 changes.changed(key, facts.node(), null);
             }
         });
+    }
+
+    /** Moves a Pod's cores from the demand it counted in to the one it counts in now (null: none). */
+    private synchronized void recount(Facts before, Facts now) {
+        add(before, -1);
+        add(now, 1);
+    }
+
+    private void add(Facts f, int sign) {
+        if (f != null && f.demand() != Demand.NONE) {
+            cores[f.demand().ordinal()] += sign * f.cores();
+            counted += sign;
+        }
+    }
+
+    /** The CPU cores the Pod's containers request (no request counts as 0). */
+    static double cpuRequest(Pod pod) {
+        if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+            return 0;
+        }
+        double total = 0;
+        for (Container c : pod.getSpec().getContainers()) {
+            Quantity q = c.getResources() == null || c.getResources().getRequests() == null ? null
+                    : c.getResources().getRequests().get("cpu");
+            if (q != null) {
+                total += Quantity.getAmountInBytes(q).doubleValue();
+            }
+        }
+        return total;
+    }
+
+    /** The cores requested now by the Pods of each demand. */
+    synchronized ClusterContext.CpuDemand demand() {
+        // sums of many additions and removals: clear the rounding left when nothing counts
+        return counted == 0 ? new ClusterContext.CpuDemand(0, 0, 0)
+                : new ClusterContext.CpuDemand(Math.max(0, cores[Demand.PERFORMANCE.ordinal()]),
+                Math.max(0, cores[Demand.ECO_ONLY.ordinal()]), Math.max(0, cores[Demand.DECLARED_ECO.ordinal()]));
     }
 
     private void unindex(String key, String node) {

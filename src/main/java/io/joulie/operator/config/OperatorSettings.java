@@ -2,6 +2,7 @@ package io.joulie.operator.config;
 
 import io.joulie.api.text.LabelSelector;
 import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.PolicyType;
 import io.quarkus.runtime.Startup;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -23,7 +24,7 @@ public class OperatorSettings {
     public OperatorSettings(OperatorConfig config) {
         this.parsed = SettingsParser.parse(config);
         parsed.unknownPolicy().ifPresent(p -> LOG.warnf(
-                "POLICY_TYPE '%s' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1); using static_partition", p));
+                "POLICY_TYPE '%s' is not a known policy (%s); using static_partition", p, PolicyType.knownValues()));
         LOG.infof("Joulie planner settings: %s, node selector '%s', reserved label %s", parsed.settings(),
                 parsed.nodeSelector(), parsed.reservedLabelKey());
     }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.joulie.api.v1alpha1.JoulieApi;
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** What the operator's watches keep: the performance-only index follows every change of a Pod, and Nodes lose their status. */
+/** What the operator's watches keep: the performance-only index follows every change of a Pod, and Nodes keep of their status only the allocatable CPU. */
 @EnableKubernetesMockClient(crud = true)
 class InformerStoresTest {
     static KubernetesClient client;
@@ -110,6 +111,22 @@ class InformerStoresTest {
     }
 
     @Test
+    void nodesKeepOnlyTheirAllocatableCpuOfTheStatus() {
+        TrimmedStore<Node> store = new TrimmedStore<>(InformerContextProvider::trimStatus);
+        Node node = new NodeBuilder().withNewMetadata().withName("n1").endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("True").endCondition().addToAllocatable("cpu", new Quantity("56"))
+                .addToAllocatable("memory", new Quantity("256Gi")).addToCapacity("cpu", new Quantity("64")).endStatus().build();
+        store.put(store.getKey(node), node);
+        assertThat(store.get("n1").getStatus().getAllocatable()).containsOnlyKeys("cpu").containsEntry("cpu", new Quantity("56"));
+        assertThat(store.get("n1").getStatus().getConditions()).isEmpty();
+        assertThat(store.get("n1").getStatus().getCapacity()).isEmpty();
+        Node bare = new NodeBuilder().withNewMetadata().withName("n2").endMetadata().withNewStatus().addNewCondition()
+                .withType("Ready").withStatus("True").endCondition().endStatus().build();
+        store.put(store.getKey(bare), bare);
+        assertThat(store.get("n2").getStatus()).as("no allocatable CPU: no status").isNull();
+    }
+
+    @Test
     void trimmedStoreDropsWhatItIsToldAndKeepsTheRest() {
         TrimmedStore<Node> store = new TrimmedStore<>(n -> n.setStatus(null));
         Node node = new NodeBuilder().withNewMetadata().withName("n1").withUid("u1").addToLabels("a", "b").endMetadata()
@@ -126,21 +143,25 @@ class InformerStoresTest {
     }
 
     @Test
-    void theViewsNodesKeepOfTheirStatusOnlyTheGpusTheyAdvertise() {
+    void theViewsNodesKeepOfTheirStatusOnlyTheAllocatableCpuAndTheGpusTheyAdvertise() {
         TrimmedStore<Node> store = new TrimmedStore<>(InformerContextProvider::trimStatus);
         Node gpuNode = new NodeBuilder().withNewMetadata().withName("gpu").endMetadata().withNewStatus().addNewCondition()
                 .withType("Ready").withStatus("True").endCondition()
                 .addToAllocatable("cpu", new Quantity("64")).addToAllocatable("nvidia.com/gpu", new Quantity("8"))
-                .addToAllocatable("amd.com/gpu", new Quantity("2")).endStatus().build();
+                .addToAllocatable("amd.com/gpu", new Quantity("2")).addToAllocatable("memory", new Quantity("1Ti"))
+                .addToCapacity("nvidia.com/gpu", new Quantity("8")).endStatus().build();
         Node cpuNode = new NodeBuilder().withNewMetadata().withName("cpu").endMetadata().withNewStatus()
                 .addToAllocatable("cpu", new Quantity("64")).endStatus().build();
         store.put(store.getKey(gpuNode), gpuNode);
         store.put(store.getKey(cpuNode), cpuNode);
 
-        assertThat(store.get("gpu").getStatus().getAllocatable()).containsOnlyKeys("nvidia.com/gpu", "amd.com/gpu");
+        assertThat(store.get("gpu").getStatus().getAllocatable()).containsOnlyKeys("cpu", "nvidia.com/gpu", "amd.com/gpu");
         assertThat(store.get("gpu").getStatus().getConditions()).isEmpty();
+        assertThat(store.get("gpu").getStatus().getCapacity()).isEmpty();
         assertThat(InformerContextProvider.advertisedGpus(store.get("gpu"))).as("what eligibility and the GPU cap read").isEqualTo(10);
-        assertThat(store.get("cpu").getStatus()).isNull();
+        assertThat(InformerContextProvider.allocatableCpu(store.get("gpu"))).as("what demand_sized_v1 sizes pools by").isEqualTo(64);
+        assertThat(store.get("cpu").getStatus().getAllocatable()).containsOnlyKeys("cpu");
         assertThat(InformerContextProvider.advertisedGpus(store.get("cpu"))).isZero();
+        assertThat(InformerContextProvider.allocatableCpu(store.get("cpu"))).isEqualTo(64);
     }
 }

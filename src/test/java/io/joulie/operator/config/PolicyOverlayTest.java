@@ -7,6 +7,8 @@ import io.joulie.planner.PolicyType;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,7 +54,7 @@ class PolicyOverlayTest {
         assertThat(r.valid()).isFalse();
         assertThat(r.settings()).isEmpty();
         assertThat(r.errors()).containsExactly(
-                "spec.policy.type 'fastest' is not a known policy (static_partition, queue_aware_v1, rule_swap_v1)",
+                "spec.policy.type 'fastest' is not a known policy (static_partition, queue_aware_v1, demand_sized_v1, rule_swap_v1)",
                 "spec.policy.staticHpFrac = 1.5: must be between 0 and 1",
                 "spec.policy.queueHpMin (7) must not exceed queueHpMax (3)",
                 "spec.policy.performanceCapWatts = 0.0: a power cap must be greater than 0 watts (or none)",
@@ -62,6 +64,25 @@ class PolicyOverlayTest {
                 "spec.policy.reconcileInterval = '0s': must be greater than 0");
         assertThat(PolicyOverlay.apply(BASE, policy(null, null, null, null, null, null, null, "soon", null)).errors())
                 .singleElement().asString().startsWith("spec.policy.downgradeTimeout = 'soon': ");
+    }
+
+    @Test
+    void demandSizingFieldsOverlayAndAreValidated() {
+        JoulieSpec.Policy p = JoulieSpec.Policy.of("type", "demand_sized_v1", "demandHeadroomFrac", 0.5,
+                "ecoCapWattsByType", Map.of("dell-r640", 260.0));
+        PlannerSettings s = PolicyOverlay.apply(BASE, p).settings().orElseThrow();
+        assertThat(s.policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
+        assertThat(s.demandHeadroomFrac()).isEqualTo(0.5);
+        assertThat(s.ecoCapWattsByType()).containsExactly(Map.entry("dell-r640", 260.0));
+        JoulieSpec.Policy d = PolicyOverlay.describe(s);
+        assertThat(d.demandHeadroomFrac()).isEqualTo(0.5);
+        assertThat(d.ecoCapWattsByType()).containsExactly(Map.entry("dell-r640", 260.0));
+        assertThat(PolicyOverlay.apply(PlannerSettings.defaults(), d).settings()).contains(s);
+        assertThat(PolicyOverlay.apply(BASE, JoulieSpec.Policy.of("demandHeadroomFrac", -1.0,
+                "ecoCapWattsByType", new TreeMap<>(Map.of("bad type", 100.0, "r640", 0.0)))).errors()).containsExactly(
+                "spec.policy.demandHeadroomFrac = -1.0: must be at least 0",
+                "spec.policy.ecoCapWattsByType.bad type = 100.0: 'bad type' is not a node type (a label value)",
+                "spec.policy.ecoCapWattsByType.r640 = 0.0: a power cap must be greater than 0 watts");
     }
 
     @Test

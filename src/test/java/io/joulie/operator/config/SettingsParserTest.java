@@ -65,6 +65,7 @@ class SettingsParserTest {
             "queue_aware_v1, QUEUE_AWARE_V1",
             "rule_swap_v1, RULE_SWAP_V1",
             "QUEUE_AWARE_V1, QUEUE_AWARE_V1",
+            "demand_sized_v1, DEMAND_SIZED_V1",
             "' rule_swap_v1 ', RULE_SWAP_V1",
     })
     void knownPolicies(String value, PolicyType type) {
@@ -72,6 +73,16 @@ class SettingsParserTest {
 
         assertThat(parsed.settings().policyType()).isEqualTo(type);
         assertThat(parsed.unknownPolicy()).isEmpty();
+    }
+
+    @Test
+    void demandSizingSettingsAreRead() {
+        var parsed = SettingsParser.parse(new TestConfig().with("POLICY_TYPE", "demand_sized_v1")
+                .with("DEMAND_HEADROOM_FRAC", "0.35").with("ECO_CAP_WATTS_BY_TYPE", " dell-r640=260 , dell-r940=507.5"));
+        assertThat(parsed.settings().demandHeadroomFrac()).isEqualTo(0.35);
+        assertThat(parsed.settings().ecoCapWattsByType()).containsExactly(Map.entry("dell-r640", 260.0), Map.entry("dell-r940", 507.5));
+        assertThat(SettingsParser.parse(new TestConfig()).settings().ecoCapWattsByType()).as("none by default").isEmpty();
+        assertThat(SettingsParser.parse(new TestConfig()).settings().demandHeadroomFrac()).isEqualTo(0.2);
     }
 
     @ParameterizedTest(name = "escalation \"{0}\" -> {1}")
@@ -128,6 +139,12 @@ class SettingsParserTest {
             "NODE_SELECTOR | 'bad key=x' | joulie.node-selector | not a valid label key",
             "RESERVED_LABEL_KEY | '  ' | joulie.reserved-label-key | must be a valid label key",
             "RESERVED_LABEL_KEY | 'two words' | joulie.reserved-label-key | must be a valid label key",
+            "DEMAND_HEADROOM_FRAC | -0.1 | joulie.demand-headroom-frac | must be at least 0",
+            "DEMAND_HEADROOM_FRAC | lots | joulie.demand-headroom-frac | is not a number",
+            "ECO_CAP_WATTS_BY_TYPE | r640 | joulie.eco-cap-watts-by-type | is not type=watts",
+            "ECO_CAP_WATTS_BY_TYPE | 'r640=200,bad type=1' | joulie.eco-cap-watts-by-type | 'bad type' is not a node type",
+            "ECO_CAP_WATTS_BY_TYPE | r640=0 | joulie.eco-cap-watts-by-type | greater than 0 watts",
+            "ECO_CAP_WATTS_BY_TYPE | r640=fast | joulie.eco-cap-watts-by-type | is not a number",
     })
     void malformedValuesNameVariableAndProperty(String variable, String value, String property, String problem) {
         var config = new TestConfig().with(variable, value);

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
@@ -174,6 +175,35 @@ final class Cluster {
     Node node(String name, Map<String, String> labels) {
         return client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name).withLabels(labels).endMetadata()
                 .withNewSpec().endSpec().build()).create();
+    }
+
+    /**
+     * A managed node of type {@code type} (its {@code node.kubernetes.io/instance-type} label) reporting {@code cores}
+     * of allocatable CPU, as a kubelet does through the status subresource.
+     */
+    Node typedNode(String name, String type, int cores) {
+        Quantity cpu = new Quantity(Integer.toString(cores));
+        node(name, Map.of(MANAGED, "true", JoulieApi.NODE_TYPE_LABEL, type));
+        return client.nodes().withName(name).editStatus(n -> new NodeBuilder(n).editOrNewStatus().addToAllocatable("cpu", cpu)
+                .addToCapacity("cpu", cpu).endStatus().build());
+    }
+
+    /**
+     * A pod requesting {@code cpu} cores whose nodeSelector asks for {@code profile} (null: none), running on {@code node}
+     * or pending (null), declaring {@code joulie.io/workload-class: eco} or not.
+     */
+    Pod podRequesting(String ns, String name, String node, String profile, String cpu, boolean declaresEco) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
+                .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox")
+                .withNewResources().addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
+                .withNewStatus().withPhase(node == null ? "Pending" : "Running").endStatus();
+        if (profile != null) {
+            b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
+        }
+        if (declaresEco) {
+            b.editMetadata().addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, JoulieApi.WORKLOAD_CLASS_ECO).endMetadata();
+        }
+        return client.pods().inNamespace(ns).resource(b.build()).create();
     }
 
     /** A running pod pinned to {@code node} whose nodeSelector asks for {@code profile} (null: none). */

@@ -1,12 +1,16 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.PolicyType;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -118,6 +122,41 @@ class JouliePolicyTest extends TickedOperatorTest {
         ticks.advance(Ticks.SETTLE);
         ticks.tick();
         assertThat(eco()).isEqualTo(2);
+    }
+
+    /**
+     * demand_sized_v1 in the operator: the allocatable CPU it reads from the Nodes and the CPU the pods request (a pending
+     * pod that declares eco, a running performance-only one) size the pools; each eco node takes its type's cap.
+     */
+    @Test
+    void demandSizedPolicyCountsTheCpuOfNodesAndPodsAndCapsEcoNodesByType() {
+        cluster.typedNode("s1", "small", 16);
+        cluster.typedNode("s2", "small", 16);
+        cluster.typedNode("b1", "big", 16);
+        cluster.typedNode("b2", "big", 16);
+        // 8 performance-only cores running on s1: need = ceil(8 x 1.2 / 16) = 1 node; 48 declared cores pending:
+        // eco = floor(48 / 16) = 3; hp = max(4 - 3, 1) = 1, and s1 (where the performance pod runs) stays performance
+        cluster.podRequesting("default", "serving", "s1", "performance", "8", false);
+        cluster.podRequesting("default", "batch", null, null, "48", true);
+        await().atMost(WAIT).until(() -> view.cpuDemand().equals(new ClusterContext.CpuDemand(8, 0, 48)));
+        cluster.joulie(JoulieSpec.Policy.of("type", "demand_sized_v1", "queueHpMin", 0, "demandHeadroomFrac", 0.2,
+                "ecoCapWattsByType", Map.of("big", 300.0)));
+        ticks.tick(2);
+        assertThat(loop.plannerSettings().policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
+        assertThat(List.of("s2", "b1", "b2")).allSatisfy(n -> assertThat(cluster.state(n)).as(n).isEqualTo(PowerState.ActiveEco));
+        assertThat(cluster.state("s1")).isEqualTo(PowerState.ActivePerformance);
+        assertThat(cluster.profile("s2").getSpec().cpu()).as("no cap of its own: the eco cap, ECO_CAP_PERCENT by default").isEqualTo(CpuPower.percent(60));
+        assertThat(cluster.profile("b1").getSpec().cpu().packagePowerCapWatts()).as("big's cap").isEqualTo(300.0);
+        assertThat(cluster.profile("b2").getSpec().cpu().packagePowerCapWatts()).isEqualTo(300.0);
+        assertThat(cluster.profile("s2").getSpec().policy().name()).isEqualTo("demand-sized-v1");
+
+        // the declared work finishes: no eco pool any more, every node performance
+        cluster.finish("default", "batch");
+        await().atMost(WAIT).until(() -> view.cpuDemand().equals(new ClusterContext.CpuDemand(8, 0, 0)));
+        ticks.tick();
+        assertThat(eco()).isZero();
+        assertThat(NODES.stream().noneMatch(n -> cluster.profile(n) != null)).isTrue();
+        assertThat(List.of("s1", "s2", "b1", "b2")).allSatisfy(n -> assertThat(cluster.state(n)).as(n).isEqualTo(PowerState.ActivePerformance));
     }
 
     @Test

@@ -1,4 +1,4 @@
-package io.joulie.sim;
+package io.joulie.sim.cluster;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,8 +30,7 @@ final class AgentEndpoints implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Integer> index = new HashMap<>();
-    private final NodeModel model;
-    private final Consumer<Consumer<ExternalControl.Nodes>> updates;
+    private final Consumer<Consumer<NodeControls>> updates;
     private final Map<String, Double> caps = new ConcurrentHashMap<>();
     private volatile double[] power;
     private HttpServer http;
@@ -39,14 +38,12 @@ final class AgentEndpoints implements AutoCloseable {
 
     /**
      * @param nodes   simulated node names, by index
-     * @param model   the node model (the cap lifted when DVFS takes over)
      * @param updates receives what the simulation thread must apply
      */
-    AgentEndpoints(List<String> nodes, NodeModel model, Consumer<Consumer<ExternalControl.Nodes>> updates) {
+    AgentEndpoints(List<String> nodes, Consumer<Consumer<NodeControls>> updates) {
         for (int i = 0; i < nodes.size(); i++) {
             index.put(nodes.get(i), i);
         }
-        this.model = model;
         this.updates = updates;
         this.power = new double[nodes.size()];
     }
@@ -117,7 +114,7 @@ final class AgentEndpoints implements AutoCloseable {
                     }
                     caps.put(node, cap);
                     updates.accept(n -> {
-                        n.cap(node, model.capMaxWatts());
+                        n.liftCap(node);
                         n.throttle(node, throttle);
                     });
                 }

@@ -1,4 +1,4 @@
-package io.joulie.sim;
+package io.joulie.sim.cluster;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -16,13 +16,13 @@ import java.util.function.Consumer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 class AgentEndpointsTest {
-    private final ConcurrentLinkedQueue<Consumer<ExternalControl.Nodes>> updates = new ConcurrentLinkedQueue<>();
-    private final AgentEndpoints endpoints = new AgentEndpoints(List.of("node-0001", "node-0002"), NodeModel.defaults(), updates::add);
+    private final ConcurrentLinkedQueue<Consumer<NodeControls>> updates = new ConcurrentLinkedQueue<>();
+    private final AgentEndpoints endpoints = new AgentEndpoints(List.of("node-0001", "node-0002"), updates::add);
     private final HttpClient http = HttpClient.newHttpClient();
     private final List<String> applied = new ArrayList<>();
 
     /** Records what the simulation thread would apply. */
-    private final ExternalControl.Nodes nodes = new ExternalControl.Nodes() {
+    private final NodeControls nodes = new NodeControls() {
         @Override
         public void label(String node, String value) {
             applied.add(node + " label " + value);
@@ -39,8 +39,8 @@ class AgentEndpointsTest {
         }
 
         @Override
-        public double powerWatts(int index) {
-            return 0;
+        public void liftCap(String node) {
+            applied.add(node + " cap lifted");
         }
     };
 
@@ -65,7 +65,7 @@ class AgentEndpointsTest {
     }
 
     private void drain() {
-        for (Consumer<ExternalControl.Nodes> u; (u = updates.poll()) != null; ) {
+        for (Consumer<NodeControls> u; (u = updates.poll()) != null; ) {
             u.accept(nodes);
         }
     }
@@ -83,7 +83,7 @@ class AgentEndpointsTest {
         assertThat(post("node-0001", "{\"action\":\"dvfs.set_throttle_pct\",\"capWatts\":260,\"throttlePct\":30}").statusCode())
                 .isEqualTo(200);
         drain();
-        assertThat(applied).as("the throttle takes over, the cap is lifted").containsExactly("node-0001 cap 5000.0", "node-0001 throttle 30.0");
+        assertThat(applied).as("the throttle takes over, the cap is lifted").containsExactly("node-0001 cap lifted", "node-0001 throttle 30.0");
     }
 
     @Test

@@ -1,6 +1,12 @@
-package io.joulie.sim;
+package io.joulie.sim.cluster;
 
 import io.joulie.planner.PodClass;
+import io.joulie.sim.Baseline;
+import io.joulie.sim.JobSpec;
+import io.joulie.sim.RunResult;
+import io.joulie.sim.SimConfig;
+import io.joulie.sim.Simulation;
+import io.joulie.sim.Workload;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,8 +47,8 @@ class ClusterModeIT {
         ByteArrayOutputStream printed = new ByteArrayOutputStream();
         RunResult r;
         Map<String, Double> caps;
-        try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(3),
-                new ClusterMode.Options(REPO, Baseline.C, 60, logs, new PrintStream(printed, true, StandardCharsets.UTF_8)))) {
+        try (ClusterControlPlane cm = new ClusterControlPlane(config,
+                new ClusterControlPlane.Options(REPO, Baseline.C, 60, logs, new PrintStream(printed, true, StandardCharsets.UTF_8)))) {
             Simulation sim = new Simulation(config, jobs, Baseline.C, cm);
             cm.start(Duration.ofSeconds(150));
             caps = cm.caps();
@@ -82,13 +88,13 @@ class ClusterModeIT {
                     contexts: [{name: test, context: {cluster: test, user: admin, namespace: default}}]
                     current-context: test
                     """.formatted(cluster.url("/")));
-            admin.pods().inNamespace(ClusterMode.NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("someone-elses")
+            admin.pods().inNamespace(TwinObjects.NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("someone-elses")
                     .endMetadata().withNewSpec().addNewContainer().withName("c").withImage("busybox").endContainer().endSpec()
                     .build()).create();
             SimConfig config = SimConfig.of(Map.of("cluster.nodes", "2", "workload.jobs", "8", "workload.workMax", "900"));
             List<JobSpec> jobs = Workload.of(config.workload());
             RunResult r;
-            try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(2), new ClusterMode.Options(REPO, Baseline.B, 60,
+            try (ClusterControlPlane cm = new ClusterControlPlane(config, new ClusterControlPlane.Options(REPO, Baseline.B, 60,
                     dir.resolve("logs"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), kubeconfig))) {
                 Simulation sim = new Simulation(config, jobs, Baseline.B, cm);
                 cm.start(Duration.ofSeconds(150));
@@ -99,12 +105,12 @@ class ClusterModeIT {
             assertThat(r.violationSeconds()).isZero();
             assertThat(admin.nodes().list().getItems()).isEmpty();
             assertThat(admin.resources(TelemetryProfile.class).list().getItems()).isEmpty();
-            assertThat(admin.pods().inNamespace(ClusterMode.NAMESPACE).list().getItems())
+            assertThat(admin.pods().inNamespace(TwinObjects.NAMESPACE).list().getItems())
                     .extracting(p -> p.getMetadata().getName()).containsExactly("someone-elses");
 
             // A Node of the same name that the twin did not create: refused before anything starts.
             admin.nodes().resource(new NodeBuilder().withNewMetadata().withName("node-0001").endMetadata().build()).create();
-            try (ClusterMode cm = new ClusterMode(config, Simulation.nodeNames(2), new ClusterMode.Options(REPO, Baseline.B, 60,
+            try (ClusterControlPlane cm = new ClusterControlPlane(config, new ClusterControlPlane.Options(REPO, Baseline.B, 60,
                     dir.resolve("logs2"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), kubeconfig))) {
                 assertThatThrownBy(() -> cm.start(Duration.ofSeconds(5))).isInstanceOf(IllegalStateException.class)
                         .hasMessageContaining("a Node named node-0001 already exists");

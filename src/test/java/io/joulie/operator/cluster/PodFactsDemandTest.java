@@ -1,0 +1,59 @@
+package io.joulie.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.ClusterContext;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The CPU demands demand_sized_v1 sizes pools for, summed by {@link PodFacts} as Pods come and go. */
+class PodFactsDemandTest {
+    private final PodFacts facts = new PodFacts();
+
+    private static Pod pod(String name, String profile, boolean declaresEco, String... cpu) {
+        PodBuilder b = new PodBuilder().withNewMetadata().withNamespace("ns").withName(name).endMetadata().withNewSpec().endSpec();
+        if (profile != null) {
+            b.editSpec().addToNodeSelector(JoulieApi.POWER_PROFILE_LABEL, profile).endSpec();
+        }
+        if (declaresEco) {
+            b.editMetadata().addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, "eco").endMetadata();
+        }
+        for (int i = 0; i < cpu.length; i++) {
+            b.editSpec().addNewContainer().withName("c" + i).withNewResources().addToRequests("cpu", new Quantity(cpu[i]))
+                    .endResources().endContainer().endSpec();
+        }
+        return b.build();
+    }
+
+    @Test
+    void sumsTheCpuOfActivePerformanceOnlyPodsAndOfPodsThatDeclareEco() {
+        facts.put(pod("perf", "performance", false, "2", "500m"), 1);
+        facts.put(pod("declared", null, true, "4"), 1);
+        facts.put(pod("other", null, false, "8"), 1);
+        facts.put(pod("eco-only", "eco", false, "1"), 1);
+        facts.put(pod("eco-only-declared", "eco", true, "2"), 1);
+        assertThat(facts.demand()).as("an eco-only pod counts as eco-only, declared or not").isEqualTo(new ClusterContext.CpuDemand(2.5, 3, 4));
+        assertThat(facts.size()).as("every pod is kept").isEqualTo(5);
+
+        // an update replaces the pod's count; a finished or deleted pod leaves it
+        facts.put(pod("perf", "performance", false, "3"), 1);
+        assertThat(facts.demand().performanceCores()).isEqualTo(3);
+        Pod done = pod("declared", null, true, "4");
+        done.setStatus(new PodStatusBuilder().withPhase("Succeeded").build());
+        facts.put(done, 1);
+        assertThat(facts.demand().declaredEcoCores()).isZero();
+        facts.remove(pod("perf", "performance", false, "3"));
+        facts.remove(pod("eco-only", "eco", false, "1"));
+        assertThat(facts.demand()).isEqualTo(new ClusterContext.CpuDemand(0, 2, 0));
+
+        // a relist that no longer sees a pod drops its cores too
+        facts.put(pod("other", null, false, "8"), 2);
+        facts.sweep(2);
+        assertThat(facts.size()).isEqualTo(1);
+        assertThat(facts.demand()).isEqualTo(new ClusterContext.CpuDemand(0, 0, 0));
+    }
+}
