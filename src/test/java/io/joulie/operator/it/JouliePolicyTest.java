@@ -141,7 +141,9 @@ class JouliePolicyTest extends TickedOperatorTest {
         await().atMost(WAIT).until(() -> view.cpuDemand().equals(new ClusterContext.CpuDemand(8, 0, 48)));
         cluster.joulie(JoulieSpec.Policy.of("type", "demand_sized_v1", "queueHpMin", 0, "demandHeadroomFrac", 0.2,
                 "ecoCapWattsByType", Map.of("big", 300.0)));
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(loop.plannerSettings().policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
         assertThat(List.of("s2", "b1", "b2")).allSatisfy(n -> assertThat(cluster.state(n)).as(n).isEqualTo(PowerState.ActiveEco));
         assertThat(cluster.state("s1")).isEqualTo(PowerState.ActivePerformance);
