@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 /**
  * One packaged Java application ({@code java -jar}) run as a subprocess: the operator or the agent for the twin's
@@ -72,6 +73,15 @@ public final class JavaApp implements AutoCloseable {
      */
     public static JavaApp start(String name, Path jar, Map<String, String> env, Path logDir, List<String> jvmOptions)
             throws IOException {
+        return start(name, jar, env, logDir, jvmOptions, UnaryOperator.identity());
+    }
+
+    /**
+     * As above, with the {@code java} command line run by {@code launcher}: a memory cgroup wraps it in a shell that
+     * moves itself into the cgroup and then execs it, so the JVM sees the limit from its start.
+     */
+    public static JavaApp start(String name, Path jar, Map<String, String> env, Path logDir, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException("packaged " + name + " is missing at " + jar
                     + ": build it first (./mvnw -pl src,src-agent -am package -DskipTests, or the whole reactor)");
@@ -80,7 +90,7 @@ public final class JavaApp implements AutoCloseable {
         command.addAll(BASE_JVM);
         command.addAll(jvmOptions);
         command.addAll(List.of("-jar", jar.toString()));
-        ProcessBuilder pb = new ProcessBuilder(command);
+        ProcessBuilder pb = new ProcessBuilder(launcher.apply(command));
         pb.environment().putAll(env);
         pb.environment().putIfAbsent("QUARKUS_HTTP_PORT", Integer.toString(freePort()));
         pb.environment().putIfAbsent("QUARKUS_MANAGEMENT_PORT", Integer.toString(freePort()));

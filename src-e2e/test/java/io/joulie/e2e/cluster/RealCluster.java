@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -330,25 +331,32 @@ public final class RealCluster implements AutoCloseable {
      * bound to a Pod on that node ({@link #nodeAgentToken}) and this environment; its log is {@code <name>.log}.
      */
     public JavaApp startNodeAgent(String name, String node, Map<String, String> env) throws IOException {
+        return startNodeAgent(name, node, env, JavaApp.SMALL_JVM, UnaryOperator.identity());
+    }
+
+    /** A node-mode agent with these JVM options, its command line run by {@code launcher} (a memory cgroup). */
+    public JavaApp startNodeAgent(String name, String node, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
         all.putAll(env);
-        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all);
+        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all,
+                jvmOptions, launcher);
     }
 
     /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */
     public JavaApp startPoolAgent(String name, Map<String, String> env) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("AGENT_MODE", "pool"));
         all.putAll(env);
-        return startAgent(name, poolAgentKubeconfig(), all);
+        return startAgent(name, poolAgentKubeconfig(), all, JavaApp.SMALL_JVM, UnaryOperator.identity());
     }
 
-    private JavaApp startAgent(String name, Path kubeconfig, Map<String, String> env) throws IOException {
+    private JavaApp startAgent(String name, Path kubeconfig, Map<String, String> env, List<String> jvmOptions,
+            UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of(
                 "KUBECONFIG", kubeconfig.toString(),
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", NAMESPACE));
         all.putAll(env);
-        JavaApp p = JavaApp.start(name, JavaApp.Packaged.AGENT.jar(REPO), all,
-                controlPlane.workDir());
+        JavaApp p = JavaApp.start(name, JavaApp.Packaged.AGENT.jar(REPO), all, controlPlane.workDir(), jvmOptions, launcher);
         synchronized (this) {
             started.add(p);
         }

@@ -44,6 +44,10 @@ import java.util.Optional;
 @Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
 public class AgentTemplate {
+    /** The agent container's memory request and limit when {@code spec.agent.resources} sets none (decision 73). */
+    static final String DEFAULT_MEMORY_REQUEST = "128Mi";
+    static final String DEFAULT_MEMORY_LIMIT = "160Mi";
+
     public static final String NAME = "joulie-agent";
     static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", NAME, "app.kubernetes.io/part-of", "joulie",
             "app.kubernetes.io/managed-by", "joulie-operator");
@@ -154,9 +158,10 @@ public class AgentTemplate {
         if (a.packageFloorWatts() != null) {
             env.add(new EnvVar("JOULIE_PACKAGE_FLOOR_WATTS", String.valueOf(a.packageFloorWatts()), null));
         }
+        // From the agent's footprint run (AgentFootprintIT, docs/benchmarks.md): about 115 MiB that no reclaim frees
         ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
-                .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity("64Mi"))
-                .addToLimits("memory", new Quantity("128Mi")).build();
+                .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity(DEFAULT_MEMORY_REQUEST))
+                .addToLimits("memory", new Quantity(DEFAULT_MEMORY_LIMIT)).build();
         return new DaemonSetBuilder().withMetadata(meta())
                 .withNewSpec()
                 .withNewSelector().withMatchLabels(Map.of("app.kubernetes.io/name", NAME)).endSelector()

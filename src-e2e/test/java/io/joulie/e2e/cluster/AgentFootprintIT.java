@@ -1,0 +1,160 @@
+package io.joulie.e2e.cluster;
+
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.joulie.harness.JavaApp;
+import io.joulie.testkit.FakeHost;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The agent's footprint as its image runs it (issue 13): the packaged agent in node mode, started with the JVM options
+ * and environment of {@code src-agent/main/docker/Dockerfile.jvm}, inside a memory cgroup with the limit the operator
+ * gives the agent DaemonSet (read from the DaemonSet it created), first idle and then under churn: the plan of every
+ * managed node flips between performance and eco every few seconds, so the agent writes caps, publishes its
+ * TelemetryProfile status and reads its energy counters all the while. It must never be OOM-killed, must still follow
+ * the plan at the end, and its anonymous memory (what the kernel cannot reclaim: heap, metaspace, code, stacks, malloc)
+ * must leave a margin below the limit. The process's RSS is reported too, but it counts the JDK's shared files (its
+ * libraries, the CDS archive) that the page cache already holds for other processes and the cgroup is not charged for.
+ *
+ * <p>The suite churns for {@code e2e.footprint.seconds} (90 by default); the benchmark command of docs/benchmarks.md
+ * sets 600 (10 minutes). The figures go to {@code target/footprint-results.md}.
+ */
+@Order(11)
+class AgentFootprintIT extends ClusterScenario {
+    static final String NODE = RealCluster.MANAGED.get(4);
+    /** The share of the limit the anonymous memory may reach: the rest is the margin (page cache, a GC's growth, a burst). */
+    static final double MARGIN_SHARE = 0.8;
+    static final Duration IDLE = Duration.ofSeconds(20);
+    static final Duration FLIP = Duration.ofSeconds(3);
+
+    static JavaApp agent;
+    static MemoryCgroup cgroup;
+
+    @AfterAll
+    static void stop() {
+        if (agent != null) {
+            agent.close();
+        }
+        if (cgroup != null) {
+            cgroup.close();
+        }
+        if (cluster != null) {
+            cluster.policy("null");
+        }
+    }
+
+    /** The memory limit of the agent DaemonSet's container, as the operator wrote it. */
+    static long daemonSetLimitBytes() {
+        DaemonSet ds = await().atMost(Duration.ofSeconds(60)).until(
+                () -> cluster.admin.apps().daemonSets().inNamespace(RealCluster.NAMESPACE).withName("joulie-agent").get(),
+                d -> d != null);
+        Quantity limit = ds.getSpec().getTemplate().getSpec().getContainers().getFirst().getResources().getLimits().get("memory");
+        assertThat(limit).as("memory limit of the agent DaemonSet").isNotNull();
+        return Quantity.getAmountInBytes(limit).longValueExact();
+    }
+
+    @Test
+    void theAgentAsItsImageRunsItStaysWithinItsLimitIdleAndUnderChurnWithoutAnOomKill() throws Exception {
+        long limit = daemonSetLimitBytes();
+        Duration churn = Duration.ofSeconds(Long.getLong("e2e.footprint.seconds", 90));
+        Path dockerfile = RealCluster.REPO.resolve("src-agent/main/docker/Dockerfile.jvm");
+
+        FakeHost host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-footprint-" + NODE), 2, 400);
+        Map<String, String> env = new HashMap<>(ImageEntrypoint.environment(dockerfile));
+        env.putAll(host.agentEnvironment());
+        env.put("AGENT_RECONCILE_INTERVAL", "1s");
+        cgroup = MemoryCgroup.create("agent", limit);
+        cluster.policy("{\"type\":\"static_partition\",\"staticHpFrac\":1.0}");
+        List<String> jvm = new ArrayList<>(ImageEntrypoint.jvmOptions(dockerfile));
+        if (Boolean.getBoolean("e2e.footprint.nmt")) {
+            jvm.add("-XX:NativeMemoryTracking=summary"); // where the memory goes, at a small cost of its own
+        }
+        agent = cluster.startNodeAgent("agent-footprint-" + NODE, NODE, env, jvm, cgroup::wrap);
+
+        Sampler sampler = new Sampler();
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            sampler.sample();
+            assertThat(host.limit(0)).as("performance cap applied").isEqualTo(host.expectedLimit(0, 2 * 400 * 100 / 100.0));
+        });
+        long idleEnd = System.nanoTime() + IDLE.toNanos();
+        while (System.nanoTime() < idleEnd) {
+            host.addEnergy(50_000_000);
+            sampler.sample();
+            Thread.sleep(1000);
+        }
+        long idleRss = sampler.rssKiB;
+        long idleAnon = sampler.anonBytes;
+
+        boolean eco = false;
+        long churnEnd = System.nanoTime() + churn.toNanos();
+        long nextFlip = 0;
+        int flips = 0;
+        while (System.nanoTime() < churnEnd) {
+            if (System.nanoTime() >= nextFlip) {
+                eco = !eco;
+                cluster.policy("{\"type\":\"static_partition\",\"staticHpFrac\":" + (eco ? "0.0" : "1.0") + "}");
+                nextFlip = System.nanoTime() + FLIP.toNanos();
+                flips++;
+            }
+            host.addEnergy(50_000_000);
+            sampler.sample();
+            Thread.sleep(1000);
+        }
+        // still at work: the last plan reaches the hardware
+        double percent = eco ? 60 : 100;
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            sampler.sample();
+            assertThat(host.limit(0)).as("cap of the last plan applied").isEqualTo(host.expectedLimit(0, 2 * 400 * percent / 100));
+        });
+
+        long peakRss = agent.rssKiB()[1];
+        if (Boolean.getBoolean("e2e.footprint.nmt")) {
+            Process jcmd = new ProcessBuilder(JavaApp.JAVA.resolveSibling("jcmd").toString(), Long.toString(agent.process().pid()),
+                    "VM.native_memory", "summary").redirectErrorStream(true).redirectOutput(Path.of("target/footprint-nmt.txt").toFile()).start();
+            jcmd.waitFor();
+        }
+        String row = String.format(Locale.ROOT, "| agent (node mode) | %d MiB | %d s idle, %d s churn (%d plan flips) | %d MiB | %d MiB | "
+                        + "%d MiB | %d MiB | %s | %d |", limit >> 20, IDLE.toSeconds(), churn.toSeconds(), flips, idleAnon >> 20,
+                sampler.peakAnonBytes >> 20, idleRss >> 10, peakRss >> 10,
+                cgroup.peakBytes() < 0 ? "n/a" : (cgroup.peakBytes() >> 20) + " MiB", cgroup.oomKills());
+        System.out.println(row);
+        Files.writeString(Path.of("target/footprint-results.md"), String.join("\n",
+                "| application | memory limit | run | anonymous idle | anonymous peak | RSS idle | RSS peak | cgroup peak (with page cache) | OOM kills |",
+                "|---|---|---|---|---|---|---|---|---|", row, ""));
+
+        assertThat(cgroup.oomKills()).as("OOM kills in the agent's cgroup").isZero();
+        assertThat(agent.isAlive()).as("agent alive after the churn").isTrue();
+        assertThat(sampler.peakAnonBytes).as("peak anonymous memory of the agent's cgroup (%d MiB) within %.0f %% of its %d MiB limit",
+                sampler.peakAnonBytes >> 20, MARGIN_SHARE * 100, limit >> 20).isLessThan((long) (limit * MARGIN_SHARE));
+    }
+
+    /** Follows the agent while it runs: alive, its RSS now, and no OOM kill so far. */
+    static final class Sampler {
+        long rssKiB;
+        long anonBytes;
+        long peakAnonBytes;
+
+        void sample() throws Exception {
+            assertThat(cgroup.oomKills()).as("OOM kills in the agent's cgroup").isZero();
+            assertThat(agent.isAlive()).as("agent alive (exit %s)", agent.isAlive() ? "-" : agent.process().exitValue())
+                    .isTrue();
+            rssKiB = agent.rssKiB()[0];
+            anonBytes = cgroup.anonBytes();
+            peakAnonBytes = Math.max(peakAnonBytes, anonBytes);
+        }
+    }
+}
