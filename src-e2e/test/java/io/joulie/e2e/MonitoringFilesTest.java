@@ -65,7 +65,8 @@ class MonitoringFilesTest {
                 "joulie_evictions_total", "joulie_errors_total", "joulie_tick_duration_seconds_bucket", "joulie_leader",
                 "joulie_agent_package_power_watts", "joulie_agent_package_energy_joules_total",
                 "joulie_agent_cap_per_package_watts", "joulie_agent_throttle_percent", "joulie_agent_actions_total",
-                "joulie_agent_errors_total", "joulie_agent_apply_duration_seconds_bucket");
+                "joulie_agent_errors_total", "joulie_agent_apply_duration_seconds_bucket", "joulie_contract_violations_total",
+                "joulie_contract_violation_seconds_bucket", "joulie_performance_caps_unconfirmed");
         assertThat(used).as("the dashboard shows Joulie's metrics only").allMatch(n -> n.startsWith("joulie_"));
         // every agent panel follows the node variable
         Monitoring.dashboardQueries(Monitoring.dashboard()).stream().filter(q -> q.expr().contains("joulie_agent_"))
@@ -82,7 +83,7 @@ class MonitoringFilesTest {
         groups.get(0).path("rules").forEach(r -> alerts.put(r.path("alert").asText(), r));
         assertThat(alerts).containsKeys("JoulieDrainBlocked", "JoulieAgentApplyErrors", "JoulieAgentDown", "JoulieNotPlanning",
                 "JoulieOperatorDown", "JoulieNoLeader", "JoulieTelemetryUnavailable", "JouliePowerBudgetUnmet",
-                "JoulieAgentPodsNotRunning");
+                "JoulieAgentPodsNotRunning", "JoulieContractViolation", "JoulieCapUnconfirmed");
         alerts.forEach((name, r) -> {
             assertThat(r.path("for").asText()).as("for of %s", name).matches("\\d+[smh]");
             assertThat(r.path("labels").path("severity").asText()).as("severity of %s", name).isIn("warning", "critical");
@@ -93,6 +94,9 @@ class MonitoringFilesTest {
         assertThat(alerts.get("JoulieAgentDown").path("expr").asText()).contains("up{job=\"joulie-agent\"} == 0");
         assertThat(alerts.get("JoulieNotPlanning").path("expr").asText())
                 .contains("joulie_last_tick_timestamp_seconds", "joulie_leader == 1");
+        assertThat(alerts.get("JoulieContractViolation").path("expr").asText()).contains("joulie_contract_violations_total");
+        assertThat(alerts.get("JoulieCapUnconfirmed").path("expr").asText())
+                .contains("joulie_performance_caps_unconfirmed{reason=\"overdue\"}", "joulie_leader == 1");
     }
 
     /**

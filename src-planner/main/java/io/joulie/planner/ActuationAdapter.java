@@ -22,6 +22,8 @@ public interface ActuationAdapter {
         /** The pod is already gone. */
         GONE,
         /** The API call failed. */
-        FAILED
+        FAILED,
+        /** Not asked this tick: the tick's eviction budget (MAX_EVICTIONS_PER_TICK) was spent; asked again next tick. */
+        DEFERRED
     }
 }

@@ -2,7 +2,7 @@ package io.joulie.planner;
 
 /** How a node's transition went this tick (the {@code outcome} label of joulie_transitions_total). */
 public enum Outcome {
-    /** Nothing to do: the node is where the plan wants it (not counted). */
+    /** Nothing to do: the node is where the plan wants it, or waits out its settle time (not counted). */
     STEADY,
     /** The node moved to the next state. */
     COMPLETED,
@@ -11,7 +11,14 @@ public enum Outcome {
     /** Eco was committed although performance-only pods still run (escalation force). */
     FORCED,
     /** Performance-only pods were asked to leave (escalation evict); eco follows once they are gone. */
-    EVICTED;
+    EVICTED,
+    /**
+     * A performance-only pod was found under the eco cap (a contract violation): the node goes back to the
+     * performance cap at once, DrainingPerformance while the plan still wants it eco.
+     */
+    RESCUED,
+    /** The move waits for a later tick: more nodes would have changed state this tick than MAX_TRANSITIONS_PER_TICK. */
+    DEFERRED;
 
     public String label() {
         return name().toLowerCase(java.util.Locale.ROOT);

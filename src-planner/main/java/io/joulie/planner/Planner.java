@@ -49,7 +49,7 @@ public final class Planner {
         this.policy = policy;
         this.configuredRules = rules;
         this.rules = counting ? new RuleEngine(settings, rules) : null;
-        this.guard = new StateGuard(settings.escalation(), settings.downgradeTimeout());
+        this.guard = new StateGuard(settings);
     }
 
     public PlannerSettings settings() {
@@ -68,6 +68,21 @@ public final class Planner {
     /** The rules' state carried into the next tick. */
     public synchronized RuleState ruleState() {
         return ruleState;
+    }
+
+    /** The guard this planner checks transitions with. */
+    public StateGuard guard() {
+        return guard;
+    }
+
+    /**
+     * A planner with these settings and rules that starts from {@code state} (a held budget count kept in the
+     * {@code Joulie} status across a restart).
+     */
+    public static Planner resuming(PlannerSettings settings, PolicyRules rules, RuleState state) {
+        Planner p = new Planner(settings, rules);
+        p.ruleState = state;
+        return p;
     }
 
     /**
@@ -97,10 +112,8 @@ public final class Planner {
             ruleState = r.next();
         }
         List<Transition> transitions = new ArrayList<>(context.nodes().size());
-        Map<String, ProfileCaps> caps = new HashMap<>(context.nodes().size() * 2);
-        Map<String, NodePower> power = new HashMap<>(context.nodes().size() * 2);
+        List<ManagedNode> checked = new ArrayList<>(context.nodes().size());
         for (ManagedNode node : context.nodes()) {
-            power.put(node.name(), node.power());
             Profile target = plan.targets().get(node.name());
             if (node.cordoned() || target == null) {
                 continue;
@@ -109,9 +122,93 @@ public final class Planner {
             Transition t = guard.check(node, requested, plan.policyName(), context.now());
             String note = plan.notes().get(node.name());
             transitions.add(note == null ? t : t.withReason(t.reason() + "; " + note));
-            caps.put(node.name(), settings.caps(t.to().profile(), node.labels()));
+            checked.add(node);
         }
-        return new TickPlan(plan, transitions, context.released(), report, caps, power);
+        return tickPlan(plan, context, checked, transitions, context.released(), report);
+    }
+
+    /**
+     * The guard's step between ticks for the nodes of {@code context} (the ones a watch reported something about), each
+     * heading where the last tick's plan sent it (where its state says, for a node that plan did not have): no policy,
+     * no rules, nothing released. Rescues, drains committing eco after their settle time, labels the agent's confirmation
+     * allows, and a write of the last plan that failed; the reasons of nodes that stay keep what the last tick wrote.
+     * Cordoned nodes are left alone, as in a tick.
+     *
+     * @param policyName the policy the last tick planned with (named in the reasons of moves)
+     * @param targets    the last tick's targets
+     */
+    public TickPlan recheck(ClusterContext context, String policyName, java.util.Map<String, Profile> targets) {
+        List<Transition> transitions = new ArrayList<>();
+        List<ManagedNode> checked = new ArrayList<>();
+        for (ManagedNode node : context.nodes()) {
+            if (!node.cordoned()) {
+                Profile target = targets.get(node.name());
+                PowerState heading = target == null ? null : target == Profile.ECO ? PowerState.ActiveEco : PowerState.ActivePerformance;
+                transitions.add(guard.recheck(node, heading, policyName, context.now()));
+                checked.add(node);
+            }
+        }
+        Plan plan = new Plan(policyName, java.util.Map.of(), 0, "recheck of " + checked.size() + " node(s)");
+        return tickPlan(plan, context, checked, transitions, List.of(), RuleReport.NONE);
+    }
+
+    /**
+     * The step's plan: its verdicts within the blast radius ({@link #limited}), the caps each checked node runs under
+     * for the state it is in after them (the eco CPU cap of its type, once eco), and each node's power hardware.
+     * {@code checked} and {@code transitions} are aligned.
+     */
+    private TickPlan tickPlan(Plan plan, ClusterContext context, List<ManagedNode> checked, List<Transition> transitions,
+                              List<String> released, RuleReport report) {
+        List<Transition> verdicts = limited(checked, transitions);
+        Map<String, ProfileCaps> caps = new HashMap<>(checked.size() * 2);
+        for (int i = 0; i < checked.size(); i++) {
+            caps.put(checked.get(i).name(), settings.caps(verdicts.get(i).to().profile(), checked.get(i).labels()));
+        }
+        Map<String, NodePower> power = new HashMap<>(context.nodes().size() * 2);
+        context.nodes().forEach(n -> power.put(n.name(), n.power()));
+        return new TickPlan(plan, verdicts, released, report, caps, power);
+    }
+
+    /**
+     * At most {@code maxTransitionsPerTick} nodes change state (the blast radius of a bad plan): rescues always go and
+     * count; then raises to performance, then drains committing eco, then new drains, each in node order; the rest
+     * stay where they are this tick ({@link Outcome#DEFERRED}).
+     */
+    private List<Transition> limited(List<ManagedNode> nodes, List<Transition> transitions) {
+        int limit = settings.maxTransitionsPerTick();
+        long changing = transitions.stream().filter(Transition::changed).count();
+        if (changing <= limit) {
+            return transitions;
+        }
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < transitions.size(); i++) {
+            if (transitions.get(i).changed()) {
+                order.add(i);
+            }
+        }
+        order.sort(java.util.Comparator.comparingInt(i -> priority(transitions.get(i))));
+        List<Transition> out = new ArrayList<>(transitions);
+        int allowed = 0;
+        for (int i : order) {
+            Transition t = transitions.get(i);
+            if (t.outcome() == Outcome.RESCUED || allowed < limit) {
+                allowed++;
+                continue;
+            }
+            out.set(i, guard.defer(nodes.get(i), t.requested(), "deferred to a later tick: at most " + limit
+                    + " nodes change state in one tick (MAX_TRANSITIONS_PER_TICK); heading " + t.to()));
+        }
+        return out;
+    }
+
+    private static int priority(Transition t) {
+        if (t.outcome() == Outcome.RESCUED) {
+            return 0;
+        }
+        if (t.to() == PowerState.ActivePerformance) {
+            return 1;
+        }
+        return t.to() == PowerState.ActiveEco ? 2 : 3;
     }
 
     /**

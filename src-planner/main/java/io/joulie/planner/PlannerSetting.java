@@ -106,6 +106,20 @@ public final class PlannerSetting<T> {
     public static final PlannerSetting<Duration> RECONCILE_INTERVAL = row("RECONCILE_INTERVAL", "joulie.reconcile-interval",
             "reconcileInterval", Kind.duration(DurationBound.POSITIVE), "1m", "planning interval",
             PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
+    public static final PlannerSetting<Duration> SETTLE_TIME = row("SETTLE_TIME", "joulie.settle-time", "settleTime",
+            Kind.duration(DurationBound.NOT_NEGATIVE), "5s", "time a draining node shows no performance-only pod before eco",
+            PlannerSettings::settleTime, PlannerSettings.Builder::settleTime);
+    public static final PlannerSetting<Duration> CAP_CONFIRMATION_TIMEOUT = row("CAP_CONFIRMATION_TIMEOUT",
+            "joulie.cap-confirmation-timeout", "capConfirmationTimeout", Kind.duration(DurationBound.POSITIVE), "5m",
+            "wait for the agent to confirm a performance cap before a Warning", PlannerSettings::capConfirmationTimeout,
+            PlannerSettings.Builder::capConfirmationTimeout);
+    public static final PlannerSetting<Integer> MAX_TRANSITIONS_PER_TICK = row("MAX_TRANSITIONS_PER_TICK",
+            "joulie.max-transitions-per-tick", "maxTransitionsPerTick", Kind.count(1), "100",
+            "nodes that change state in one tick", PlannerSettings::maxTransitionsPerTick,
+            PlannerSettings.Builder::maxTransitionsPerTick);
+    public static final PlannerSetting<Integer> MAX_EVICTIONS_PER_TICK = row("MAX_EVICTIONS_PER_TICK",
+            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", Kind.count(1), "10", "pods evicted in one tick",
+            PlannerSettings::maxEvictionsPerTick, PlannerSettings.Builder::maxEvictionsPerTick);
     public static final PlannerSetting<Double> DEMAND_HEADROOM_FRAC = row("DEMAND_HEADROOM_FRAC",
             "joulie.demand-headroom-frac", "demandHeadroomFrac", Kind.HEADROOM, "0.2",
             "demand_sized_v1 spare performance capacity", PlannerSettings::demandHeadroomFrac,
@@ -120,7 +134,8 @@ public final class PlannerSetting<T> {
     public static final List<PlannerSetting<?>> ALL = List.of(POLICY_TYPE, STATIC_HP_FRAC, QUEUE_HP_BASE_FRAC, QUEUE_HP_MIN,
             QUEUE_HP_MAX, QUEUE_PERF_PER_HP_NODE, PERFORMANCE_CAP_WATTS, PERFORMANCE_CAP_PERCENT, ECO_CAP_WATTS, ECO_CAP_PERCENT,
             GPU_PERFORMANCE_CAP_WATTS_PER_GPU, GPU_PERFORMANCE_CAP_PERCENT, GPU_ECO_CAP_WATTS_PER_GPU, GPU_ECO_CAP_PERCENT,
-            DOWNGRADE_ESCALATION, DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, DEMAND_HEADROOM_FRAC, ECO_CAP_WATTS_BY_TYPE);
+            DOWNGRADE_ESCALATION, DOWNGRADE_TIMEOUT, RECONCILE_INTERVAL, SETTLE_TIME, CAP_CONFIRMATION_TIMEOUT,
+            MAX_TRANSITIONS_PER_TICK, MAX_EVICTIONS_PER_TICK, DEMAND_HEADROOM_FRAC, ECO_CAP_WATTS_BY_TYPE);
 
     /**
      * Each profile's cap of one family, in watts or in percent: the watts, where set, are the cap; in {@code spec.policy}
@@ -238,6 +253,9 @@ public final class PlannerSetting<T> {
             }
             s.readText(source, t, where.apply(s), problems, b);
         }
+        if (problems.lines().size() == before) {
+            capsInOrder(b.build(), where, where, problems);
+        }
         return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
     }
 
@@ -270,6 +288,9 @@ public final class PlannerSetting<T> {
             }
         }
         onePerCap(field, b, problems);
+        if (problems.lines().size() == before) {
+            capsInOrder(b.build(), row -> "spec.policy." + row.specField, row -> row.specField, problems);
+        }
         return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
     }
 
@@ -308,6 +329,42 @@ public final class PlannerSetting<T> {
         if (set && s.queueHpMin() > s.queueHpMax()) {
             problems.add("spec.policy.queueHpMin (%d) must not exceed queueHpMax (%d)".formatted(s.queueHpMin(), s.queueHpMax()));
         }
+    }
+
+    /**
+     * Eco must never allow more than performance: of each family (CPU, GPU), an eco cap above the performance cap in
+     * force is an error wherever the two meet (at start in the environment, in {@code spec.policy} over it), never
+     * normalised. Caps in different units (watts and a percent) can only be compared on a node's hardware: its agent
+     * refuses an eco cap above the performance cap there.
+     *
+     * @param eco         how a problem names the eco cap's setting
+     * @param performance how it names the performance cap's setting
+     */
+    private static void capsInOrder(PlannerSettings s, Function<PlannerSetting<?>, String> eco,
+                                    Function<PlannerSetting<?>, String> performance, Problems problems) {
+        for (int family = 0; family < CAP_PAIRS.size(); family += 2) {
+            PlannerSetting<?> p = inForce(CAP_PAIRS.get(family), s);
+            PlannerSetting<?> e = inForce(CAP_PAIRS.get(family + 1), s);
+            boolean watts = p.kind == Kind.OPTIONAL_WATTS;
+            if ((e.kind == Kind.OPTIONAL_WATTS) == watts && capValue(e, s) > capValue(p, s)) {
+                String unit = watts ? "W" : "%";
+                problems.add("%s (%s %s) must not exceed %s (%s %s): eco must never allow more than performance".formatted(
+                        eco.apply(e), number(capValue(e, s)), unit, performance.apply(p), number(capValue(p, s)), unit));
+            }
+        }
+    }
+
+    /** Of a cap's two rows (watts, percent), the one in force: the watts where given, else the percent. */
+    private static PlannerSetting<?> inForce(List<PlannerSetting<?>> pair, PlannerSettings s) {
+        return ((OptionalDouble) pair.get(0).get(s)).isPresent() ? pair.get(0) : pair.get(1);
+    }
+
+    private static double capValue(PlannerSetting<?> row, PlannerSettings s) {
+        return row.get(s) instanceof OptionalDouble w ? w.getAsDouble() : (Double) row.get(s);
+    }
+
+    private static String number(double v) {
+        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
     /**
@@ -422,6 +479,11 @@ public final class PlannerSetting<T> {
         /** A count of nodes or pods: at least {@code min} in {@code spec.policy} (the policies normalise the rest). */
         static Kind<Integer> nodes(int min) {
             return Numeric.whole(v -> v >= min, "must be at least " + min, true);
+        }
+
+        /** A limit: at least {@code min} everywhere (nothing would normalise a limit of 0). */
+        static Kind<Integer> count(int min) {
+            return Numeric.whole(v -> v >= min, "must be at least " + min, false);
         }
 
         static Kind<Duration> duration(DurationBound bound) {

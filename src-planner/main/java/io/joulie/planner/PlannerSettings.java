@@ -33,6 +33,11 @@ import java.util.TreeMap;
  * @param escalation          what to do when a drain outlasts the timeout
  * @param downgradeTimeout    how long a node may stay DrainingPerformance before escalation
  * @param reconcileInterval   tick interval (also the rule_swap_v1 phase length)
+ * @param settleTime          how long a draining node must show no performance-only pod before it commits eco
+ * @param capConfirmationTimeout how long a node may wait for its agent to confirm the performance cap before a
+ *                            Warning names it
+ * @param maxTransitionsPerTick at most this many nodes change state in one tick (rescues excepted)
+ * @param maxEvictionsPerTick at most this many pods are evicted in one tick
  * @param demandHeadroomFrac  demand_sized_v1: spare share of performance capacity on top of the performance-only demand
  * @param ecoCapWattsByType   eco CPU cap in watts of the nodes of a type (their {@code node.kubernetes.io/instance-type}
  *                            label), instead of {@code ecoCapWatts} or {@code ecoCapPercent}
@@ -55,6 +60,10 @@ public record PlannerSettings(
         Escalation escalation,
         Duration downgradeTimeout,
         Duration reconcileInterval,
+        Duration settleTime,
+        Duration capConfirmationTimeout,
+        int maxTransitionsPerTick,
+        int maxEvictionsPerTick,
         double demandHeadroomFrac,
         Map<String, Double> ecoCapWattsByType) {
 
@@ -124,6 +133,10 @@ public record PlannerSettings(
         private Escalation escalation;
         private Duration downgradeTimeout;
         private Duration reconcileInterval;
+        private Duration settleTime;
+        private Duration capConfirmationTimeout;
+        private int maxTransitionsPerTick;
+        private int maxEvictionsPerTick;
         private double demandHeadroomFrac;
         private Map<String, Double> ecoCapWattsByType = Map.of();
 
@@ -148,6 +161,10 @@ public record PlannerSettings(
             escalation = s.escalation;
             downgradeTimeout = s.downgradeTimeout;
             reconcileInterval = s.reconcileInterval;
+            settleTime = s.settleTime;
+            capConfirmationTimeout = s.capConfirmationTimeout;
+            maxTransitionsPerTick = s.maxTransitionsPerTick;
+            maxEvictionsPerTick = s.maxEvictionsPerTick;
             demandHeadroomFrac = s.demandHeadroomFrac;
             ecoCapWattsByType = s.ecoCapWattsByType;
         }
@@ -237,6 +254,26 @@ public record PlannerSettings(
             return this;
         }
 
+        public Builder settleTime(Duration v) {
+            settleTime = v;
+            return this;
+        }
+
+        public Builder capConfirmationTimeout(Duration v) {
+            capConfirmationTimeout = v;
+            return this;
+        }
+
+        public Builder maxTransitionsPerTick(int v) {
+            maxTransitionsPerTick = v;
+            return this;
+        }
+
+        public Builder maxEvictionsPerTick(int v) {
+            maxEvictionsPerTick = v;
+            return this;
+        }
+
         public Builder demandHeadroomFrac(double v) {
             demandHeadroomFrac = v;
             return this;
@@ -251,7 +288,8 @@ public record PlannerSettings(
             return new PlannerSettings(policyType, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax, queuePerfPerHpNode,
                     performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent, gpuPerformanceCapWattsPerGpu,
                     gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent, escalation, downgradeTimeout, reconcileInterval,
-                    demandHeadroomFrac, ecoCapWattsByType);
+                    settleTime, capConfirmationTimeout, maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac,
+                    ecoCapWattsByType);
         }
     }
 }

@@ -1,31 +1,39 @@
 package io.joulie.planner;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.v1alpha1.CapConfirmation;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalDouble;
 
 /**
- * The two-phase downgrade: a node planned eco goes DrainingPerformance first (keeps the performance cap,
- * admits no new performance pods) and reaches ActiveEco at a later tick, once no performance-only pod runs
- * on it, or when the escalation after the downgrade timeout says so. Even a node without such pods drains for
- * one tick: the scheduler may have bound one on the strength of the old label after the tick's snapshot, and
- * the next tick sees it. Upgrades to performance are always allowed at once.
+ * The performance contract, node by node: a performance-only pod never runs under the eco cap.
+ *
+ * <ul>
+ *   <li><b>Down</b>: a node planned eco goes DrainingPerformance first (keeps the performance cap, admits no new
+ *   performance pods) and reaches ActiveEco only once it has shown no performance-only pod for the settle time: a Pod
+ *   the scheduler bound on the strength of the old label is seen before the cap drops. Or when the escalation after the
+ *   downgrade timeout says so.</li>
+ *   <li><b>Up</b>: a move to performance is allowed at once; the cap goes up first, the {@code performance} label only
+ *   once the node's agent reports the performance cap applied (or no agent reports for the node).</li>
+ *   <li><b>Watchdog</b>: an ActiveEco node with a performance-only pod (bound with {@code spec.nodeName}, relabelled by
+ *   hand, bound in a race) goes back to the performance cap at once: DrainingPerformance while the plan wants eco.</li>
+ * </ul>
  */
 public final class StateGuard {
     /** At most this many pods are named in a reason. */
     static final int PODS_IN_REASON = 5;
-    /** Added to the reason of a downgrade's first tick when no performance-only pod runs on the node. */
-    public static final String SETTLING = "draining for one tick: no performance-only pod seen";
 
-    private final Escalation escalation;
-    private final Duration timeout;
+    private final PlannerSettings settings;
 
-    public StateGuard(Escalation escalation, Duration timeout) {
-        this.escalation = escalation;
-        this.timeout = timeout;
+    public StateGuard(PlannerSettings settings) {
+        this.settings = settings;
     }
 
     /**
@@ -37,37 +45,148 @@ public final class StateGuard {
         if (requested != PowerState.ActiveEco) {
             String reason = "selected for performance by " + policyName;
             return from == PowerState.ActivePerformance
-                    ? steady(node, requested, reason)
-                    : move(node, requested, PowerState.ActivePerformance, now, Outcome.COMPLETED, reason);
+                    ? stay(node, requested, Outcome.STEADY, reason, List.of())
+                    : move(node, requested, PowerState.ActivePerformance, now, Outcome.COMPLETED, reason, List.of());
         }
         String ecoReason = "selected for eco by " + policyName;
         if (from == PowerState.ActiveEco) {
-            return steady(node, requested, ecoReason);
+            List<String> violators = node.violators();
+            if (!violators.isEmpty()) {
+                return move(node, requested, PowerState.DrainingPerformance, now, Outcome.RESCUED, describePods(violators)
+                        + " under the eco cap: back to the performance cap, draining", List.of());
+            }
+            // the pods force left here stay exempt while they run
+            List<String> forced = node.forcedPods().stream().filter(node.performancePods()::contains).toList();
+            return stay(node, requested, Outcome.STEADY, ecoReason, forced);
         }
         if (!node.hasPerformancePods()) {
             if (from == PowerState.ActivePerformance) {
-                // Every downgrade drains, at least until the next tick: the label goes first, and a Pod the scheduler
-                // bound while the node still said performance (after this tick's snapshot) is seen before the cap drops.
-                return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED, ecoReason + "; " + SETTLING);
+                // Every downgrade drains: the label goes first, and a Pod the scheduler bound while the node still said
+                // performance is seen before the cap drops.
+                return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED,
+                        ecoReason + "; " + settling(settings.settleTime()), List.of());
             }
-            return move(node, requested, PowerState.ActiveEco, now, Outcome.COMPLETED, ecoReason);
+            Instant commit = commitAt(node);
+            if (now.isBefore(commit)) {
+                return stay(node, requested, Outcome.STEADY, ecoReason + "; " + settling(settings.settleTime()), List.of());
+            }
+            return move(node, requested, PowerState.ActiveEco, now, Outcome.COMPLETED, ecoReason, List.of());
         }
         String pods = describePods(node.performancePods());
         if (from == PowerState.ActivePerformance) {
-            return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED, "draining " + pods);
+            return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED, "draining " + pods, List.of());
         }
         // DrainingPerformance with performance-only pods left
         Duration draining = Duration.between(node.since(), now);
+        Duration timeout = settings.downgradeTimeout();
+        boolean forcing = draining.compareTo(timeout) >= 0 && settings.escalation() == Escalation.FORCE;
+        List<String> violators = node.violators();
+        if (!violators.isEmpty() && !forcing) {
+            // its NodePowerProfile asks eco already (a commit written half-way) while pods run: the cap goes back up now
+            return stay(node, requested, Outcome.RESCUED, describePods(violators)
+                    + " under the eco cap: back to the performance cap, draining", List.of());
+        }
         if (draining.compareTo(timeout) < 0) {
             return stay(node, requested, Outcome.BLOCKED, "draining " + pods, List.of());
         }
         String after = " after draining longer than " + Durations.format(timeout);
-        return switch (escalation) {
+        return switch (settings.escalation()) {
             case HOLD -> stay(node, requested, Outcome.BLOCKED, "draining " + pods + "; timeout passed, escalation hold", List.of());
             case FORCE -> move(node, requested, PowerState.ActiveEco, now, Outcome.FORCED,
-                    "forced to eco" + after + "; still running " + pods);
-            case EVICT -> stay(node, requested, Outcome.EVICTED, "evicting " + pods + after, node.performancePods());
+                    "forced to eco" + after + "; still running " + pods, node.performancePods());
+            case EVICT -> evict(node, requested, "evicting " + pods + after);
         };
+    }
+
+    /**
+     * The guard's step between ticks: a rescue, a drain committing eco after its settle time, a label once the agent
+     * confirmed. The reason stays the one the last tick wrote while the state does not change.
+     *
+     * @param heading where the last plan sent the node; null for where its state says (ActivePerformance to performance,
+     *                the others to eco)
+     */
+    public Transition recheck(ManagedNode node, PowerState heading, String policyName, Instant now) {
+        PowerState requested = heading != null ? heading
+                : node.state() == PowerState.ActivePerformance ? PowerState.ActivePerformance : PowerState.ActiveEco;
+        Transition t = check(node, requested, policyName, now);
+        return t.changed() || node.reason().isEmpty() ? t : t.withReason(node.reason());
+    }
+
+    /** The verdict that leaves the node as it is this tick (the per-tick limit of transitions was reached). */
+    public Transition defer(ManagedNode node, PowerState requested, String reason) {
+        return stay(node, requested, Outcome.DEFERRED, reason, node.forcedPods());
+    }
+
+    /**
+     * When a DrainingPerformance node without performance-only pods may commit eco: the settle time after the later of
+     * its entering the state and the last performance-only pod seen on it.
+     */
+    public Instant commitAt(ManagedNode node) {
+        return commitAt(node.since(), node.lastPerformancePod());
+    }
+
+    /**
+     * When a node draining since {@code since}, whose last performance-only pod left at {@code lastPerformancePod} (null
+     * if none did), may commit eco.
+     */
+    public Instant commitAt(Instant since, Instant lastPerformancePod) {
+        Instant quietSince = lastPerformancePod != null && lastPerformancePod.isAfter(since) ? lastPerformancePod : since;
+        return quietSince.plus(settings.settleTime());
+    }
+
+    /** Added to the reason of a drain without performance-only pods while it waits out the settle time. */
+    public static String settling(Duration settle) {
+        return "settling: eco once no performance-only pod has been seen for " + Durations.format(settle);
+    }
+
+    /**
+     * Whether the node's agent confirmed the cap {@code to} asks for: its report answers the NodePowerProfile's
+     * generation as the cache has it with {@code applied} (and, for performance, no DVFS throttle left), and this tick
+     * does not change what the NodePowerProfile asks (a new spec is a new generation, which no report can answer yet).
+     */
+    CapStatus cap(ManagedNode node, PowerState to) {
+        AgentReport r = node.cap().report();
+        if (!r.reported() || r.result() == Result.NONE) {
+            return new CapStatus(CapConfirmation.Unreported, OptionalDouble.empty(), r.reported()
+                    ? "the agent does not control this node's CPU (none): " + r.message() : CapStatus.UNREPORTED.message());
+        }
+        Profile profile = to.profile();
+        if (!node.cap().asks(profile, settings.caps(profile, node.labels()), node.power()) || r.profileGeneration() != node.cap().generation()) {
+            return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "waiting for the agent to apply the " + profile.value()
+                    + " cap" + (profile == Profile.PERFORMANCE ? "; the performance label follows once it has" : ""));
+        }
+        if (r.result() == Result.APPLIED) {
+            if (profile == Profile.PERFORMANCE && r.throttlePct() > 0) {
+                return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "waiting for the agent to lift its DVFS "
+                        + "throttle (" + Math.round(r.throttlePct()) + " %); the performance label follows once it has");
+            }
+            return new CapStatus(CapConfirmation.Confirmed, r.appliedWatts(), "");
+        }
+        if (r.result() == null) {
+            return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "the agent's report has no result this operator knows");
+        }
+        return new CapStatus(CapConfirmation.Refused, r.appliedWatts(), "the agent reports " + r.result().name().toLowerCase(
+                java.util.Locale.ROOT) + ": " + r.message());
+    }
+
+    /**
+     * The label after the transition: the state's, except that a node going to ActivePerformance is labelled
+     * {@code performance} only once its agent confirmed the performance cap (or no agent reports for it); until then it
+     * keeps the label it has if that admits no performance pod, else {@code eco}. A node already ActivePerformance and
+     * labelled so keeps the label (a later report does not take it away).
+     */
+    private static String label(ManagedNode node, PowerState to, CapStatus cap) {
+        String performance = PowerState.ActivePerformance.labelValue();
+        if (to != PowerState.ActivePerformance) {
+            return to.labelValue();
+        }
+        Optional<String> now = node.powerProfileLabel();
+        boolean labelled = now.filter(performance::equals).isPresent();
+        if (cap.admitsPerformance() || (labelled && node.state() == PowerState.ActivePerformance)) {
+            return performance;
+        }
+        return now.filter(l -> l.equals(PowerState.ActiveEco.labelValue()) || l.equals(PowerState.DrainingPerformance.labelValue()))
+                .orElse(PowerState.ActiveEco.labelValue());
     }
 
     /** "2 performance-only pods: ns/a, ns/b" (at most five named). */
@@ -81,16 +200,23 @@ public final class StateGuard {
         return sb.toString();
     }
 
-    private static Transition steady(ManagedNode n, PowerState requested, String reason) {
-        return new Transition(n.name(), n.state(), requested, n.state(), n.since(), Outcome.STEADY, reason, List.of());
+    private Transition stay(ManagedNode n, PowerState requested, Outcome outcome, String reason, List<String> forced) {
+        return verdict(n, requested, n.state(), n.since(), outcome, reason, List.of(), forced);
     }
 
-    private static Transition stay(ManagedNode n, PowerState requested, Outcome outcome, String reason, List<String> evict) {
-        return new Transition(n.name(), n.state(), requested, n.state(), n.since(), outcome, reason, evict);
+    private Transition evict(ManagedNode n, PowerState requested, String reason) {
+        return verdict(n, requested, n.state(), n.since(), Outcome.EVICTED, reason, n.performancePods(), List.of());
     }
 
-    private static Transition move(ManagedNode n, PowerState requested, PowerState to, Instant now, Outcome outcome,
-                                   String reason) {
-        return new Transition(n.name(), n.state(), requested, to, now, outcome, reason, List.of());
+    private Transition move(ManagedNode n, PowerState requested, PowerState to, Instant now, Outcome outcome,
+                            String reason, List<String> forced) {
+        return verdict(n, requested, to, now, outcome, reason, List.of(), forced);
+    }
+
+    private Transition verdict(ManagedNode n, PowerState requested, PowerState to, Instant since, Outcome outcome,
+                               String reason, List<String> evict, List<String> forced) {
+        CapStatus cap = cap(n, to);
+        return new Transition(n.name(), n.state(), requested, to, since, outcome, reason, evict, label(n, to, cap), cap,
+                to == PowerState.ActiveEco ? forced : List.of());
     }
 }

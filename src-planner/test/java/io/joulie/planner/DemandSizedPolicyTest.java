@@ -1,8 +1,8 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
-import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.api.Test;

@@ -22,7 +22,8 @@ class PlannerSettingTest {
             .performanceCapWatts(OptionalDouble.of(450.5)).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty())
             .ecoCapPercent(55).gpuPerformanceCapWattsPerGpu(OptionalDouble.of(600)).gpuPerformanceCapPercent(100)
             .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(45).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
-            .reconcileInterval(Duration.ofSeconds(15)).demandHeadroomFrac(0.35)
+            .reconcileInterval(Duration.ofSeconds(15)).settleTime(Duration.ofMillis(2500))
+            .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).demandHeadroomFrac(0.35)
             .ecoCapWattsByType(Map.of("dell-r940", 507.5, "dell-r640", 260.0)).build();
 
     @Test
@@ -46,7 +47,63 @@ class PlannerSettingTest {
                 .performanceCapWatts(OptionalDouble.empty()).performanceCapPercent(100).ecoCapWatts(OptionalDouble.empty()).ecoCapPercent(60)
                 .gpuPerformanceCapWattsPerGpu(OptionalDouble.empty()).gpuPerformanceCapPercent(100)
                 .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(60).escalation(Escalation.HOLD).downgradeTimeout(Duration.ofMinutes(30))
-                .reconcileInterval(Duration.ofMinutes(1)).demandHeadroomFrac(0.2).ecoCapWattsByType(Map.of()).build());
+                .reconcileInterval(Duration.ofMinutes(1)).settleTime(Duration.ofSeconds(5))
+                .capConfirmationTimeout(Duration.ofMinutes(5)).maxTransitionsPerTick(100).maxEvictionsPerTick(10)
+                .demandHeadroomFrac(0.2).ecoCapWattsByType(Map.of()).build());
+    }
+
+    @Test
+    void anEcoCapAboveThePerformanceCapIsRefusedAtStartAndInSpecPolicy() {
+        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        env.put("ECO_CAP_WATTS", "300");
+        env.put("PERFORMANCE_CAP_WATTS", "250.5");
+        env.put("GPU_ECO_CAP_PERCENT", "80");
+        env.put("GPU_PERFORMANCE_CAP_PERCENT", "70");
+        Problems problems = new Problems();
+
+        var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
+
+        assertThat(read.settings()).isEmpty();
+        assertThat(problems.lines()).containsExactly("ECO_CAP_WATTS (300 W) must not exceed PERFORMANCE_CAP_WATTS (250.5 W): "
+                + "eco must never allow more than performance", "GPU_ECO_CAP_PERCENT (80 %) must not exceed "
+                + "GPU_PERFORMANCE_CAP_PERCENT (70 %): eco must never allow more than performance");
+
+        // spec.policy sets one of the two: the other comes from the environment, and the pair is checked
+        PlannerSettings base = PlannerSettings.defaults().toBuilder().performanceCapWatts(OptionalDouble.of(5000)).build();
+        Problems strict = new Problems();
+        Map<String, Object> spec = Map.of("ecoCapWatts", 6000.0);
+        assertThat(PlannerSetting.overlay(base, spec::get, strict)).isEmpty();
+        assertThat(strict.lines()).containsExactly("spec.policy.ecoCapWatts (6000 W) must not exceed performanceCapWatts "
+                + "(5000 W): eco must never allow more than performance");
+        Problems equal = new Problems();
+        assertThat(PlannerSetting.overlay(base, Map.<String, Object>of("ecoCapWatts", 5000.0)::get, equal))
+                .map(PlannerSettings::ecoCapWatts).contains(OptionalDouble.of(5000.0));
+        assertThat(equal.lines()).isEmpty();
+        // a percent set in spec.policy replaces the environment's watts, and is compared with the percent in force
+        Problems percent = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("performanceCapPercent", 50.0)::get,
+                percent)).isEmpty();
+        assertThat(percent.lines()).containsExactly("spec.policy.ecoCapPercent (60 %) must not exceed performanceCapPercent "
+                + "(50 %): eco must never allow more than performance");
+        // watts and a percent meet only on a node's hardware, where the agent compares them
+        Problems mixed = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("ecoCapWatts", 6000.0)::get, mixed))
+                .isPresent();
+        assertThat(mixed.lines()).isEmpty();
+    }
+
+    @Test
+    void limitsAreCheckedEverywhere() {
+        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        env.put("MAX_TRANSITIONS_PER_TICK", "0");
+        env.put("MAX_EVICTIONS_PER_TICK", "-1");
+        env.put("SETTLE_TIME", "soon");
+        Problems problems = new Problems();
+
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env,
+                problems).settings()).isEmpty();
+        assertThat(problems.lines()).containsExactly("SETTLE_TIME = 'soon': 'soon' is not a duration (e.g. 30s, 1m, 1h30m, PT1M)",
+                "MAX_TRANSITIONS_PER_TICK = '0': must be at least 1", "MAX_EVICTIONS_PER_TICK = '-1': must be at least 1");
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.joulie.planner;
 
-import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -124,7 +124,7 @@ class PlannerTest {
     void assignmentsCarryProfileCapLabelAndPolicy() {
         var s = settings(PolicyType.STATIC_PARTITION, 0.34);
         // 3 nodes, hp 1: a (eco) stays eco, b (pods) stays performance... c drained last tick, commits eco now
-        var ctx = context(List.of(eco("a"), perf("b", "ns/p"), draining("c")), 1);
+        var ctx = new ClusterContext(T0.plusSeconds(60), List.of(eco("a"), perf("b", "ns/p"), draining("c")), 1);
         var tick = new Planner(s).plan(ctx);
         Map<String, NodeAssignment> a = tick.assignments(s).stream()
                 .collect(Collectors.toMap(NodeAssignment::node, Function.identity()));
@@ -257,5 +257,65 @@ class PlannerTest {
 
         assertThat(tick.transitions()).extracting(Transition::node).containsExactly("n01", "n02", "n03", "n04");
         assertThat(byNode(tick).values().stream().filter(t -> t.to() == PowerState.DrainingPerformance)).hasSize(2);
+    }
+
+    @Test
+    void atMostTheLimitOfNodesChangeStateRaisesFirstRescuesAlways() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.5).toBuilder().maxTransitionsPerTick(2).build();
+        // a, b planned eco; c, d planned back up; e is eco with a performance-only pod on it (a rescue)
+        Map<String, Profile> targets = Map.of("a", Profile.ECO, "b", Profile.ECO, "c", Profile.PERFORMANCE,
+                "d", Profile.PERFORMANCE, "e", Profile.ECO);
+        PolicyModule fixed = new PolicyModule() {
+            @Override
+            public String name() {
+                return "fixed";
+            }
+
+            @Override
+            public Plan plan(ClusterContext context) {
+                return new Plan("fixed", targets, 2, "fixed");
+            }
+        };
+        var ctx = context(List.of(perf("a"), perf("b"), eco("c"), eco("d"), eco("e", "hpc/p")), 1);
+
+        Map<String, Transition> t = byNode(new Planner(s, fixed).plan(ctx));
+
+        assertThat(t.get("e").outcome()).as("a rescue is never deferred").isEqualTo(Outcome.RESCUED);
+        assertThat(t.get("c").to()).as("then raises, in node order").isEqualTo(ActivePerformance);
+        for (String n : List.of("a", "b", "d")) {
+            assertThat(t.get(n).outcome()).as(n).isEqualTo(Outcome.DEFERRED);
+            assertThat(t.get(n).to()).as(n).isEqualTo(t.get(n).from());
+            assertThat(t.get(n).since()).isEqualTo(T0);
+            assertThat(t.get(n).reason()).startsWith("deferred to a later tick: at most 2 nodes change state in one tick");
+        }
+        assertThat(t.get("d").label()).as("a deferred eco node keeps its label").isEqualTo("eco");
+    }
+
+    @Test
+    void belowTheLimitNothingIsDeferred() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(4).build();
+        var tick = new Planner(s).plan(context(perfNodes(4), 0));
+
+        assertThat(tick.transitions()).allSatisfy(x -> assertThat(x.to()).isEqualTo(DrainingPerformance));
+    }
+
+    @Test
+    void theRecheckRunsTheGuardAloneForTheNodesGiven() {
+        var s = settings(PolicyType.STATIC_PARTITION, 1.0);
+        var ctx = context(eco("e", "hpc/p"), perf("p"), draining("d"));
+
+        var tick = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1", Map.of());
+
+        Map<String, Transition> t = byNode(tick);
+        assertThat(t.get("e").outcome()).as("no plan: each node heads where its state says").isEqualTo(Outcome.RESCUED);
+        assertThat(t.get("d").to()).isEqualTo(ActiveEco);
+        assertThat(t.get("p").outcome()).isEqualTo(Outcome.STEADY);
+        assertThat(tick.released()).isEmpty();
+
+        // the last plan wants d performance (its write failed): the recheck raises it instead of committing eco
+        var again = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1",
+                Map.of("d", Profile.PERFORMANCE, "e", Profile.PERFORMANCE));
+        assertThat(byNode(again).get("d").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(again).get("e").to()).isEqualTo(ActivePerformance);
     }
 }

@@ -1,5 +1,6 @@
 package io.joulie.planner;
 
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -113,5 +114,36 @@ class RuleSwapPolicyTest {
         assertThat(policy).isInstanceOf(RuleSwapPolicy.class);
         // 135 s with a 30 s interval (90 s phases) is phase 1; with the 60 s default (180 s phases) it would be phase 0
         assertThat(policy.plan(new ClusterContext(Instant.ofEpochSecond(135), perfNodes(2), 0)).summary()).isEqualTo("phase 1");
+    }
+
+    @Test
+    void withTheDefaultSettleTimeEverySwappedNodeReachesEcoWithinItsPhase() {
+        // the tick at a phase's start sends a node to eco (it drains); the recheck the settle time names commits it
+        var settings = PlannerSettings.defaults().toBuilder().policyType(PolicyType.RULE_SWAP_V1).build();
+        var policy = Policies.create(settings);
+        var guard = new StateGuard(settings);
+        Duration phase = settings.reconcileInterval().multipliedBy(RuleSwapPolicy.PHASE_TICKS);
+        assertThat(settings.settleTime()).as("the default settle time").isEqualTo(Duration.ofSeconds(5));
+        Map<String, ManagedNode> nodes = new java.util.TreeMap<>();
+        perfNodes(3).forEach(n -> nodes.put(n.name(), n));
+        Instant start = Instant.ofEpochSecond(0);
+        for (int p = 0; p < 4; p++) {
+            Instant tick = start.plus(phase.multipliedBy(p));
+            Plan plan = policy.plan(new ClusterContext(tick, List.copyOf(nodes.values()), 0));
+            String ecoNode = p % 2 == 0 ? "n01" : "n02";
+            for (ManagedNode n : List.copyOf(nodes.values())) {
+                var requested = plan.targets().get(n.name()) == Profile.ECO ? PowerState.ActiveEco
+                        : PowerState.ActivePerformance;
+                Transition t = guard.check(n, requested, plan.policyName(), tick);
+                nodes.put(n.name(), new ManagedNode(n.name(), Map.of(), false, t.to(), t.since(), List.of()));
+            }
+            assertThat(nodes.get(ecoNode).state()).as("phase %d: the tick drains %s", p, ecoNode)
+                    .isEqualTo(PowerState.DrainingPerformance);
+            Instant settled = tick.plus(settings.settleTime());
+            Transition commit = guard.check(nodes.get(ecoNode), PowerState.ActiveEco, plan.policyName(), settled);
+            assertThat(commit.to()).as("phase %d: %s in eco once settled", p, ecoNode).isEqualTo(PowerState.ActiveEco);
+            assertThat(settled).as("before the next tick").isBefore(tick.plus(settings.reconcileInterval()));
+            nodes.put(ecoNode, new ManagedNode(ecoNode, Map.of(), false, commit.to(), commit.since(), List.of()));
+        }
     }
 }

@@ -28,8 +28,15 @@ class StateGuardTest {
     private static final List<String> PODS = List.of("ns/a", "ns/b");
     private static final String POLICY = "static-partition-v1";
 
+    private static final Duration SETTLE = Duration.ofSeconds(5);
+
     private static ManagedNode node(PowerState state, List<String> pods) {
         return new ManagedNode("w1", java.util.Map.of(), false, state, SINCE, pods);
+    }
+
+    private static StateGuard guard(Escalation escalation, Duration timeout) {
+        return new StateGuard(PlannerSettings.defaults().toBuilder().escalation(escalation).downgradeTimeout(timeout)
+                .settleTime(SETTLE).build());
     }
 
     static Stream<Arguments> verdicts() {
@@ -49,7 +56,11 @@ class StateGuardTest {
                 arguments(ActivePerformance, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.STEADY, none),
                 arguments(ActivePerformance, PODS, ActivePerformance, EVICT, after, ActivePerformance, Outcome.STEADY, none),
                 arguments(ActiveEco, none, ActiveEco, HOLD, before, ActiveEco, Outcome.STEADY, none),
-                arguments(ActiveEco, PODS, ActiveEco, EVICT, after, ActiveEco, Outcome.STEADY, none),
+                // the watchdog: a performance-only pod under the eco cap sends the node back to the performance cap at once,
+                // whatever the escalation
+                arguments(ActiveEco, PODS, ActiveEco, HOLD, Duration.ZERO, DrainingPerformance, Outcome.RESCUED, none),
+                arguments(ActiveEco, PODS, ActiveEco, FORCE, after, DrainingPerformance, Outcome.RESCUED, none),
+                arguments(ActiveEco, PODS, ActiveEco, EVICT, after, DrainingPerformance, Outcome.RESCUED, none),
                 // downgrades
                 // without performance-only pods: drain for one tick, then eco (a pod bound meanwhile is seen first)
                 arguments(ActivePerformance, none, ActiveEco, HOLD, before, DrainingPerformance, Outcome.COMPLETED, none),
@@ -58,6 +69,10 @@ class StateGuardTest {
                 arguments(ActivePerformance, PODS, ActiveEco, EVICT, after, DrainingPerformance, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, none, ActiveEco, HOLD, before, ActiveEco, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, none, ActiveEco, HOLD, after, ActiveEco, Outcome.COMPLETED, none),
+                // ... once the settle time has passed
+                arguments(DrainingPerformance, none, ActiveEco, HOLD, SETTLE, ActiveEco, Outcome.COMPLETED, none),
+                arguments(DrainingPerformance, none, ActiveEco, HOLD, SETTLE.minusMillis(1), DrainingPerformance, Outcome.STEADY, none),
+                arguments(DrainingPerformance, none, ActiveEco, HOLD, Duration.ZERO, DrainingPerformance, Outcome.STEADY, none),
                 // draining with pods: wait until the timeout for every escalation
                 arguments(DrainingPerformance, PODS, ActiveEco, HOLD, before, DrainingPerformance, Outcome.BLOCKED, none),
                 arguments(DrainingPerformance, PODS, ActiveEco, FORCE, before, DrainingPerformance, Outcome.BLOCKED, none),
@@ -76,7 +91,7 @@ class StateGuardTest {
     void verdict(PowerState from, List<String> pods, PowerState requested, Escalation escalation, Duration elapsed,
                  PowerState to, Outcome outcome, List<String> evict) {
         Instant now = SINCE.plus(elapsed);
-        Transition t = new StateGuard(escalation, TIMEOUT).check(node(from, pods), requested, POLICY, now);
+        Transition t = guard(escalation, TIMEOUT).check(node(from, pods), requested, POLICY, now);
 
         assertThat(t.node()).isEqualTo("w1");
         assertThat(t.from()).isEqualTo(from);
@@ -92,14 +107,14 @@ class StateGuardTest {
 
     @Test
     void drainReasonNamesThePods() {
-        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
+        Transition t = guard(HOLD, TIMEOUT).check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
 
         assertThat(t.reason()).isEqualTo("draining 2 performance-only pods: ns/a, ns/b");
     }
 
     @Test
     void blockedReasonNamesThePods() {
-        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(DrainingPerformance, List.of("ns/x")), ActiveEco, POLICY,
+        Transition t = guard(HOLD, TIMEOUT).check(node(DrainingPerformance, List.of("ns/x")), ActiveEco, POLICY,
                 SINCE.plusSeconds(60));
 
         assertThat(t.reason()).isEqualTo("draining 1 performance-only pod: ns/x");
@@ -107,7 +122,7 @@ class StateGuardTest {
 
     @Test
     void holdAfterTimeoutSaysSo() {
-        Transition t = new StateGuard(HOLD, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+        Transition t = guard(HOLD, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
         assertThat(t.reason()).startsWith("draining 2 performance-only pods: ns/a, ns/b").contains("timeout passed").contains("hold");
@@ -115,7 +130,7 @@ class StateGuardTest {
 
     @Test
     void forceReasonNamesTimeoutAndPods() {
-        Transition t = new StateGuard(FORCE, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+        Transition t = guard(FORCE, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
         assertThat(t.reason()).contains("forced to eco").contains("30m").contains("ns/a, ns/b");
@@ -123,7 +138,7 @@ class StateGuardTest {
 
     @Test
     void evictReasonNamesTimeoutAndPods() {
-        Transition t = new StateGuard(EVICT, Duration.ofMinutes(90)).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
+        Transition t = guard(EVICT, Duration.ofMinutes(90)).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(2)));
 
         assertThat(t.reason()).startsWith("evicting 2 performance-only pods: ns/a, ns/b").contains("1h30m");
@@ -131,20 +146,20 @@ class StateGuardTest {
 
     @Test
     void reasonsNameThePolicy() {
-        var guard = new StateGuard(HOLD, TIMEOUT);
+        var guard = guard(HOLD, TIMEOUT);
 
         assertThat(guard.check(node(ActiveEco, List.of()), ActivePerformance, "queue-aware-v1", SINCE).reason())
                 .isEqualTo("selected for performance by queue-aware-v1");
         assertThat(guard.check(node(ActivePerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
-                .isEqualTo("selected for eco by queue-aware-v1; " + StateGuard.SETTLING);
-        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
+                .isEqualTo("selected for eco by queue-aware-v1; settling: eco once no performance-only pod has been seen for 5s");
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE.plus(SETTLE)).reason())
                 .isEqualTo("selected for eco by queue-aware-v1");
     }
 
     /** The race of the label flip: a Pod bound after the tick's snapshot keeps its node at the performance cap. */
     @Test
-    void aDowngradeDrainsOneTickSoAPodBoundMeanwhileKeepsThePerformanceCap() {
-        var guard = new StateGuard(HOLD, TIMEOUT);
+    void aDowngradeDrainsForTheSettleTimeSoAPodBoundMeanwhileKeepsThePerformanceCap() {
+        var guard = guard(HOLD, TIMEOUT);
         Transition first = guard.check(node(ActivePerformance, List.of()), ActiveEco, POLICY, SINCE);
         assertThat(first.to()).isEqualTo(DrainingPerformance);
         assertThat(first.to().profile()).isEqualTo(io.joulie.api.v1alpha1.Profile.PERFORMANCE);
@@ -159,7 +174,7 @@ class StateGuardTest {
     @ParameterizedTest(name = "zero timeout with {0} escalates on the first draining tick")
     @EnumSource(Escalation.class)
     void zeroTimeoutEscalatesImmediatelyOnceDraining(Escalation escalation) {
-        var guard = new StateGuard(escalation, Duration.ZERO);
+        var guard = guard(escalation, Duration.ZERO);
         // the first tick only starts the drain ...
         Transition first = guard.check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
         assertThat(first.to()).isEqualTo(DrainingPerformance);
@@ -193,7 +208,7 @@ class StateGuardTest {
     @Test
     void longPodListsAreCutInTheDrainReasonToo() {
         List<String> pods = IntStream.range(0, 8).mapToObj(i -> "ns/p" + i).toList();
-        Transition t = new StateGuard(EVICT, TIMEOUT).check(node(DrainingPerformance, pods), ActiveEco, POLICY,
+        Transition t = guard(EVICT, TIMEOUT).check(node(DrainingPerformance, pods), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
         assertThat(t.reason()).contains("+3 more").doesNotContain("ns/p5");
@@ -203,7 +218,7 @@ class StateGuardTest {
 
     @Test
     void aFullDrainWalkThrough() {
-        var guard = new StateGuard(EVICT, TIMEOUT);
+        var guard = guard(EVICT, TIMEOUT);
         ManagedNode n = node(ActivePerformance, PODS);
 
         Transition t1 = guard.check(n, ActiveEco, POLICY, SINCE.plusSeconds(10));
@@ -219,8 +234,11 @@ class StateGuardTest {
         assertThat(t3.outcome()).isEqualTo(Outcome.EVICTED);
         assertThat(t3.since()).isEqualTo(drainStart);
 
-        n = new ManagedNode("w1", java.util.Map.of(), false, t3.to(), t3.since(), List.of());
-        Instant done = drainStart.plus(Duration.ofMinutes(32));
+        Instant gone = drainStart.plus(Duration.ofMinutes(32));
+        n = new ManagedNode("w1", java.util.Map.of(), false, t3.to(), t3.since(), List.of()).withLastPerformancePod(gone);
+        assertThat(guard.check(n, ActiveEco, POLICY, gone.plus(SETTLE).minusMillis(1)).to())
+                .as("the settle time counts from the last performance-only pod seen").isEqualTo(DrainingPerformance);
+        Instant done = gone.plus(SETTLE);
         Transition t4 = guard.check(n, ActiveEco, POLICY, done);
         assertThat(t4.to()).isEqualTo(ActiveEco);
         assertThat(t4.outcome()).isEqualTo(Outcome.COMPLETED);

@@ -64,7 +64,7 @@ class SimulationTest {
         assertThat(summaries).containsOnly("queue-aware-v1");
         // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
         Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
-                && !m.reason().contains(io.joulie.planner.StateGuard.SETTLING)).findFirst().orElseThrow();
+                && !m.reason().contains("settling:")).findFirst().orElseThrow();
         assertThat(drain.from()).isEqualTo(PowerState.ActivePerformance);
         assertThat(drain.reason()).startsWith("draining ").contains("performance-only pod");
         assertThat(moves).anySatisfy(m -> {

@@ -1,7 +1,7 @@
 package io.joulie.agent.config;
 
-import io.joulie.api.text.LabelSelector;
 import io.joulie.agent.host.HostRoots;
+import io.joulie.api.text.LabelSelector;
 
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.joulie.agent.config;
 
+import io.joulie.agent.host.HostRoots;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.text.Problems;
 import io.joulie.api.text.Problems.DurationBound;
-import io.joulie.agent.host.HostRoots;
 
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;

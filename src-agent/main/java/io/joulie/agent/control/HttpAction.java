@@ -2,7 +2,7 @@ package io.joulie.agent.control;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.joulie.agent.http.BoundedHttp;
+import io.joulie.api.http.BoundedHttp;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.io.IOException;

@@ -4,6 +4,7 @@ import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
 import io.joulie.agent.routing.NodeEndpoint;
 import io.joulie.agent.routing.Route;
+import io.joulie.api.telemetry.PhysicalBounds;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.Source;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
@@ -30,11 +31,8 @@ import java.util.OptionalDouble;
  */
 public final class PowerReader {
     private static final Logger LOG = Logger.getLogger(PowerReader.class);
-    /**
-     * The physical bound of a node's CPU package power: twice eight packages of 500 W, the largest server CPU packages
-     * sold (docs/agent.md, "Telemetry").
-     */
-    public static final double MAX_NODE_PACKAGE_WATTS = 10_000;
+    /** The physical bound of a node's CPU package power ({@link PhysicalBounds}, docs/agent.md, "Telemetry"). */
+    public static final double MAX_NODE_PACKAGE_WATTS = PhysicalBounds.MAX_NODE_PACKAGE_WATTS;
 
     /** GETs a telemetry URL; a non-2xx answer is an IOException ({@link PowerTelemetry#get}). */
     @FunctionalInterface

@@ -3,8 +3,8 @@ package io.joulie.agent.power;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.joulie.agent.http.BoundedHttp;
 import io.joulie.agent.routing.NodeEndpoint;
+import io.joulie.api.http.BoundedHttp;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 
 import java.io.IOException;

@@ -146,11 +146,12 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
         Optional<String> refused = power.refusal(node);
         cpuDone.ifPresent(d -> {
-            ControlOutcome out = watts.isPresent() ? d.out().withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : d.out();
+            ControlOutcome out = answering(d.out(), npp);
+            out = watts.isPresent() ? out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : out;
             outcomes.put(Family.CPU, refused.isPresent() ? out.withMessage(out.message() + "; " + refused.get()) : out);
         });
         List<GpuSample> read = boards;
-        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(d.out(), read)));
+        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(answering(d.out(), npp), read)));
         cpuDone.ifPresent(d -> record(node, Family.CPU, d.kind(), outcomes.get(Family.CPU)));
         gpuDone.ifPresent(d -> record(node, Family.GPU, d.kind(), outcomes.get(Family.GPU)));
         status.publish(node, view.telemetryProfiles(), outcomes);
@@ -159,6 +160,15 @@ final class NodeReconciler implements AgentLoop.Reconciler {
 
     /** What a family's reconcile did, to be counted and reported with the readings taken after it. */
     private record Done(Optional<Action> kind, ControlOutcome out) {
+    }
+
+    /**
+     * The outcome naming the {@code metadata.generation} of the NodePowerProfile it answered: the operator labels the node
+     * performance only once the performance cap of the generation in force is applied.
+     */
+    private static ControlOutcome answering(ControlOutcome out, Optional<NodePowerProfile> npp) {
+        Long generation = npp.map(p -> p.getMetadata().getGeneration()).orElse(null);
+        return generation == null ? out : out.withObserved(Observed.PROFILE_GENERATION, generation);
     }
 
     /** A valid cap of a performance profile is the one no later eco cap of the family may be above. */

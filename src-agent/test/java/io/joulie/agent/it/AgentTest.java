@@ -30,8 +30,8 @@ import java.time.Duration;
 import java.util.List;
 
 import static io.joulie.agent.it.AgentTestProfile.HOST;
-import static io.joulie.agent.it.AgentTestProfile.NVML;
 import static io.joulie.agent.it.AgentTestProfile.NODE;
+import static io.joulie.agent.it.AgentTestProfile.NVML;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

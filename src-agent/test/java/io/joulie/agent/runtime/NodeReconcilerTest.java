@@ -7,33 +7,32 @@ import io.joulie.agent.config.AgentMode;
 import io.joulie.agent.config.AgentSettings;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Family;
-import io.joulie.agent.control.gpu.GpuBackend;
-import io.joulie.agent.control.gpu.GpuControls;
-import io.joulie.agent.control.gpu.HostGpuControl;
-import io.joulie.agent.control.gpu.HttpGpuControl;
-import io.joulie.agent.host.GpuOriginals;
-import io.joulie.agent.inventory.HostInventory;
-import io.joulie.agent.inventory.Inventory;
-import io.joulie.agent.k8s.HardwarePublisher;
-import io.joulie.agent.power.GpuReader;
-import io.joulie.api.v1alpha1.NodeHardwareStatus;
-import io.joulie.testkit.FakeNvml;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
+import io.joulie.agent.control.gpu.GpuBackend;
+import io.joulie.agent.control.gpu.GpuControls;
+import io.joulie.agent.control.gpu.HostGpuControl;
+import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.GpuOriginals;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
+import io.joulie.agent.inventory.HostInventory;
+import io.joulie.agent.inventory.Inventory;
+import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
+import io.joulie.agent.power.GpuReader;
 import io.joulie.agent.power.PackagePowerMeter;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.Profile;
@@ -43,6 +42,7 @@ import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.FakeNvml;
 import io.joulie.testkit.PrometheusText;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
@@ -303,6 +303,40 @@ class NodeReconcilerTest {
         assertThat(host.limit(1)).isEqualTo("120000000");
         assertThat(host.limit(0)).isEqualTo("120000000");
         assertThat(metric("joulie_agent_actions_total", "kind=\"reapply\"", "node=\"" + NODE + "\"")).isGreaterThan(before);
+    }
+
+    /**
+     * The operator labels a node {@code performance} only once its agent reports the performance cap applied for the
+     * NodePowerProfile generation in force: each outcome names the generation it answered, and a new generation with the
+     * same outcome is written again.
+     */
+    @Test
+    void eachOutcomeNamesTheGenerationOfTheProfileItAnswered() throws IOException {
+        NodeReconciler agent = nodeAgent(true);
+        profile(NODE, Profile.PERFORMANCE, 300.0);
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(4L);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 4.0);
+        int writes = written.size();
+
+        // the same cap again, in a new generation (a policy name changed): written again for the new generation
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(5L);
+        agent.reconcile(NODE, false);
+        assertThat(written).hasSize(writes + 1);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 5.0);
+        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+
+        // a profile the agent refuses is answered too
+        profile(NODE, Profile.ECO, -1.0);
+        view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(6L);
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 6.0);
+
+        // no profile, no generation
+        view.profiles.clear();
+        agent.reconcile(NODE, false);
+        assertThat(cpuStatus().observed()).doesNotContainKey(Observed.PROFILE_GENERATION);
     }
 
     @Test

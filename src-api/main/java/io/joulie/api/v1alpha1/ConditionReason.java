@@ -21,6 +21,11 @@ public enum ConditionReason {
     TelemetryUnavailable(true),
     /** The power budget cannot be met even with every node that may go eco in eco. Found by the planner. */
     PowerBudgetUnmet(true),
+    /**
+     * A node's agent has not confirmed the performance cap within CAP_CONFIRMATION_TIMEOUT; its performance label waits.
+     * Found by the planner.
+     */
+    CapUnconfirmed(true),
     /** Reconciling the resource failed. */
     ReconcileError(false),
     /** Not the resource named {@code joulie}: it is not acted on. */

@@ -2,6 +2,7 @@ package io.joulie.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
@@ -13,8 +14,6 @@ import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.joulie.api.text.Forms;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -114,6 +113,18 @@ public record JoulieSpec(
             @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
             @Pattern(Forms.DURATION)
             String reconcileInterval,
+            @JsonPropertyDescription("How long a draining node must show no performance-only pod before it commits eco, "
+                    + "e.g. 5s (SETTLE_TIME).")
+            String settleTime,
+            @JsonPropertyDescription("How long a node may wait for its agent to confirm the performance cap before a Warning "
+                    + "names it, e.g. 5m (CAP_CONFIRMATION_TIMEOUT).")
+            String capConfirmationTimeout,
+            @JsonPropertyDescription("At most this many nodes change state in one tick (MAX_TRANSITIONS_PER_TICK).")
+            @Min(1)
+            Integer maxTransitionsPerTick,
+            @JsonPropertyDescription("At most this many pods are evicted in one tick (MAX_EVICTIONS_PER_TICK).")
+            @Min(1)
+            Integer maxEvictionsPerTick,
             @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
                     + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
             @Min(0)
@@ -151,8 +162,9 @@ public record JoulieSpec(
             return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
                     queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
                     gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
-                    downgradeEscalation, downgradeTimeout, reconcileInterval, demandHeadroomFrac, ecoCapWattsByType,
-                    rules.timeZone, rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+                    downgradeEscalation, downgradeTimeout, reconcileInterval, settleTime, capConfirmationTimeout,
+                    maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac, ecoCapWattsByType, rules.timeZone,
+                    rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
         }
     }
 

@@ -18,10 +18,20 @@ public record JoulieStatus(
                 + "An invalid spec.policy leaves the last valid settings in force.") JoulieSpec.Policy effectivePolicy,
         @JsonPropertyDescription("Managed nodes by power state, as of the last planning tick.") Nodes nodes,
         @JsonPropertyDescription("Nodes selected for management but left out of planning, with the reason.")
-        List<ExcludedNode> excludedNodes) {
+        List<ExcludedNode> excludedNodes,
+        @JsonPropertyDescription("The number of performance nodes the power budget allowed when telemetry was last "
+                + "available, held while it is not; kept here so that it survives a restart or a change of leader.")
+        BudgetHold budgetHold) {
 
     public JoulieStatus(List<Condition> conditions, Long observedGeneration, Agents agents) {
-        this(conditions, observedGeneration, agents, null, null, null);
+        this(conditions, observedGeneration, agents, null, null, null, null);
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record BudgetHold(
+            @JsonPropertyDescription("Performance nodes the budget allowed.") Integer performanceNodes,
+            @JsonPropertyDescription("The budget (spec.policy.powerBudget.watts) the count was made for; another budget "
+                    + "does not use it.") Double budgetWatts) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,11 +44,18 @@ public record JoulieStatus(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Nodes(
             @JsonPropertyDescription("Nodes taking part in planning.") Integer managed,
-            @JsonPropertyDescription("Nodes in ActivePerformance.") Integer activePerformance,
+            @JsonPropertyDescription("Nodes in ActivePerformance and labelled performance.") Integer activePerformance,
             @JsonPropertyDescription("Nodes in DrainingPerformance (planned eco, waiting for performance pods to leave).")
             Integer drainingPerformance,
             @JsonPropertyDescription("Nodes in ActiveEco.") Integer activeEco,
-            @JsonPropertyDescription("Nodes left out of planning (see excludedNodes).") Integer excluded) {
+            @JsonPropertyDescription("Nodes left out of planning (see excludedNodes).") Integer excluded,
+            @JsonPropertyDescription("Nodes in ActivePerformance whose performance label waits for their agent to confirm "
+                    + "the performance cap (not counted in activePerformance).") Integer waitingForAgent) {
+
+        public Nodes(Integer managed, Integer activePerformance, Integer drainingPerformance, Integer activeEco,
+                     Integer excluded) {
+            this(managed, activePerformance, drainingPerformance, activeEco, excluded, 0);
+        }
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

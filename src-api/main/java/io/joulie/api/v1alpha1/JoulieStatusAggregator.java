@@ -40,6 +40,7 @@ public final class JoulieStatusAggregator {
     private boolean plannerReported;
     private JoulieStatus.Nodes nodes;
     private List<JoulieStatus.ExcludedNode> excluded;
+    private JoulieStatus.BudgetHold budgetHold;
     private final List<Condition> more = new ArrayList<>();
     private Problem agentProblem;
 
@@ -48,6 +49,7 @@ public final class JoulieStatusAggregator {
         this.previous = joulie.getStatus();
         this.nodes = previous == null ? null : previous.nodes();
         this.excluded = previous == null ? null : previous.excludedNodes();
+        this.budgetHold = previous == null ? null : previous.budgetHold();
     }
 
     /** The status of {@code joulie}, starting from what it shows now. */
@@ -101,13 +103,17 @@ public final class JoulieStatusAggregator {
         return this;
     }
 
-    /** The planning leader's last report: nodes by state, the nodes left out, the problems it found. */
+    /**
+     * The planning leader's last report: nodes by state, the nodes left out, the problems it found and the budget
+     * count it holds (null for none).
+     */
     public JoulieStatusAggregator planner(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded,
-                                          List<Problem> problems) {
+                                          List<Problem> problems, JoulieStatus.BudgetHold budgetHold) {
         this.plannerReported = true;
         this.nodes = nodes;
         this.excluded = excluded.isEmpty() ? null : List.copyOf(excluded);
         this.problems.addAll(problems);
+        this.budgetHold = budgetHold;
         return this;
     }
 
@@ -202,6 +208,6 @@ public final class JoulieStatusAggregator {
                     .filter(Objects::nonNull).findFirst().orElse(time));
             result.add(c);
         }
-        return new JoulieStatus(result, generation, agents, policy, nodes, excluded);
+        return new JoulieStatus(result, generation, agents, policy, nodes, excluded, budgetHold);
     }
 }

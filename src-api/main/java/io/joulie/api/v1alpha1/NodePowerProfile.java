@@ -26,6 +26,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Profile", jsonPath = ".spec.profile", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "State", jsonPath = ".status.state", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Cap (W)", jsonPath = ".spec.cpu.packagePowerCapWatts", type = AdditionalPrinterColumn.Type.NUMBER)
+@AdditionalPrinterColumn(name = "Applied (W)", jsonPath = ".status.cap.appliedWatts", type = AdditionalPrinterColumn.Type.NUMBER)
+@AdditionalPrinterColumn(name = "Agent", jsonPath = ".status.cap.agent", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Cap (%)", jsonPath = ".spec.cpu.packagePowerCapPercent", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "GPU (W)", jsonPath = ".spec.gpu.powerCapWattsPerGpu", type = AdditionalPrinterColumn.Type.NUMBER)
 @AdditionalPrinterColumn(name = "GPU (%)", jsonPath = ".spec.gpu.powerCapPercent", type = AdditionalPrinterColumn.Type.NUMBER)

@@ -13,6 +13,16 @@ import java.util.Map;
 public record TelemetryProfileStatus(
         @JsonPropertyDescription("Outcome of the last control action per family.") ControlStatus control) {
 
+    /** {@code observed}: the node cap in force after the action, watts. */
+    public static final String OBSERVED_CAP_WATTS = "capWatts";
+    /** {@code observed}: the DVFS throttle the agent holds, percent. */
+    public static final String OBSERVED_THROTTLE_PCT = "throttlePct";
+    /**
+     * {@code observed}: the {@code metadata.generation} of the NodePowerProfile the action answered; the operator labels
+     * a node {@code performance} only once its agent reports the performance cap applied for the generation in force.
+     */
+    public static final String OBSERVED_PROFILE_GENERATION = "profileGeneration";
+
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record ControlStatus(
             @JsonPropertyDescription("CPU control outcome.") ControlResult cpu,

@@ -70,7 +70,7 @@ class JoulieStatusAggregatorTest {
         JoulieStatus s = JoulieStatusAggregator.of(joulie("joulie", null))
                 .planner(new JoulieStatus.Nodes(4, 2, 0, 2, 0), List.of(), List.of(
                         new JoulieStatusAggregator.Problem(ConditionReason.TelemetryUnavailable, "telemetry is out"),
-                        new JoulieStatusAggregator.Problem(ConditionReason.PowerBudgetUnmet, "budget unmet")))
+                        new JoulieStatusAggregator.Problem(ConditionReason.PowerBudgetUnmet, "budget unmet")), null)
                 .problem(ConditionReason.InvalidPolicy, "spec.policy is bad")
                 .agents(3, 3, 3, "every node")
                 .build(T1);
@@ -85,7 +85,8 @@ class JoulieStatusAggregatorTest {
     void aReplicaThatDoesNotPlanKeepsThePlannersCountsAndProblem() {
         JoulieStatus leaders = JoulieStatusAggregator.of(joulie("joulie", null))
                 .planner(new JoulieStatus.Nodes(2, 1, 0, 1, 1), List.of(new JoulieStatus.ExcludedNode("x", "NoPowerControl", "m")),
-                        List.of(new JoulieStatusAggregator.Problem(ConditionReason.PowerBudgetUnmet, "budget unmet")))
+                        List.of(new JoulieStatusAggregator.Problem(ConditionReason.PowerBudgetUnmet, "budget unmet")),
+                        new JoulieStatus.BudgetHold(1, 900.0))
                 .build(T1);
 
         JoulieStatus next = JoulieStatusAggregator.of(joulie("joulie", leaders)).problem(ConditionReason.InvalidPolicy, "bad")
@@ -93,6 +94,8 @@ class JoulieStatusAggregatorTest {
 
         assertThat(next.nodes()).isEqualTo(leaders.nodes());
         assertThat(next.excludedNodes()).isEqualTo(leaders.excludedNodes());
+        assertThat(next.budgetHold()).as("the held budget survives a status written by another replica")
+                .isEqualTo(new JoulieStatus.BudgetHold(1, 900.0));
         assertThat(conditions(next).get(2)).isEqualTo("Degraded=True InvalidPolicy: bad; budget unmet");
         // Degraded by a problem that is not the planner's: re-computed, nothing kept
         JoulieStatus after = JoulieStatusAggregator.of(joulie("joulie", next)).build(T2);
@@ -134,7 +137,7 @@ class JoulieStatusAggregatorTest {
     @Test
     void aReconcileErrorKeepsWhatTheStatusShowed() {
         JoulieStatus good = JoulieStatusAggregator.of(joulie("joulie", null)).effectivePolicy(POLICY).agents(3, 3, 3, "every node")
-                .planner(new JoulieStatus.Nodes(3, 3, 0, 0, 0), List.of(), List.of()).build(T1);
+                .planner(new JoulieStatus.Nodes(3, 3, 0, 0, 0), List.of(), List.of(), null).build(T1);
 
         JoulieStatus s = JoulieStatusAggregator.of(joulie("joulie", good)).reconcileError("etcd is down", T2);
 

@@ -50,7 +50,8 @@ class InstallIT {
         try {
             String table = cluster.kubectl(null, "get", "npp", "e2e-columns").ok().output();
             assertThat(table.lines().findFirst().orElseThrow().split("\\s{2,}"))
-                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "CAP (%)", "GPU (W)", "GPU (%)", "AGE");
+                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "APPLIED (W)", "AGENT", "CAP (%)", "GPU (W)",
+                            "GPU (%)", "AGE");
             assertThat(table).contains("nowhere", "eco", "60", "450");
             assertThat(cluster.kubectl(null, "get", "tp").ok().output()).doesNotContain("error");
             assertThat(cluster.kubectl(null, "get", "joulie").ok().output().lines().findFirst().orElseThrow()).startsWith("NAME");

@@ -84,6 +84,8 @@ class NodeAgentIT extends ClusterScenario {
             assertThat(tp.getStatus().control().cpu()).as("its CPU control status").isNotNull();
             assertThat(tp.getStatus().control().cpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
             assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("powercap");
+            // an NPE here would end the wait (awaitility retries assertion errors only): the GPU status may lag the CPU's
+            assertThat(tp.getStatus().control().gpu()).as("its GPU control status").isNotNull();
             assertThat(tp.getStatus().control().gpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
             assertThat(tp.getStatus().control().gpu().backend()).isEqualTo("nvml");
         });

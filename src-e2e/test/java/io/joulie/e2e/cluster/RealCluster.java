@@ -3,6 +3,7 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
@@ -16,12 +17,13 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,6 +54,9 @@ public final class RealCluster implements AutoCloseable {
     private boolean nodes;
     private JavaApp operator;
     /** The kwok nodes handed to Joulie for the whole suite (scenarios change the policy, not the node set). */
+    /** The suite's planning interval, and its settle time (shorter, as the default is than the default interval). */
+    public static final Duration INTERVAL = Duration.ofSeconds(2);
+    public static final Duration SETTLE = Duration.ofSeconds(1);
     public static final List<String> MANAGED = List.of("kwok-0", "kwok-1", "kwok-2", "kwok-3", "kwok-4", "kwok-5");
     /** A kwok node Joulie does not manage. */
     public static final String UNMANAGED = "kwok-other";
@@ -265,7 +270,8 @@ public final class RealCluster implements AutoCloseable {
 
     /**
      * Starts an operator (the packaged jar) under this Pod name, as its own ServiceAccount; the environment adds
-     * to or overrides the suite's defaults (2 s planning interval, leader election on).
+     * to or overrides the suite's defaults ({@link #INTERVAL} planning interval, {@link #SETTLE} settle time, leader
+     * election on).
      */
     public synchronized JavaApp startOperator(String podName, Map<String, String> env) throws IOException {
         return startOperator(podName, env, JavaApp.SMALL_JVM);
@@ -283,7 +289,8 @@ public final class RealCluster implements AutoCloseable {
         Path kubeconfig = serviceAccountKubeconfig(namespace, OPERATOR_SA);
         Map<String, String> all = new LinkedHashMap<>(Map.of("KUBECONFIG", kubeconfig.toString(),
                 "KUBERNETES_NAMESPACE", namespace, "POD_NAMESPACE", namespace, "POD_NAME", podName,
-                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", namespace, "RECONCILE_INTERVAL", "2s"));
+                "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", namespace, "RECONCILE_INTERVAL", Durations.format(INTERVAL),
+                "SETTLE_TIME", Durations.format(SETTLE)));
         all.putAll(env);
         JavaApp p = JavaApp.start(podName, JavaApp.Packaged.OPERATOR.jar(REPO), all,
                 controlPlane.workDir(), jvmOptions);

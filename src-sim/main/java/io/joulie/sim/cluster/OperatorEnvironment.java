@@ -23,6 +23,8 @@ final class OperatorEnvironment {
      */
     static Map<String, String> of(PlannerSettings p, double tickSeconds, DoubleFunction<Duration> wall) {
         return PlannerSetting.environment(p.toBuilder().reconcileInterval(wall.apply(tickSeconds))
-                .downgradeTimeout(wall.apply(p.downgradeTimeout().toMillis() / 1000.0)).build());
+                .downgradeTimeout(wall.apply(p.downgradeTimeout().toMillis() / 1000.0))
+                .settleTime(wall.apply(p.settleTime().toMillis() / 1000.0))
+                .capConfirmationTimeout(wall.apply(p.capConfirmationTimeout().toMillis() / 1000.0)).build());
     }
 }

@@ -1,5 +1,13 @@
 package io.joulie.sim.cluster;
 
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.planner.PodClass;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.JobSpec;
@@ -15,16 +23,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashMap;
-import io.fabric8.kubernetes.api.model.NodeBuilder;
-import io.fabric8.kubernetes.api.model.PodBuilder;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
-import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
-import io.fabric8.mockwebserver.Context;
-import io.fabric8.mockwebserver.MockWebServer;
-import io.joulie.api.v1alpha1.TelemetryProfile;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -59,7 +59,7 @@ class ClusterModeIT {
         // tick (performance cap), then commits it eco; the agent applies each
         assertThat(caps).hasSize(3);
         assertThat(decisions).contains("node-0001  new -> DrainingPerformance (cap 500 W): selected for eco by queue-aware-v1; "
-                + io.joulie.planner.StateGuard.SETTLING);
+                + "settling: eco once no performance-only pod has been seen for ");
         assertThat(decisions).contains("node-0001  DrainingPerformance -> ActiveEco (cap 260 W): selected for eco by queue-aware-v1");
         assertThat(r.jobsCompleted()).isEqualTo(24);
         assertThat(r.violationSeconds()).isZero();

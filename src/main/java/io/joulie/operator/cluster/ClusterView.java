@@ -2,12 +2,17 @@ package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.planner.AgentReport;
 import io.joulie.planner.ClusterContext;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -15,18 +20,30 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalDouble;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 /**
- * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods,
- * NodePowerProfiles, the agents' NodeHardware and the active {@code Joulie} resource. A tick reads only this view; it
- * never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand are kept
- * ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active performance-only
- * pods, by node, and the CPU demands demand_sized_v1 sizes pools for. Nodes are kept without their status but for the
- * allocatable CPU and the GPUs they advertise ({@link TrimmedStore}), and no object read by the
- * operator's client carries its managedFields ({@link IgnoreManagedFields}).
+ * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods, NodePowerProfiles,
+ * TelemetryProfiles (the agents' reports), the agents' NodeHardware and the active {@code Joulie} resource. A tick reads
+ * only this view; it never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand
+ * are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active
+ * performance-only pods, by node, and when it saw them ({@link PodSightings}), and the CPU demands demand_sized_v1 sizes
+ * pools for. Nodes are kept without their status but for the allocatable CPU and the GPUs they advertise
+ * ({@link TrimmedStore}), and no object read by the operator's client carries its managedFields
+ * ({@link IgnoreManagedFields}). What the watches report about one node that matters to the performance contract (a
+ * performance-only Pod arriving or leaving, its agent's report, its power-profile label changed) is passed on to
+ * {@link #onNodeEvent} listeners at once.
  */
 @ApplicationScoped
 public class ClusterView {
@@ -38,14 +55,26 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
-    /** Nodes, NodePowerProfiles, NodeHardware, the Joulie resource (Pods have a watch of their own, {@link PodWatch}). */
-    private static final int INFORMERS = 4;
+    /**
+     * Nodes, NodePowerProfiles, TelemetryProfiles, NodeHardware, the Joulie resource (Pods have a watch of their own,
+     * {@link PodWatch}).
+     */
+    private static final int INFORMERS = 5;
 
 
     private final KubernetesClient client;
+    private final Clock clock;
     private SharedIndexInformer<Node> nodes;
-    /** What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node. */
-    private final PodFacts podFacts = new PodFacts();
+    private SharedIndexInformer<TelemetryProfile> telemetryProfiles;
+    private final List<Consumer<String>> nodeEvents = new CopyOnWriteArrayList<>();
+    private final List<java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>>> unknownValues =
+            new CopyOnWriteArrayList<>();
+    /**
+     * What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node; each
+     * change is shown to the sightings, and a performance-only Pod arriving or leaving is a node event.
+     */
+    private final PodFacts podFacts = new PodFacts(this::podChanged);
+    private final PodSightings sightings;
     private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;
     private SharedIndexInformer<NodeHardware> hardware;
@@ -55,8 +84,14 @@ public class ClusterView {
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
 
-    public ClusterView(KubernetesClient client) {
+    /** TelemetryProfile index: the node a node-scoped profile targets. */
+    static final String BY_TARGET_NODE = "by-target-node";
+
+    public ClusterView(KubernetesClient client, Clock clock) {
         this.client = client;
+        this.clock = clock;
+        this.sightings = new PodSightings(clock, node -> new HashSet<>(podFacts.onNode(node)),
+                node -> nodes != null && nodes.getStore().getByKey(node) != null);
     }
 
     void start(@Observes StartupEvent ev) {
@@ -67,6 +102,26 @@ public class ClusterView {
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = new PodWatch(client, podFacts, LIST_PAGE);
+        nodes.addEventHandler(handler((before, after) -> {
+            if (after == null) {
+                sightings.forget(before.getMetadata().getName());
+            } else if (before == null) {
+                sightings.nodeSeen(after.getMetadata().getName());
+            } else if (!Objects.equals(powerProfileLabel(before), powerProfileLabel(after))) {
+                nodeEvent(after.getMetadata().getName());
+            }
+        }));
+        telemetryProfiles = client.resources(TelemetryProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
+        telemetryProfiles.addIndexers(Map.of(BY_TARGET_NODE, tp -> targetNode(tp) == null ? List.of() : List.of(targetNode(tp))));
+        profiles.addEventHandler(handler((before, after) -> unknown(after)));
+        telemetryProfiles.addEventHandler(handler((before, after) -> {
+            unknown(after);
+            TelemetryProfile tp = after != null ? after : before;
+            if (targetNode(tp) != null && (before == null || after == null
+                    || !Objects.equals(before.getStatus(), after.getStatus()))) {
+                nodeEvent(targetNode(tp));
+            }
+        }));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
             public void onAdd(Joulie obj) {
@@ -83,7 +138,7 @@ public class ClusterView {
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(INFORMERS + 1);
         started.add(pods.start());
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, hardware, installation)) {
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, telemetryProfiles, hardware, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -96,7 +151,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles, NodeHardware and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, TelemetryProfiles, NodeHardware and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -115,6 +170,9 @@ public class ClusterView {
         }
         if (profiles != null) {
             list.add(profiles);
+        }
+        if (telemetryProfiles != null) {
+            list.add(telemetryProfiles);
         }
         if (hardware != null) {
             list.add(hardware);
@@ -212,5 +270,114 @@ public class ClusterView {
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
         return podFacts.performanceCount();
+    }
+
+    /** When the watch first showed the performance-only pod {@code namespace/name} on its node (null if it did not). */
+    public Instant performancePodSeen(String pod) {
+        return sightings.firstSeen(pod);
+    }
+
+    /**
+     * When the node's last performance-only pod left it; when none left since the watch first showed the node (after a
+     * restart: since the operator started), then: nothing earlier is known.
+     */
+    public Instant lastPerformancePod(String node) {
+        return sightings.lastOn(node);
+    }
+
+    /**
+     * What the node's agent last reported about its CPU cap: the status of the node-scoped TelemetryProfile the agent
+     * writes into (the first by name that targets the node, as the agent picks it), {@link AgentReport#NONE} when there is
+     * none or it holds no CPU result.
+     */
+    public AgentReport agentReport(String node) {
+        return telemetryProfiles.getIndexer().byIndex(BY_TARGET_NODE, node).stream()
+                .min(Comparator.comparing(tp -> tp.getMetadata().getName())).map(ClusterView::report).orElse(AgentReport.NONE);
+    }
+
+    /** The CPU part of a TelemetryProfile's status, as the planner reads it. */
+    public static AgentReport report(TelemetryProfile tp) {
+        TelemetryProfileStatus status = tp.getStatus();
+        if (status == null || status.control() == null || status.control().cpu() == null) {
+            return AgentReport.NONE;
+        }
+        TelemetryProfileStatus.ControlResult cpu = status.control().cpu();
+        Map<String, Double> observed = cpu.observed() == null ? Map.of() : cpu.observed();
+        Double generation = observed.get(TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION);
+        Double watts = observed.get(TelemetryProfileStatus.OBSERVED_CAP_WATTS);
+        Double throttle = observed.get(TelemetryProfileStatus.OBSERVED_THROTTLE_PCT);
+        return new AgentReport(cpu.result(), generation == null ? 0 : generation.longValue(),
+                watts == null ? OptionalDouble.empty() : OptionalDouble.of(watts), throttle == null ? 0 : throttle, cpu.message());
+    }
+
+    /**
+     * Runs {@code listener} with a node's name whenever a watch reports something about it that the performance contract
+     * acts on: a performance-only Pod bound to it, changed or gone; its agent's report; its power-profile label changed
+     * (by hand, or by another writer). It runs on a watch thread: it must hand work to another thread.
+     */
+    public void onNodeEvent(Consumer<String> listener) {
+        nodeEvents.add(listener);
+    }
+
+    private void nodeEvent(String node) {
+        if (node != null && !node.isEmpty()) {
+            nodeEvents.forEach(l -> l.accept(node));
+        }
+    }
+
+    /**
+     * Runs {@code listener} with an object (a NodePowerProfile or TelemetryProfile, as the watch delivered it) and the enum
+     * fields it read as unset because their value is unknown to this version ({@link UnknownEnumValues}). It runs on a
+     * watch thread.
+     */
+    public void onUnknownValues(java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>> listener) {
+        unknownValues.add(listener);
+    }
+
+    private void unknown(io.fabric8.kubernetes.api.model.HasMetadata object) {
+        if (object != null) {
+            List<String> fields = UnknownEnumValues.of(object);
+            if (!fields.isEmpty()) {
+                unknownValues.forEach(l -> l.accept(object, fields));
+            }
+        }
+    }
+
+    private static String powerProfileLabel(Node node) {
+        Map<String, String> labels = node.getMetadata().getLabels();
+        return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
+    }
+
+    private static String targetNode(TelemetryProfile tp) {
+        TelemetryProfileSpec spec = tp.getSpec();
+        return spec != null && spec.target() != null && spec.target().scope() == TelemetryProfileSpec.Scope.NODE
+                ? spec.target().nodeName() : null;
+    }
+
+    /** Adds and updates as (before, after), deletions as (before, null). */
+    private static <T> ResourceEventHandler<T> handler(java.util.function.BiConsumer<T, T> change) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                change.accept(null, obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                change.accept(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                change.accept(obj, null);
+            }
+        };
+    }
+
+    /** A Pod's facts changed: it was on {@code before} and is on {@code after} (null when unknown or gone). */
+    private void podChanged(String key, String before, String after) {
+        if (sightings.seen(key, before, after)) {
+            nodeEvent(after != null && !after.isEmpty() ? after : before);
+        }
     }
 }

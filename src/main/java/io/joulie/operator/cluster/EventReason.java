@@ -18,7 +18,22 @@ public enum EventReason {
     /** {@code POLICY_TYPE} is not a known policy; planning uses static_partition (on the operator). */
     UnknownPolicy(Type.Warning),
     /** The power budget became unmeetable (on the {@code Joulie} resource), once per episode. */
-    PowerBudgetUnmet(Type.Warning);
+    PowerBudgetUnmet(Type.Warning),
+    /**
+     * A performance-only pod was found under the eco cap, named in the message; the node goes back to the performance
+     * cap at once (on the NodePowerProfile), once per pod and node.
+     */
+    ContractViolation(Type.Warning),
+    /**
+     * A node's agent has not confirmed the performance cap within CAP_CONFIRMATION_TIMEOUT, so its {@code performance}
+     * label still waits (on the NodePowerProfile), once per episode.
+     */
+    CapUnconfirmed(Type.Warning),
+    /**
+     * An enum field of a NodePowerProfile or TelemetryProfile holds a value this operator version does not know (read as
+     * unset, the watch goes on); on the object, once per version of it.
+     */
+    UnknownValue(Type.Warning);
 
     /** The Event type. */
     public enum Type {

@@ -66,6 +66,11 @@ public class EventRecorder implements EventSink {
         }
     }
 
+    /** An Event about {@code object} itself (any kind). */
+    public void about(HasMetadata object, EventReason reason, String message) {
+        record(reference(object), reason, message);
+    }
+
     @Override
     public void operator(EventReason reason, String message) {
         String ns = podNamespace.orElse("default");

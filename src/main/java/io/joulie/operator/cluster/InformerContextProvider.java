@@ -5,13 +5,18 @@ import io.fabric8.kubernetes.api.model.NodeStatusBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.config.OperatorSettings;
+import io.joulie.operator.telemetry.TelemetrySource;
+import io.joulie.planner.AgentReport;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodeCap;
 import io.joulie.planner.NodePower;
-import io.joulie.operator.telemetry.TelemetrySource;
+import io.joulie.planner.Telemetry;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -19,12 +24,14 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Builds the planner's context from the informer-fed {@link ClusterView}: which nodes are managed
@@ -50,6 +57,8 @@ public class InformerContextProvider implements ContextProvider {
 
     @Override
     public ClusterContext snapshot() {
+        // Telemetry first: its queries can take seconds, and the pods read after them are the fresher for it.
+        Telemetry measured = telemetry.read();
         Instant now = clock.instant();
         List<ManagedNode> managed = new ArrayList<>();
         List<String> released = new ArrayList<>();
@@ -79,10 +88,7 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-            StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
-            managed.add(new ManagedNode(name, labels, cordoned, state.state(), state.since(),
-                    view.performancePods(name), allocatableCpu(node), power));
+            managed.add(managedNode(node, labels, npp, power, now));
         }
         for (NodePowerProfile npp : view.profiles()) {
             String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
@@ -90,8 +96,52 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, telemetry.read(),
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured, view.cpuDemand());
+    }
+
+    @Override
+    public ClusterContext snapshotOf(Collection<String> names) {
+        Instant now = clock.instant();
+        List<ManagedNode> managed = new ArrayList<>();
+        for (String name : new TreeSet<>(names)) {
+            Node node = view.node(name);
+            if (node == null) {
+                continue;
+            }
+            Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
+            NodePowerProfile npp = ownProfile(name);
+            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            if (isManaged(labels) && exclusion(name, labels, power) == null) {
+                managed.add(managedNode(node, labels, npp, power, now));
+            }
+        }
+        return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED,
                 view.cpuDemand());
+    }
+
+    /**
+     * A managed node as the cluster records it: its state, its performance-only pods, its hardware, its cap and its
+     * agent's report.
+     */
+    private ManagedNode managedNode(Node node, Map<String, String> labels, NodePowerProfile npp, NodePower power, Instant now) {
+        String name = node.getMetadata().getName();
+        boolean cordoned = node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
+        StateSince state = currentState(npp, labels.get(JoulieApi.POWER_PROFILE_LABEL), now);
+        NodePowerProfileStatus status = npp == null ? null : npp.getStatus();
+        return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name),
+                allocatableCpu(node), power,
+                view.lastPerformancePod(name), cap(npp, view.agentReport(name)),
+                status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
+                status == null ? "" : status.reason());
+    }
+
+    private static NodeCap cap(NodePowerProfile npp, AgentReport report) {
+        if (npp == null || npp.getSpec() == null) {
+            return new NodeCap(null, null, null, 0, report);
+        }
+        NodePowerProfileSpec spec = npp.getSpec();
+        Long generation = npp.getMetadata().getGeneration();
+        return new NodeCap(spec.profile(), spec.cpu(), spec.gpu(), generation == null ? 0 : generation, report);
     }
 
     /** The node's allocatable CPU cores, 0 when it reports none. */

@@ -3,56 +3,71 @@ package io.joulie.operator.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.planner.ActuationAdapter;
-import io.joulie.planner.NodeAssignment;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.metrics.ApiWrite;
 import io.joulie.operator.metrics.ErrorKind;
 import io.joulie.operator.metrics.PlannerMetrics;
+import io.joulie.planner.ActuationAdapter;
+import io.joulie.planner.NodeAssignment;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.UnaryOperator;
 
 /**
  * Writes assignments to the cluster, comparing against the informer caches first so that a steady
  * cluster costs no writes: the NodePowerProfile (created with an owner reference to its Node, spec
  * replaced, status through the status subresource) and the node's {@code joulie.io/power-profile} label
- * (JSON merge patch). A 409 Conflict is retried against a fresh read.
+ * (JSON merge patch). Every request goes through {@link ApiWrites}, fenced by leadership: once the Lease is lost, the
+ * next request throws {@link LeadershipLost} instead of being sent.
+ *
+ * <p>A decision holds only for the object it was made on. A 409 Conflict is retried on a fresh read only when the
+ * object still asks and says what the cache showed (spec and state: only a write that changed nothing the decision
+ * rests on came between); when it moved on (another replica, or this one in a write the cache has not seen yet), the
+ * write is given up with {@link StaleDecision} and the node is looked at again on a fresh view. So is a create that
+ * finds the object already there.
  */
 @ApplicationScoped
 public class KubernetesActuator implements ActuationAdapter {
     static final int ATTEMPTS = 3;
-    /** Well below the default renew deadline (10 s), so a write cannot outlive the Lease by much. */
-    static final int WRITE_TIMEOUT_MS = 5_000;
 
-    private final KubernetesClient client;
+    private final ApiWrites api;
     private final ClusterView view;
     private final PlannerMetrics metrics;
-    private KubernetesClient apiClient;
 
-    public KubernetesActuator(KubernetesClient client, ClusterView view, PlannerMetrics metrics) {
-        this.client = client;
+    @Inject
+    public KubernetesActuator(KubernetesClient client, ClusterView view, PlannerMetrics metrics, Leadership leadership) {
+        this(new FencedApiWrites(new Fabric8ApiWrites(client), leadership), view, metrics);
+    }
+
+    /** The actuation over any {@link ApiWrites} (a fake cluster in the fault-injection tests), unfenced. */
+    public KubernetesActuator(ApiWrites api, ClusterView view, PlannerMetrics metrics) {
+        this.api = api;
         this.view = view;
         this.metrics = metrics;
     }
 
+    /** {@code api} fenced by {@code leadership}, as the operator sends its writes. */
+    public static ApiWrites fenced(ApiWrites api, Leadership leadership) {
+        return new FencedApiWrites(api, leadership);
+    }
+
     /**
-     * Going down (draining or eco), the label changes first, so that no new performance pod is admitted
-     * before the lower cap can be applied; going up, the NodePowerProfile (the cap) changes first and the
-     * label last, so that performance pods only arrive once the performance cap is asked for.
+     * Going up (the NodePowerProfile asks for the performance cap where it did not), the NodePowerProfile changes
+     * first and the label last, so that performance pods only arrive once the performance cap is asked for (and the
+     * label itself says {@code performance} only once the agent confirmed it). Otherwise, going down (draining or
+     * eco), the label changes first, so that no new performance pod is admitted before the lower cap can be applied.
      */
     @Override
     public boolean apply(NodeAssignment a) {
@@ -65,15 +80,19 @@ public class KubernetesActuator implements ActuationAdapter {
         boolean wrote = false;
         if (ClusterView.ownedByEarlierNode(current, view.node(a.node()))) {
             // Left by an earlier node of the same name (garbage collection has not caught up): replace it.
-            api().resource(current).delete();
+            api.delete(current);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_DELETE);
             current = null;
             wrote = true;
         }
-        boolean down = a.state() != PowerState.ActivePerformance;
-        wrote |= down && setLabel(a.node(), a.labelValue());
+        Profile asked = current == null || current.getSpec() == null ? null : current.getSpec().profile();
+        boolean labelFirst = a.state() != PowerState.ActivePerformance && !a.raisesCapFrom(asked);
+        // Lowering the cap, the label is sent even when the cache already shows it: a cache behind the API server (another
+        // replica labelled the node performance meanwhile) must not let the eco cap land under a performance label.
+        boolean lowering = asked == Profile.PERFORMANCE && a.profile() == Profile.ECO;
+        wrote |= labelFirst && setLabel(a.node(), a.labelValue(), lowering);
         wrote |= writeProfile(a, name, current);
-        return (!down && setLabel(a.node(), a.labelValue())) || wrote;
+        return (!labelFirst && setLabel(a.node(), a.labelValue(), false)) || wrote;
     }
 
     private boolean writeProfile(NodeAssignment a, String name, NodePowerProfile current) {
@@ -88,8 +107,7 @@ public class KubernetesActuator implements ActuationAdapter {
             current = updateSpec(current, spec);
             wrote = true;
         }
-        NodePowerProfileStatus status = new NodePowerProfileStatus(a.state(),
-                a.since().truncatedTo(ChronoUnit.SECONDS).toString(), a.reason(), current.getMetadata().getGeneration());
+        NodePowerProfileStatus status = status(a, current.getMetadata().getGeneration());
         if (!status.equals(current.getStatus())) {
             updateStatus(current, status);
             wrote = true;
@@ -97,13 +115,22 @@ public class KubernetesActuator implements ActuationAdapter {
         return wrote;
     }
 
+    /** The status an assignment asks for: the state, and the desired cap beside the one the agent reports. */
+    static NodePowerProfileStatus status(NodeAssignment a, Long generation) {
+        var cap = new NodePowerProfileStatus.Cap(a.cpu().packagePowerCapWatts(), a.cpu().packagePowerCapPercent(),
+                a.cap().appliedWatts().isPresent() ? a.cap().appliedWatts().getAsDouble() : null, a.cap().confirmation(),
+                a.cap().message().isEmpty() ? null : a.cap().message());
+        return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.MILLIS).toString(), a.reason(),
+                generation, cap, a.forcedPods());
+    }
+
     /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */
     @Override
     public boolean release(String node) {
-        boolean wrote = setLabel(node, null);
+        boolean wrote = setLabel(node, null, false);
         NodePowerProfile npp = view.profile(JoulieApi.nodePowerProfileName(node));
         if (npp != null && npp.getSpec() != null && node.equals(npp.getSpec().nodeName())) {
-            api().resource(npp).delete();
+            api.delete(npp);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_DELETE);
             wrote = true;
         }
@@ -115,7 +142,7 @@ public class KubernetesActuator implements ActuationAdapter {
     public EvictionResult evict(String pod) {
         int slash = pod.indexOf('/');
         try {
-            boolean evicted = api().pods().inNamespace(pod.substring(0, slash)).withName(pod.substring(slash + 1)).evict();
+            boolean evicted = api.evict(pod.substring(0, slash), pod.substring(slash + 1));
             metrics.write(ApiWrite.POD_EVICT);
             return evicted ? EvictionResult.EVICTED : EvictionResult.REFUSED;
         } catch (KubernetesClientException e) {
@@ -126,26 +153,11 @@ public class KubernetesActuator implements ActuationAdapter {
         }
     }
 
-    /**
-     * The client every write goes through: no request retries and a short request timeout. The shared
-     * client backs off and retries 429/5xx for many seconds, which would hold the tick (a refused
-     * eviction) and could let a write land after this replica lost the Lease; a failed write is simply
-     * planned again on the next tick.
-     */
-    private synchronized KubernetesClient api() {
-        if (apiClient == null) {
-            apiClient = new KubernetesClientBuilder()
-                    .withConfig(new ConfigBuilder(client.getConfiguration()).withRequestRetryBackoffLimit(0)
-                            .withRequestTimeout(WRITE_TIMEOUT_MS).build())
-                    .build();
-        }
-        return apiClient;
-    }
-
     @PreDestroy
-    synchronized void close() {
-        if (apiClient != null) {
-            apiClient.close();
+    void close() throws Exception {
+        ApiWrites inner = api instanceof FencedApiWrites f ? f.inner() : api;
+        if (inner instanceof AutoCloseable c) {
+            c.close();
         }
     }
 
@@ -160,23 +172,24 @@ public class KubernetesActuator implements ActuationAdapter {
         npp.setMetadata(meta.build());
         npp.setSpec(spec);
         try {
-            NodePowerProfile created = api().resource(npp).create();
+            NodePowerProfile created = api.create(npp);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_CREATE);
             return created;
         } catch (KubernetesClientException e) {
             if (e.getCode() != 409) {
                 throw e;
             }
-            // It exists but the cache has not seen it yet (failover, watch catching up): carry on with it.
+            // It exists but the cache has not seen it yet (another replica, or the watch catching up with this one's
+            // earlier write): the decision was made without it, so it is made again on a view that has it.
             metrics.error(ErrorKind.CONFLICT);
-            return fresh(npp);
+            throw new StaleDecision("NodePowerProfile " + name + " exists already; the cache had not seen it");
         }
     }
 
     private NodePowerProfile updateSpec(NodePowerProfile cached, NodePowerProfileSpec spec) {
         return onConflictRetry(cached, fresh -> {
             fresh.setSpec(spec);
-            NodePowerProfile updated = api().resource(fresh).update();
+            NodePowerProfile updated = api.update(fresh);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE);
             return updated;
         });
@@ -184,33 +197,33 @@ public class KubernetesActuator implements ActuationAdapter {
 
     private void updateStatus(NodePowerProfile cached, NodePowerProfileStatus status) {
         onConflictRetry(cached, fresh -> {
-            fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(),
-                    fresh.getMetadata().getGeneration()));
-            NodePowerProfile updated = api().resource(fresh).updateStatus();
+            fresh.setStatus(status.withObservedGeneration(fresh.getMetadata().getGeneration()));
+            NodePowerProfile updated = api.updateStatus(fresh);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE_STATUS);
             return updated;
         });
     }
 
-    /** Sets (or with {@code null} removes) the power-profile label; returns whether it wrote. */
-    private boolean setLabel(String nodeName, String value) {
+    /**
+     * Sets (or with {@code null} removes) the power-profile label when the cache shows another value, or {@code always};
+     * returns whether it wrote.
+     */
+    private boolean setLabel(String nodeName, String value, boolean always) {
         Node node = view.node(nodeName);
         if (node == null) {
             return false;
         }
         Map<String, String> labels = node.getMetadata().getLabels();
         String current = labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
-        if (Objects.equals(current, value)) {
+        if (Objects.equals(current, value) && !always) {
             return false;
         }
-        String json = "{\"metadata\":{\"labels\":{\"" + JoulieApi.POWER_PROFILE_LABEL + "\":"
-                + (value == null ? "null" : "\"" + value + "\"") + "}}}";
-        api().nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
+        api.label(node, JoulieApi.POWER_PROFILE_LABEL, value);
         metrics.write(ApiWrite.NODE_PATCH);
         return true;
     }
 
-    private NodePowerProfile onConflictRetry(NodePowerProfile cached, java.util.function.UnaryOperator<NodePowerProfile> write) {
+    private NodePowerProfile onConflictRetry(NodePowerProfile cached, UnaryOperator<NodePowerProfile> write) {
         NodePowerProfile target = cached;
         for (int attempt = 1; ; attempt++) {
             try {
@@ -221,19 +234,46 @@ public class KubernetesActuator implements ActuationAdapter {
                 }
                 metrics.error(ErrorKind.CONFLICT);
                 target = fresh(cached);
+                if (!Objects.equals(target.getSpec(), cached.getSpec()) || !Objects.equals(state(target), state(cached))) {
+                    throw new StaleDecision("NodePowerProfile %s moved on since the cache saw it (%s %s, now %s %s)".formatted(
+                            cached.getMetadata().getName(), profileOf(cached), state(cached), profileOf(target), state(target)));
+                }
             }
         }
     }
 
+    private static PowerState state(NodePowerProfile npp) {
+        return npp.getStatus() == null ? null : npp.getStatus().state();
+    }
+
+    private static String profileOf(NodePowerProfile npp) {
+        return npp.getSpec() == null || npp.getSpec().profile() == null ? "no profile" : npp.getSpec().profile().value();
+    }
+
+    /**
+     * A write given up because the object moved on since the cache saw it: the decision rests on what is no longer
+     * there, so the node is decided again on a fresh view (next look, after a short backoff).
+     */
+    public static final class StaleDecision extends KubernetesClientException {
+        StaleDecision(String message) {
+            super(message, 409, null);
+        }
+    }
+
     private NodePowerProfile fresh(NodePowerProfile cached) {
-        NodePowerProfile latest = api().resources(NodePowerProfile.class).withName(cached.getMetadata().getName()).get();
+        NodePowerProfile latest = api.get(cached.getMetadata().getName());
         if (latest == null) {
             throw new KubernetesClientException("NodePowerProfile " + cached.getMetadata().getName() + " vanished", 404, null);
         }
         return latest;
     }
 
-    private NodePowerProfile copy(NodePowerProfile o) {
-        return client.getKubernetesSerialization().clone(o);
+    /** A copy to write: the cached object is never changed (spec and status are immutable records). */
+    static NodePowerProfile copy(NodePowerProfile o) {
+        NodePowerProfile c = new NodePowerProfile();
+        c.setMetadata(new ObjectMetaBuilder(o.getMetadata()).build());
+        c.setSpec(o.getSpec());
+        c.setStatus(o.getStatus());
+        return c;
     }
 }

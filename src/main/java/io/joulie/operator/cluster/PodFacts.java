@@ -49,12 +49,32 @@ public final class PodFacts {
         }
     }
 
+    /** Told of every change once the index shows it. */
+    @FunctionalInterface
+    interface Changes {
+        /**
+         * Pod {@code key} was on node {@code before} and is on {@code after} ("" while unscheduled, null when it was not
+         * known before or is gone now).
+         */
+        void changed(String key, String before, String after);
+    }
+
     private final Map<String, Facts> pods = new ConcurrentHashMap<>();
+    private final Changes changes;
     /** Node name ("" while unscheduled) → keys of its active performance-only Pods. */
     private final Map<String, Set<String>> performanceByNode = new ConcurrentHashMap<>();
     /** Cores requested, by {@link Demand} ordinal, and how many Pods count in any demand; guarded by {@code this}. */
     private final double[] cores = new double[Demand.values().length];
     private int counted;
+
+    PodFacts() {
+        this((key, before, after) -> {
+        });
+    }
+
+    PodFacts(Changes changes) {
+        this.changes = changes;
+    }
 
     /** {@code namespace/name}. */
     static String keyOf(Pod pod) {
@@ -75,6 +95,7 @@ public final class PodFacts {
             performanceByNode.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(key);
         }
         recount(before, now);
+        changes.changed(key, before == null ? null : before.node(), node);
     }
 
     void remove(Pod pod) {
@@ -84,6 +105,9 @@ public final class PodFacts {
             unindex(key, before.node());
         }
         recount(before, null);
+        if (before != null) {
+            changes.changed(key, before.node(), null);
+        }
     }
 
     /** Drops every Pod that list {@code listing} did not see: it was deleted while no watch was open. */
@@ -94,6 +118,7 @@ public final class PodFacts {
                     unindex(key, facts.node());
                 }
                 recount(facts, null);
+                changes.changed(key, facts.node(), null);
             }
         });
     }

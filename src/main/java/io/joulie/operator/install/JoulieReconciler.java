@@ -3,30 +3,30 @@ package io.joulie.operator.install;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
-import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.Workflow;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
-import io.joulie.api.v1alpha1.Joulie;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.joulie.api.v1alpha1.ConditionReason;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
-import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
-import io.javaoperatorsdk.operator.processing.event.source.EventSource;
-import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -166,7 +166,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
                     + "status.effectivePolicy stay in force: " + String.join("; ", policy.errors()));
         }
         if (report != null) {
-            status.planner(report.nodes(), report.excluded(), report.problems());
+            status.planner(report.nodes(), report.excluded(), report.problems(), report.budgetHold());
         }
         return status.condition(monitoring).build(clock.instant());
     }

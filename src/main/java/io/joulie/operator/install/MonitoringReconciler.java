@@ -1,16 +1,12 @@
 package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.joulie.api.v1alpha1.ConditionReason;
-import io.joulie.api.v1alpha1.JoulieCondition;
-import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
-import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -21,8 +17,12 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.Dependent;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieCondition;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.api.v1alpha1.JoulieStatusAggregator;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import io.quarkus.arc.Arc;
 import org.jboss.logging.Logger;
 

@@ -34,8 +34,26 @@ public class PlannerMetrics {
     private final AtomicLong lastTickSeconds = new AtomicLong();
     private final AtomicLong oldestDrainSeconds = new AtomicLong();
     private final AtomicLong excluded = new AtomicLong();
+    private final AtomicLong backingOff = new AtomicLong();
+    private final Map<CapWait, AtomicLong> unconfirmed = new EnumMap<>(CapWait.class);
     private final Counter decisions;
     private final Counter reassignments;
+    private final Counter violations;
+    private final Timer violationTime;
+
+    /** The {@code reason} label of {@code joulie_performance_caps_unconfirmed}. */
+    public enum CapWait {
+        /** The label waits for the agent, within CAP_CONFIRMATION_TIMEOUT. */
+        WAITING,
+        /** The label has waited for the agent longer than CAP_CONFIRMATION_TIMEOUT. */
+        OVERDUE,
+        /** No agent reports for the node: labelled at once, nothing confirmed its cap. */
+        UNREPORTED;
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     public PlannerMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -58,6 +76,22 @@ public class PlannerMetrics {
         registry.gauge("joulie.last.tick.timestamp.seconds", lastTickSeconds);
         registry.gauge("joulie.oldest.drain.seconds", oldestDrainSeconds);
         registry.gauge("joulie.excluded.nodes", excluded);
+        registry.gauge("joulie.nodes.backing.off", backingOff);
+        for (CapWait w : CapWait.values()) {
+            AtomicLong v = new AtomicLong();
+            unconfirmed.put(w, v);
+            registry.gauge("joulie.performance.caps.unconfirmed", List.of(Tag.of("reason", w.label())), v);
+        }
+        violations = Counter.builder("joulie.contract.violations")
+                .description("Performance-only pods found under the eco cap (each sent its node back to the performance cap)")
+                .register(registry);
+        violationTime = Timer.builder("joulie.contract.violation")
+                .description("How long a performance-only pod ran under the eco cap: from when the operator saw it there (or "
+                        + "the node went eco, if later) until the agent confirmed the performance cap or the pod left")
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofMillis(10))
+                .maximumExpectedValue(Duration.ofMinutes(10))
+                .register(registry);
         decisions = Counter.builder("joulie.decisions").description("Node decisions made by the planner").register(registry);
         reassignments = Counter.builder("joulie.reassignments")
                 .description("Nodes the plan sent elsewhere than they were heading").register(registry);
@@ -131,6 +165,26 @@ public class PlannerMetrics {
         byState.forEach((s, v) -> v.set(counts.getOrDefault(s, 0L)));
         excluded.set(excludedCount);
         oldestDrainSeconds.set(oldestDrain);
+    }
+
+    /** Nodes whose writes keep failing and wait before the next attempt. */
+    public void backingOff(long nodes) {
+        backingOff.set(nodes);
+    }
+
+    /** ActivePerformance nodes whose performance cap no agent has confirmed, by why. */
+    public void unconfirmedCaps(Map<CapWait, Long> counts) {
+        unconfirmed.forEach((w, v) -> v.set(counts.getOrDefault(w, 0L)));
+    }
+
+    /** A performance-only pod was found under the eco cap. */
+    public void contractViolation() {
+        violations.increment();
+    }
+
+    /** A performance-only pod's time under the eco cap, once it ended. */
+    public void violationEnded(Duration underEcoCap) {
+        violationTime.record(underEcoCap);
     }
 
     public void leader(boolean isLeader) {

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector;
 import io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock;
+import io.joulie.operator.cluster.Leadership;
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.config.SettingsParser;
@@ -28,7 +29,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * over, or renewing failed), so a replica that lost it becomes a candidate again instead of idling.
  */
 @ApplicationScoped
-public class LeaderElection {
+public class LeaderElection implements Leadership {
     private static final Logger LOG = Logger.getLogger(LeaderElection.class);
 
     private final KubernetesClient client;
@@ -123,6 +124,11 @@ public class LeaderElection {
 
     public boolean isLeader() {
         return leaderSince.get() != null;
+    }
+
+    @Override
+    public boolean held() {
+        return isLeader();
     }
 
     /** When this replica became leader, if it is. */

@@ -6,6 +6,8 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.cluster.EventSink;
+import io.joulie.operator.cluster.KubernetesActuator;
+import io.joulie.operator.cluster.LeadershipLost;
 import io.joulie.operator.metrics.ErrorKind;
 import io.joulie.operator.metrics.PlannerMetrics;
 import io.joulie.planner.ActuationAdapter;
@@ -19,6 +21,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,15 +31,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
- * Carries out a tick's plan through the {@link ActuationAdapter}: raises to performance first, then every other
- * node, then the nodes that left management (decision 38), up to {@link TickWriter#PARALLELISM} at once, and stops
- * starting writes once the Lease is lost. Evicts the pods of an {@code evicted} verdict first and remembers which
- * evictions were refused, so that a PodDisruptionBudget that keeps refusing yields one Warning per change, not one
- * per tick. One node's failure is logged, counted and skipped; the others go on.
+ * Carries out a tick's plan through the {@link ActuationAdapter}: raises to performance first (and every node
+ * heading for performance: its label may follow the agent's confirmation), then every other node, then the nodes that
+ * left management (decision 38), up to {@link TickWriter#PARALLELISM} at once, and stops writing once the Lease is lost.
+ * Evicts the pods of an {@code evicted} verdict first, at most {@code MAX_EVICTIONS_PER_TICK} in one tick, and
+ * remembers which evictions were refused, so that a PodDisruptionBudget that keeps refusing yields one Warning per
+ * change, not one per tick. One node's failure is logged, counted and skipped; the others go on. A node whose writes
+ * keep failing is backed off: after the n-th failure in a row it is not written again for {@link #BACKOFF_BASE}
+ * × 2^(n-1), at most {@link #BACKOFF_MAX}. The writes the contract waits for are always tried, and tried again after
+ * {@link #BACKOFF_BASE} when they fail: a rescue (a performance-only pod under the eco cap), and a forced commit (whose
+ * eco cap may be written already while the record of the pods it leaves there is not).
  */
 @ApplicationScoped
 public class PlanExecutor {
@@ -46,17 +57,38 @@ public class PlanExecutor {
     private final PlannerMetrics metrics;
     private final BooleanSupplier leading;
     private final int parallelism;
+    private final Clock clock;
     /** Pods whose eviction was last refused, per node: an EvictionRefused Event is recorded when this changes. */
     private final Map<String, List<String>> refusedEvictions = new ConcurrentHashMap<>();
+    /** Nodes whose last writes failed: how many times in a row, and not before when they are written again. */
+    private final Map<String, Backoff> backoff = new ConcurrentHashMap<>();
 
-    /** How many node writes failed, and whether leadership was lost before all were started. */
-    public record Result(int failures, boolean interrupted) {
+    /** The first wait after a failed write of a node; it doubles with every further failure in a row. */
+    static final Duration BACKOFF_BASE = Duration.ofSeconds(1);
+    /** The longest wait between attempts at a node whose writes keep failing. */
+    static final Duration BACKOFF_MAX = Duration.ofMinutes(5);
+
+    private record Backoff(int failures, Instant retryAt) {
+    }
+
+    /**
+     * How many node writes failed, whether leadership was lost before all were started, and when the nodes backed off
+     * (failed now, or skipped) may be written again.
+     */
+    public record Result(int failures, boolean interrupted, Map<String, Instant> retries) {
+        public Result {
+            retries = Map.copyOf(retries);
+        }
+
+        public Result(int failures, boolean interrupted) {
+            this(failures, interrupted, Map.of());
+        }
     }
 
     @Inject
     public PlanExecutor(ActuationAdapter actuation, ClusterView view, EventSink events, PlannerMetrics metrics,
-                        TickGate gate) {
-        this(actuation, name -> holder(view.profile(name)), events, metrics, gate::leading, TickWriter.PARALLELISM);
+                        TickGate gate, Clock clock) {
+        this(actuation, name -> holder(view.profile(name)), events, metrics, gate::leading, TickWriter.PARALLELISM, clock);
     }
 
     /**
@@ -64,35 +96,91 @@ public class PlanExecutor {
      * @param leading       whether this replica still holds the Lease
      */
     PlanExecutor(ActuationAdapter actuation, Function<String, String> profileHolder, EventSink events,
-                 PlannerMetrics metrics, BooleanSupplier leading, int parallelism) {
+                 PlannerMetrics metrics, BooleanSupplier leading, int parallelism, Clock clock) {
         this.actuation = actuation;
         this.profileHolder = profileHolder;
         this.events = events;
         this.metrics = metrics;
         this.leading = leading;
         this.parallelism = parallelism;
+        this.clock = clock;
     }
 
     private static String holder(NodePowerProfile existing) {
         return existing == null || existing.getSpec() == null ? null : existing.getSpec().nodeName();
     }
 
+    /** Writes a tick's plan. */
     public Result execute(Planner.TickPlan plan, PlannerSettings settings) {
+        return run(plan.transitions(), plan, settings, true);
+    }
+
+    /**
+     * Writes what a recheck between ticks found for the nodes a watch reported on: rescues, drains committing eco (also
+     * forced, once the timeout has passed), raises, labels and cap reports. A verdict only a tick acts on (a drain still
+     * blocked, evictions, a deferral) is left to the next tick, and nothing is forgotten about the other nodes.
+     */
+    public Result recheck(Planner.TickPlan plan, PlannerSettings settings) {
+        List<Transition> acted = plan.transitions().stream().filter(t -> switch (t.outcome()) {
+            case STEADY, COMPLETED, RESCUED, FORCED -> true;
+            default -> false;
+        }).toList();
+        return run(acted, plan, settings, false);
+    }
+
+    private Result run(List<Transition> transitions, Planner.TickPlan plan, PlannerSettings settings, boolean whole) {
+        Instant now = clock.instant();
         List<BooleanSupplier> raises = new ArrayList<>();
         List<BooleanSupplier> others = new ArrayList<>();
-        Map<String, String> owners = profileOwners(plan.transitions());
-        for (Transition t : plan.transitions()) {
+        Map<String, String> owners = profileOwners(transitions);
+        AtomicInteger evictions = new AtomicInteger(settings.maxEvictionsPerTick());
+        Map<String, Instant> retries = new ConcurrentHashMap<>();
+        for (Transition t : transitions) {
+            Backoff b = backoff.get(t.node());
+            if (b != null && now.isBefore(b.retryAt()) && !urgent(t)) {
+                retries.put(t.node(), b.retryAt());
+                LOG.debugf("%s: %d writes failed in a row; not written before %s", t.node(), b.failures(), b.retryAt());
+                continue;
+            }
             String owner = owners.get(JoulieApi.nodePowerProfileName(t.node()));
-            BooleanSupplier write = owner.equals(t.node()) ? () -> apply(t, plan.assignment(t, settings)) : () -> collides(t, owner);
-            (t.changed() && t.to() == PowerState.ActivePerformance ? raises : others).add(write);
+            BooleanSupplier write = owner.equals(t.node())
+                    ? () -> backedOff(t.node(), apply(t, plan.assignment(t, settings), evictions), urgent(t), now, retries)
+                    : () -> collides(t, owner);
+            (t.raises() || t.to() == PowerState.ActivePerformance ? raises : others).add(write);
         }
         List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
         TickWriter.Result written = TickWriter.run(List.of(raises, others, releases), leading, parallelism);
-        if (!written.interrupted()) {
-            // nodes gone, cordoned or no longer managed: their refused-eviction memory goes too
-            refusedEvictions.keySet().retainAll(plan.transitions().stream().map(Transition::node).toList());
+        if (!written.interrupted() && whole) {
+            // nodes gone, cordoned or no longer managed: their memory goes too
+            List<String> planned = transitions.stream().map(Transition::node).toList();
+            refusedEvictions.keySet().retainAll(planned);
+            backoff.keySet().retainAll(planned);
         }
-        return new Result(written.failures(), written.interrupted());
+        metrics.backingOff(backoff.size());
+        return new Result(written.failures(), written.interrupted(), retries);
+    }
+
+    /** A write the contract waits for: never held back by the node's backoff. */
+    private static boolean urgent(Transition t) {
+        return t.outcome() == Outcome.RESCUED || t.outcome() == Outcome.FORCED;
+    }
+
+    /**
+     * Records the outcome of a node's write for its backoff (an urgent one is tried again after {@link #BACKOFF_BASE},
+     * whatever the backoff); returns {@code succeeded}.
+     */
+    private boolean backedOff(String node, boolean succeeded, boolean urgent, Instant now, Map<String, Instant> retries) {
+        if (succeeded) {
+            backoff.remove(node);
+            return true;
+        }
+        Backoff b = backoff.merge(node, new Backoff(1, now.plus(BACKOFF_BASE)), (was, one) -> {
+            int n = was.failures() + 1;
+            Duration wait = BACKOFF_BASE.multipliedBy(1L << Math.min(n - 1, 20));
+            return new Backoff(n, now.plus(wait.compareTo(BACKOFF_MAX) > 0 ? BACKOFF_MAX : wait));
+        });
+        retries.put(node, urgent ? now.plus(BACKOFF_BASE) : b.retryAt());
+        return false;
     }
 
     /**
@@ -120,9 +208,9 @@ public class PlanExecutor {
         return false;
     }
 
-    private boolean apply(Transition t, NodeAssignment assignment) {
+    private boolean apply(Transition t, NodeAssignment assignment, AtomicInteger evictions) {
         try {
-            boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t);
+            boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t, evictions);
             if (t.outcome() != Outcome.EVICTED) {
                 refusedEvictions.remove(t.node());
             }
@@ -136,6 +224,11 @@ public class PlanExecutor {
                         "%s -> %s: %s".formatted(t.from(), t.to(), t.reason()));
             }
             return !evictionsFailed;
+        } catch (LeadershipLost e) {
+            throw e;
+        } catch (KubernetesActuator.StaleDecision e) {
+            LOG.debugf("Node %s: %s; decided again on a fresh view", t.node(), e.getMessage());
+            return false;
         } catch (RuntimeException e) {
             metrics.error(ErrorKind.NODE);
             LOG.warnf("Node %s: could not apply %s (%s); it keeps its last written state and is retried next tick",
@@ -144,16 +237,25 @@ public class PlanExecutor {
         }
     }
 
-    /** Evicts the transition's pods; returns false when an eviction call failed (not merely refused). */
-    private boolean evict(Transition t) {
+    /**
+     * Evicts the transition's pods while the tick's eviction budget lasts (the others wait for a later tick); returns
+     * false when an eviction call failed (not merely refused).
+     */
+    private boolean evict(Transition t, AtomicInteger budget) {
         List<String> evicted = new ArrayList<>();
         List<String> refused = new ArrayList<>();
         boolean failed = false;
         for (String pod : t.evict()) {
+            if (budget.getAndDecrement() <= 0) {
+                metrics.eviction(EvictionResult.DEFERRED);
+                continue;
+            }
             LOG.debugf("Evicting %s from %s", pod, t.node());
             EvictionResult r;
             try {
                 r = actuation.evict(pod);
+            } catch (LeadershipLost e) {
+                throw e;
             } catch (RuntimeException e) {
                 LOG.warnf("Evicting %s from %s failed: %s", pod, t.node(), e.getMessage());
                 r = EvictionResult.FAILED;
@@ -166,7 +268,7 @@ public class PlanExecutor {
                     refused.add(pod);
                     failed = true;
                 }
-                case GONE -> { }
+                case GONE, DEFERRED -> { }
             }
         }
         if (!evicted.isEmpty()) {

@@ -1,7 +1,7 @@
 package io.joulie.operator.runtime;
 
-import io.joulie.operator.cluster.ClusterView;
 import io.joulie.api.text.Durations;
+import io.joulie.operator.cluster.ClusterView;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.health.HealthCheck;

@@ -1,29 +1,38 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.text.Durations;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.metrics.TickResult;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
+import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.Transition;
 import io.micrometer.core.instrument.Timer;
 import io.quarkus.runtime.StartupEvent;
 import io.quarkus.scheduler.Scheduled;
 import io.quarkus.scheduler.Scheduler;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * The per-interval tick: {@link TickGate} (leader, watches synced) → {@link PolicyReloader} (the planner in force) →
- * {@link ContextProvider#snapshot()} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link TickRecorder}
- * (metrics, status, Events). A Quarkus scheduler job runs it every {@code RECONCILE_INTERVAL} in force, skipping a
- * run while the previous one is still going.
+ * {@link ContextProvider#snapshot()} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link ContractLedger}
+ * and {@link TickRecorder} (metrics, status, Events). A Quarkus scheduler job runs it every {@code RECONCILE_INTERVAL}
+ * in force, skipping a run while the previous one is still going. Between ticks, {@link #recheck} runs the guard alone
+ * for the nodes a watch reported on ({@link ContractWatch}): one at a time with the ticks.
  */
 @ApplicationScoped
 public class PlannerLoop {
@@ -31,23 +40,51 @@ public class PlannerLoop {
     /** The scheduler job's identity (tests pause it to drive the tick themselves). */
     public static final String JOB = "joulie-planner";
 
-    private final Scheduler scheduler;
+    private Scheduler scheduler;
     private final TickGate gate;
     private final PolicyReloader policy;
     private final ContextProvider context;
     private final PlanExecutor executor;
     private final TickRecorder recorder;
+    private final ContractLedger ledger;
     private Duration scheduledInterval;
     private final AtomicBoolean tickRequested = new AtomicBoolean();
+    /** The policy the last tick planned with (named in the reasons of a recheck's moves), and its targets. */
+    private String policyName;
+    private Map<String, io.joulie.api.v1alpha1.Profile> targets = Map.of();
+    /**
+     * Counts the openings of the gate (each time this replica becomes the leader): a recheck acts only on the plan of a
+     * tick of the same term, never on one made before another leader may have planned differently.
+     */
+    private final java.util.concurrent.atomic.AtomicLong term = new java.util.concurrent.atomic.AtomicLong();
+    private long plannedTerm = -1;
+    private volatile Consumer<Map<String, Instant>> wakeups = due -> { };
 
+    @Inject
     public PlannerLoop(Scheduler scheduler, TickGate gate, PolicyReloader policy, ContextProvider context,
-                       PlanExecutor executor, TickRecorder recorder) {
+                       PlanExecutor executor, TickRecorder recorder, ContractLedger ledger) {
+        this(gate, policy, context, executor, recorder, ledger);
         this.scheduler = scheduler;
+    }
+
+    /** A loop without a scheduler: its caller runs the ticks (the fault-injection tests). */
+    PlannerLoop(TickGate gate, PolicyReloader policy, ContextProvider context, PlanExecutor executor, TickRecorder recorder,
+                ContractLedger ledger) {
         this.gate = gate;
         this.policy = policy;
         this.context = context;
         this.executor = executor;
         this.recorder = recorder;
+        this.ledger = ledger;
+        gate.onOpening(term::incrementAndGet);
+    }
+
+    /**
+     * Where the moments to look at single nodes again go after each tick and recheck, by node: a drain's settle time
+     * ending, a wait for the agent becoming overdue, a backed-off node's next attempt ({@link ContractWatch}).
+     */
+    public void wakeupsTo(Consumer<Map<String, Instant>> listener) {
+        wakeups = listener;
     }
 
     void schedule(@Observes StartupEvent ev) {
@@ -73,6 +110,10 @@ public class PlannerLoop {
     }
 
     private synchronized void schedule(Duration interval) {
+        if (scheduler == null) {
+            scheduledInterval = interval;
+            return;
+        }
         boolean paused = false;
         if (scheduledInterval != null) {
             paused = scheduler.isPaused(JOB);
@@ -101,7 +142,8 @@ public class PlannerLoop {
             recorder.skipped(closed.get());
             return false;
         }
-        Planner planner = policy.reload();
+        long thisTerm = term.get();
+        Planner planner = policy.reload(thisTerm != plannedTerm);
         if (!planner.settings().reconcileInterval().equals(scheduledInterval)) {
             schedule(planner.settings().reconcileInterval());
             LOG.infof("Planning every %s", Durations.format(scheduledInterval));
@@ -117,7 +159,12 @@ public class PlannerLoop {
                 recorder.skipped(TickResult.INTERRUPTED);
                 return false;
             }
-            recorder.completed(ctx, plan, written.failures());
+            policyName = plan.plan().policyName();
+            targets = plan.plan().targets();
+            plannedTerm = thisTerm;
+            Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), true);
+            recorder.completed(ctx, plan, written.failures(), PolicyReloader.held(planner), ledger.overdue());
+            wake(planner, ctx, plan, written, due);
             return true;
         } catch (RuntimeException e) {
             recorder.failed(e);
@@ -125,6 +172,72 @@ public class PlannerLoop {
         } finally {
             recorder.stop(sample);
         }
+    }
+
+    /** Whether a recheck ran, and if not, whether its nodes are worth another look soon. */
+    public enum Recheck {
+        /** It ran (its writes may have failed: those nodes come back as backoff moments). */
+        RAN,
+        /** This replica does not lead: the leader's first tick looks at every node. */
+        NOT_LEADING,
+        /** Not now: a watch is not synced, no tick has planned in this term yet, or it failed. */
+        LATER
+    }
+
+    /**
+     * The guard's step between ticks for {@code nodes} (what a watch reported on, or what is due): a rescue of a node
+     * running a performance-only pod under the eco cap, a drain committing eco once its settle time has passed, the
+     * performance label once the agent confirmed the cap. Only the leader with synced watches acts, and only once a tick
+     * has planned in its current term; the policy and the rules are not consulted.
+     */
+    public synchronized Recheck recheck(Collection<String> nodes) {
+        Optional<TickResult> closed = gate.closed();
+        if (closed.filter(TickResult.STANDBY::equals).isPresent()) {
+            return Recheck.NOT_LEADING;
+        }
+        if (closed.isPresent() || plannedTerm != term.get()) {
+            return Recheck.LATER;
+        }
+        if (nodes.isEmpty()) {
+            return Recheck.RAN;
+        }
+        Planner planner = policy.current();
+        try {
+            ClusterContext ctx = context.snapshotOf(nodes);
+            Planner.TickPlan plan = planner.recheck(ctx, policyName, targets);
+            PlanExecutor.Result written = executor.recheck(plan, planner.settings());
+            if (written.interrupted()) {
+                return Recheck.NOT_LEADING;
+            }
+            Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), false);
+            wake(planner, ctx, plan, written, due);
+            return Recheck.RAN;
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "Recheck of %s failed; tried again", nodes);
+            return Recheck.LATER;
+        }
+    }
+
+    /** Hands on when to look at which node again: settle times, overdue waits, backoffs. */
+    private void wake(Planner planner, ClusterContext ctx, Planner.TickPlan plan, PlanExecutor.Result written,
+                      Map<String, Instant> due) {
+        Map<String, Instant> at = new HashMap<>(due);
+        Map<String, ManagedNode> nodes = new HashMap<>();
+        ctx.nodes().forEach(n -> nodes.put(n.name(), n));
+        for (Transition t : plan.transitions()) {
+            ManagedNode n = nodes.get(t.node());
+            if (t.to() == PowerState.DrainingPerformance && n != null && !n.hasPerformancePods()) {
+                at.merge(t.node(), planner.guard().commitAt(t.since(), n.lastPerformancePod()), PlannerLoop::earlier);
+            }
+        }
+        written.retries().forEach((node, when) -> at.merge(node, when, PlannerLoop::earlier));
+        if (!at.isEmpty()) {
+            wakeups.accept(at);
+        }
+    }
+
+    private static Instant earlier(Instant a, Instant b) {
+        return a.isBefore(b) ? a : b;
     }
 
     /** When the last tick completed, if one has. */

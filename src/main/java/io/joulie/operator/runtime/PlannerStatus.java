@@ -17,11 +17,19 @@ import java.util.Optional;
 public class PlannerStatus {
     private final Published<Report> report = new Published<>(Objects::equals);
 
-    /** Nodes by state, the nodes left out of planning, and the problems planning found (TelemetryUnavailable, ...). */
-    public record Report(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded, List<Problem> problems) {
+    /**
+     * Nodes by state, the nodes left out of planning, the problems planning found (TelemetryUnavailable, ...) and the
+     * budget count held while telemetry is out (null when none).
+     */
+    public record Report(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded, List<Problem> problems,
+                         JoulieStatus.BudgetHold budgetHold) {
         public Report {
             excluded = List.copyOf(excluded);
             problems = List.copyOf(problems);
+        }
+
+        public Report(JoulieStatus.Nodes nodes, List<JoulieStatus.ExcludedNode> excluded, List<Problem> problems) {
+            this(nodes, excluded, problems, null);
         }
     }
 

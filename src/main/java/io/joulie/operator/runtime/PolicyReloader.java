@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.cluster.EventSink;
@@ -11,13 +12,17 @@ import io.joulie.operator.telemetry.TelemetryConfig;
 import io.joulie.operator.telemetry.TelemetrySource;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PolicyRules;
+import io.joulie.planner.RuleState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -64,6 +69,16 @@ public class PolicyReloader {
 
     /** Brings the planner in line with the effective policy; returns the planner this tick plans with. */
     public synchronized Planner reload() {
+        return reload(false);
+    }
+
+    /**
+     * Brings the planner in line with the effective policy; returns the planner this tick plans with.
+     *
+     * @param newTerm this is the first tick since this replica became the leader: the budget count the {@code Joulie}
+     *                status keeps (the last leader's) replaces whatever this replica held before
+     */
+    public synchronized Planner reload(boolean newTerm) {
         announceFallback();
         EffectivePolicy.Resolution r = policy.resolve(active.get());
         if (!r.errors().equals(reportedErrors)) {
@@ -74,6 +89,9 @@ public class PolicyReloader {
             }
         }
         telemetry.accept(r.rules().telemetry());
+        if (newTerm) {
+            resume(r);
+        }
         Planner previous = planner;
         if (r.settings().equals(previous.settings()) && r.rules().rules().equals(previous.rules())) {
             return previous;
@@ -85,6 +103,37 @@ public class PolicyReloader {
                 PolicyOverlay.describe(r.settings()), PolicyOverlay.describe(previous.settings()))
                 + (r.rules().rules().equals(previous.rules()) ? "" : "; rules: " + describe(r.rules().rules())));
         return planner;
+    }
+
+    /**
+     * At the first tick of a term as leader: the budget count the last leader held (the {@code Joulie} status) is held
+     * from now on, if it was made for the budget in force, and none if the status keeps none; so a restart or a failover
+     * during a telemetry outage keeps the budget instead of dropping it, and a replica that led before does not go on
+     * with a count of its own that is out of date.
+     */
+    private void resume(EffectivePolicy.Resolution r) {
+        Joulie joulie = active.get();
+        JoulieStatus.BudgetHold hold = joulie == null || joulie.getStatus() == null ? null : joulie.getStatus().budgetHold();
+        PolicyRules rules = r.rules().rules();
+        boolean applies = hold != null && hold.performanceNodes() != null && rules.budgetWatts().isPresent()
+                && Objects.equals(hold.budgetWatts(), rules.budgetWatts().getAsDouble());
+        OptionalInt count = applies ? OptionalInt.of(hold.performanceNodes()) : OptionalInt.empty();
+        RuleState s = planner.ruleState();
+        if (count.equals(s.budgetPerformanceNodes())) {
+            return;
+        }
+        planner = Planner.resuming(r.settings(), rules, new RuleState(s.hotNodes(), s.hotRacks(), count));
+        if (applies) {
+            LOG.infof("Holding the power budget's count of %d performance nodes from the Joulie status", hold.performanceNodes());
+        }
+    }
+
+    /** The budget count {@code planner} holds for its next tick, as the {@code Joulie} status keeps it. */
+    static Optional<JoulieStatus.BudgetHold> held(Planner planner) {
+        OptionalInt n = planner.ruleState().budgetPerformanceNodes();
+        OptionalDouble watts = planner.rules().budgetWatts();
+        return n.isPresent() && watts.isPresent()
+                ? Optional.of(new JoulieStatus.BudgetHold(n.getAsInt(), watts.getAsDouble())) : Optional.empty();
     }
 
     /** The rules in a few words, for the PolicyChanged Event. */

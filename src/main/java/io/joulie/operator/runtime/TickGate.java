@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.operator.cluster.ClusterView;
+import io.joulie.operator.metrics.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.logging.Logger;
@@ -10,8 +11,6 @@ import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-
-import io.joulie.operator.metrics.TickResult;
 
 /**
  * Whether this replica plans now: only the holder of the Lease, and only once every watch has delivered its

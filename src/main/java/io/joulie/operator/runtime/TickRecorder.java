@@ -28,6 +28,7 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -75,17 +76,29 @@ public class TickRecorder {
         LOG.error("Planning tick failed", e);
     }
 
-    /** A tick that planned and wrote its plan, {@code failures} nodes excepted. */
-    public void completed(ClusterContext ctx, Planner.TickPlan plan, int failures) {
+    /**
+     * A tick that planned and wrote its plan, {@code failures} nodes excepted.
+     *
+     * @param held    the budget count the planner holds for the next tick while telemetry is out, if any
+     * @param overdue the nodes whose label has waited for their agent longer than CAP_CONFIRMATION_TIMEOUT, each with why
+     */
+    public void completed(ClusterContext ctx, Planner.TickPlan plan, int failures, Optional<JoulieStatus.BudgetHold> held,
+                          List<String> overdue) {
         Map<PowerState, Long> counts = countsAfter(ctx, plan);
+        int waiting = (int) plan.transitions().stream().filter(Transition::awaitsAgent).count();
         metrics.nodes(ctx.nodes().size(), counts, ctx.excluded().size(), oldestDrainSeconds(ctx, plan));
         metrics.decided(plan.transitions().size(), plan.reassignments(), plan.plan().performanceNodes());
+        List<Problem> problems = problems(plan.rules());
+        if (!overdue.isEmpty()) {
+            problems.add(new Problem(ConditionReason.CapUnconfirmed, "the agent has not confirmed the performance cap of "
+                    + String.join(", ", overdue) + "; the performance label waits"));
+        }
         status.publish(new PlannerStatus.Report(
-                new JoulieStatus.Nodes(ctx.nodes().size(), count(counts, PowerState.ActivePerformance),
+                new JoulieStatus.Nodes(ctx.nodes().size(), count(counts, PowerState.ActivePerformance) - waiting,
                         count(counts, PowerState.DrainingPerformance), count(counts, PowerState.ActiveEco),
-                        ctx.excluded().size()),
+                        ctx.excluded().size(), waiting),
                 ctx.excluded().stream().map(e -> new JoulieStatus.ExcludedNode(e.node(), e.reason(), e.message())).toList(),
-                problems(plan.rules())));
+                problems, held.orElse(null)));
         if (rules.record(plan.rules())) {
             String m = budgetMessage(plan.rules().budget().orElseThrow());
             LOG.warn(m);

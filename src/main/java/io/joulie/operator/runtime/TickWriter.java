@@ -1,5 +1,7 @@
 package io.joulie.operator.runtime;
 
+import io.joulie.operator.cluster.LeadershipLost;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -15,7 +17,8 @@ import java.util.function.BooleanSupplier;
  * performance before anything is lowered), and within a wave up to {@code parallelism} writes are in flight at
  * once. A node's writes take a few API round trips; one after the other, 1,000 changed nodes took minutes on the
  * scale benchmark's control plane (docs/benchmarks.md). Once {@code leading} says the Lease is lost, no further
- * write starts.
+ * write starts; a write that finds it lost midway (its next request is fenced, {@link LeadershipLost}) stops the
+ * tick the same way.
  */
 final class TickWriter {
     /** Writes in flight at once: enough to hide API latency, few enough not to flood the API server. */
@@ -38,7 +41,7 @@ final class TickWriter {
                 List<Future<Boolean>> running = new ArrayList<>(wave.size());
                 for (BooleanSupplier task : wave) {
                     slots.acquireUninterruptibly();
-                    if (!leading.getAsBoolean()) {
+                    if (interrupted.get() || !leading.getAsBoolean()) {
                         slots.release();
                         interrupted.set(true);
                         break;
@@ -46,6 +49,9 @@ final class TickWriter {
                     running.add(executor.submit(() -> {
                         try {
                             return task.getAsBoolean();
+                        } catch (LeadershipLost e) {
+                            interrupted.set(true);
+                            throw e;
                         } finally {
                             slots.release();
                         }
@@ -66,7 +72,7 @@ final class TickWriter {
         try {
             return f.get();
         } catch (ExecutionException e) {
-            return false;
+            return e.getCause() instanceof LeadershipLost; // not a failure of the node: the tick stops
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -2,15 +2,15 @@ package io.joulie.operator.telemetry;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.api.http.BoundedHttp;
 
 import java.io.IOException;
 import java.net.URI;
-import java.security.GeneralSecurityException;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -18,9 +18,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Instant queries against Prometheus's HTTP API ({@code GET /api/v1/query}), JDK HTTP client only. */
+/**
+ * Instant queries against Prometheus's HTTP API ({@code GET /api/v1/query}), JDK HTTP client only. Each query ends
+ * within its timeout, body included, and reads at most {@link #MAX_BODY_BYTES} ({@link BoundedHttp}): a Prometheus that
+ * drips its answer, or sends a huge one, costs a tick at most its timeout and never the operator's memory.
+ */
 public final class PrometheusClient {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /**
+     * The largest answer read: 16 MiB. One series of an instant vector is about 150 bytes, so this holds the samples of
+     * about 100,000 nodes, ten times the largest cluster Joulie is sized for.
+     */
+    public static final int MAX_BODY_BYTES = 16 * 1024 * 1024;
 
     private final URI base;
     private final Duration timeout;
@@ -84,27 +93,27 @@ public final class PrometheusClient {
         } catch (IOException e) {
             throw new QueryException("query_error", "the credentials for Prometheus at " + base + " cannot be read: " + describe(e));
         }
-        HttpResponse<String> response;
+        BoundedHttp.Answer response;
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+            response = BoundedHttp.send(http, request.build(), timeout, MAX_BODY_BYTES);
         } catch (IOException e) {
             throw new QueryException("unreachable", "Prometheus at " + base + " is unreachable: " + describe(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new QueryException("unreachable", "interrupted while querying Prometheus");
         }
-        if (response.statusCode() == 401 || response.statusCode() == 403) {
-            throw new QueryException("query_error", "Prometheus at " + base + " refused the request: HTTP " + response.statusCode()
+        if (response.status() == 401 || response.status() == 403) {
+            throw new QueryException("query_error", "Prometheus at " + base + " refused the request: HTTP " + response.status()
                     + (authorization.isEmpty() ? " (no credentials configured)" : " (check the credentials)"));
         }
         JsonNode body;
         try {
             body = JSON.readTree(response.body());
         } catch (IOException e) {
-            throw new QueryException("query_error", "Prometheus answered HTTP " + response.statusCode() + " with no JSON body");
+            throw new QueryException("query_error", "Prometheus answered HTTP " + response.status() + " with no JSON body");
         }
-        if (response.statusCode() != 200 || !"success".equals(body.path("status").asText())) {
-            throw new QueryException("query_error", "query '" + promql + "' failed: HTTP " + response.statusCode() + " "
+        if (response.status() != 200 || !"success".equals(body.path("status").asText())) {
+            throw new QueryException("query_error", "query '" + promql + "' failed: HTTP " + response.status() + " "
                     + body.path("errorType").asText("") + " " + body.path("error").asText(""));
         }
         return parse(body.path("data"), promql);

@@ -1,22 +1,27 @@
 package io.joulie.operator.telemetry;
 
-import io.joulie.planner.Telemetry;
+import io.joulie.api.telemetry.PhysicalBounds;
 import io.joulie.operator.telemetry.PrometheusClient.Point;
 import io.joulie.operator.telemetry.PrometheusClient.QueryException;
+import io.joulie.planner.Telemetry;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.Set;
+import java.util.function.DoublePredicate;
 
 /**
  * Reads one tick's {@link Telemetry} from Prometheus. Every signal is queried twice: the query itself and
  * {@code timestamp(<query>)}, whose difference to the evaluation time is the sample's age (for computed
  * expressions Prometheus reports the evaluation time, so their age is 0). Samples older than the
- * staleness bound, NaN and infinite values count as missing. A per-node signal that is configured but has
+ * staleness bound, NaN and infinite values count as missing; so do values outside the signal's physical bounds
+ * ({@link PhysicalBounds}: a node's package power above 10 kW, a temperature outside -40…150 °C, a PUE outside 1…10, a
+ * carbon intensity outside 0…2,000 g/kWh), which are counted as refused. A per-node signal that is configured but has
  * no fresh sample at all makes the telemetry unavailable ({@code stale}); missing cluster scalars are only
  * absent.
  */
@@ -33,14 +38,39 @@ public final class PrometheusTelemetry {
         return config;
     }
 
-    /** Why the last read was unavailable: {@code unreachable}, {@code query_error} or {@code stale}. */
-    public record Reading(Telemetry telemetry, Optional<String> failure) {
+    /** The signals read, with what each may be ({@link PhysicalBounds}); the names label the refused-sample counter. */
+    enum Signal {
+        POWER(PhysicalBounds::nodePackageWatts),
+        TEMPERATURE(PhysicalBounds::cpuCelsius),
+        PUE(PhysicalBounds::pue),
+        CARBON_INTENSITY(PhysicalBounds::carbonIntensity);
+
+        private final DoublePredicate physical;
+
+        Signal(DoublePredicate physical) {
+            this.physical = physical;
+        }
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * Why the last read was unavailable: {@code unreachable}, {@code query_error} or {@code stale}; and how many samples
+     * of each signal were refused as outside physical bounds.
+     */
+    public record Reading(Telemetry telemetry, Optional<String> failure, Map<Signal, Integer> refused) {
+        public Reading {
+            refused = Map.copyOf(refused);
+        }
     }
 
     public Reading read() {
+        Map<Signal, Integer> refused = new EnumMap<>(Signal.class);
         try {
-            Map<String, Telemetry.Sample> power = perNode("power", config.powerQuery());
-            Map<String, Telemetry.Sample> temperature = perNode("temperature", config.temperatureQuery());
+            Map<String, Telemetry.Sample> power = perNode(Signal.POWER, config.powerQuery(), refused);
+            Map<String, Telemetry.Sample> temperature = perNode(Signal.TEMPERATURE, config.temperatureQuery(), refused);
             Set<String> nodes = new HashSet<>(power.keySet());
             nodes.addAll(temperature.keySet());
             Map<String, Telemetry.NodeSamples> samples = new HashMap<>();
@@ -48,35 +78,41 @@ public final class PrometheusTelemetry {
                 samples.put(n, new Telemetry.NodeSamples(Optional.ofNullable(power.get(n)),
                         Optional.ofNullable(temperature.get(n))));
             }
-            return new Reading(Telemetry.available(samples, scalar(config.pueQuery()),
-                    scalar(config.carbonIntensityQuery())), Optional.empty());
+            return new Reading(Telemetry.available(samples, scalar(Signal.PUE, config.pueQuery(), refused),
+                    scalar(Signal.CARBON_INTENSITY, config.carbonIntensityQuery(), refused)), Optional.empty(), refused);
         } catch (QueryException e) {
-            return new Reading(Telemetry.unavailable(e.getMessage()), Optional.of(e.reason()));
+            return new Reading(Telemetry.unavailable(e.getMessage()), Optional.of(e.reason()), refused);
         }
     }
 
-    private Map<String, Telemetry.Sample> perNode(String signal, Optional<String> query) throws QueryException {
+    private Map<String, Telemetry.Sample> perNode(Signal signal, Optional<String> query, Map<Signal, Integer> refused)
+            throws QueryException {
         if (query.isEmpty()) {
             return Map.of();
         }
-        Map<String, Telemetry.Sample> fresh = fresh(query.get(), true);
+        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), true, refused);
         if (fresh.isEmpty()) {
-            throw new QueryException("stale", "no fresh " + signal + " samples with a '" + config.nodeLabel()
-                    + "' label (query '" + query.get() + "', stale after " + config.staleAfter().toSeconds() + "s)");
+            throw new QueryException("stale", "no fresh " + signal.label() + " samples within physical bounds with a '"
+                    + config.nodeLabel() + "' label (query '" + query.get() + "', stale after "
+                    + config.staleAfter().toSeconds() + "s)");
         }
         return fresh;
     }
 
-    private OptionalDouble scalar(Optional<String> query) throws QueryException {
+    private OptionalDouble scalar(Signal signal, Optional<String> query, Map<Signal, Integer> refused) throws QueryException {
         if (query.isEmpty()) {
             return OptionalDouble.empty();
         }
-        Map<String, Telemetry.Sample> fresh = fresh(query.get(), false);
+        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), false, refused);
         return fresh.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(fresh.values().iterator().next().value());
     }
 
-    /** Fresh samples by node label (or under "" for cluster scalars); the largest value wins on duplicates. */
-    private Map<String, Telemetry.Sample> fresh(String query, boolean perNode) throws QueryException {
+    /**
+     * Fresh samples within the signal's physical bounds by node label (or under "" for cluster scalars); the largest value
+     * wins on duplicates.
+     */
+    private Map<String, Telemetry.Sample> fresh(Signal signal, String query, boolean perNode, Map<Signal, Integer> refused)
+            throws QueryException {
         PrometheusClient.Result values = client.query(query);
         Map<String, Double> stamps = new HashMap<>();
         if (values.points().stream().anyMatch(p -> !p.labels().isEmpty())) {
@@ -88,6 +124,10 @@ public final class PrometheusTelemetry {
         for (Point p : values.points()) {
             String key = key(p, perNode);
             if (key == null || !Double.isFinite(p.value())) {
+                continue;
+            }
+            if (!signal.physical.test(p.value())) {
+                refused.merge(signal, 1, Integer::sum);
                 continue;
             }
             double ts = stamps.getOrDefault(key, values.evaluatedAt());

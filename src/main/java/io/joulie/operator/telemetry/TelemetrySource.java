@@ -23,10 +23,14 @@ public class TelemetrySource {
     private final AtomicReference<PrometheusTelemetry> source = new AtomicReference<>();
     private final AtomicLong available = new AtomicLong(-1);
     private volatile Telemetry last = Telemetry.DISABLED;
+    private volatile java.util.Map<PrometheusTelemetry.Signal, Integer> lastRefused = java.util.Map.of();
 
     public TelemetrySource(MeterRegistry registry) {
         this.registry = registry;
         registry.gauge("joulie.telemetry.available", available);
+        for (PrometheusTelemetry.Signal signal : PrometheusTelemetry.Signal.values()) {
+            registry.counter("joulie.telemetry.refused", "signal", signal.label()); // at 0 from the start (decision 18)
+        }
     }
 
     @PreDestroy
@@ -57,6 +61,13 @@ public class TelemetrySource {
         }
         PrometheusTelemetry.Reading reading = s.read();
         registry.counter("joulie.telemetry.reads", "result", reading.failure().orElse("ok")).increment();
+        reading.refused().forEach((signal, n) -> registry.counter("joulie.telemetry.refused", "signal", signal.label()).increment(n));
+        if (!reading.refused().equals(lastRefused)) {
+            lastRefused = reading.refused();
+            if (!lastRefused.isEmpty()) {
+                LOG.warnf("Refused samples from Prometheus outside physical bounds (docs/policies.md, Telemetry): %s", lastRefused);
+            }
+        }
         Telemetry t = reading.telemetry();
         if (t.live() != last.live() || last.status() == Telemetry.Status.DISABLED) {
             if (t.live()) {

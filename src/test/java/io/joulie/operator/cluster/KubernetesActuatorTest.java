@@ -5,13 +5,15 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.joulie.api.v1alpha1.CapConfirmation;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.planner.NodeAssignment;
 import io.joulie.operator.metrics.PlannerMetrics;
+import io.joulie.planner.CapStatus;
+import io.joulie.planner.NodeAssignment;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -21,6 +23,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,7 +52,12 @@ class KubernetesActuatorTest {
         registry = new SimpleMeterRegistry();
         cachedNode = new NodeBuilder().withNewMetadata().withName("n1").withUid("uid-n1")
                 .withLabels(Map.of("joulie.io/power-profile", "performance")).endMetadata().build();
-        ClusterView view = new ClusterView(client) {
+        actuator = new KubernetesActuator(client, viewOf(), new PlannerMetrics(registry), () -> true);
+    }
+
+    /** The caches: the fields {@code cached} and {@code cachedNode}. */
+    ClusterView viewOf() {
+        return new ClusterView(client, java.time.Clock.systemUTC()) {
             @Override
             public NodePowerProfile profile(String name) {
                 return "node-n1".equals(name) ? cached : null;
@@ -60,11 +68,10 @@ class KubernetesActuatorTest {
                 return "n1".equals(name) ? cachedNode : null;
             }
         };
-        actuator = new KubernetesActuator(client, view, new PlannerMetrics(registry));
     }
 
     @AfterEach
-    void stop() {
+    void stop() throws Exception {
         actuator.close();
         client.close();
         server.destroy();
@@ -134,26 +141,42 @@ class KubernetesActuatorTest {
     }
 
     @Test
-    void aCreateThatFindsTheObjectAlreadyThereCarriesOnWithIt() throws Exception {
+    void aCreateThatFindsTheObjectAlreadyThereLeavesTheDecisionToAFreshView() throws Exception {
         cached = null;
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
-        NodePowerProfile existing = npp("8", 3, Profile.ECO, 120, PowerState.ActiveEco);
-        existing.setStatus(new NodePowerProfileStatus(PowerState.ActiveEco, "2026-11-21T12:01:00Z",
-                "selected for eco by static-partition-v1", 3L));
         server.expect().post().withPath("/apis/joulie.io/v1alpha1/nodepowerprofiles")
                 .andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"AlreadyExists\"}").once();
-        server.expect().get().withPath(NPP_PATH).andReturn(200, existing).once();
 
-        assertThat(actuator.apply(eco())).isTrue();
+        assertThatThrownBy(() -> actuator.apply(eco())).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("exists already");
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "GET " + NPP_PATH);
+                .containsExactly("POST /apis/joulie.io/v1alpha1/nodepowerprofiles");
+        assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
+    }
+
+    /** Another replica (or this one, in a write the cache has not seen) moved the node on: no blind overwrite. */
+    @Test
+    void aConflictWithAnObjectThatMovedOnIsNotOverwritten() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
+        NodePowerProfile movedOn = npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().get().withPath(NPP_PATH).andReturn(200, movedOn).once();
+
+        assertThatThrownBy(() -> actuator.apply(eco())).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("moved on").hasMessageContaining("now performance ActivePerformance");
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH);
     }
 
     @Test
     void aConflictIsRetriedAgainstAFreshRead() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
         server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
         server.expect().put().withPath(NPP_PATH).andReturn(200, npp("10", 4, Profile.ECO, 120, PowerState.ActivePerformance)).once();
@@ -162,10 +185,12 @@ class KubernetesActuatorTest {
         assertThat(actuator.apply(eco())).isTrue();
 
         List<RecordedRequest> requests = requests();
+        // lowering the cap: the label is sent even though the cache shows it already
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
-        assertThat(requests.get(2).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
-        assertThat(requests.get(3).getBody().readUtf8()).contains("\"observedGeneration\":4");
+                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH,
+                        "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(3).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
+        assertThat(requests.get(4).getBody().readUtf8()).contains("\"observedGeneration\":4");
         assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
     }
 
@@ -173,18 +198,18 @@ class KubernetesActuatorTest {
     void persistentConflictsGiveUpAfterThreeAttempts() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
         server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).times(2);
 
         assertThatThrownBy(() -> actuator.apply(eco())).hasMessageContaining("409");
-        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PUT", "GET", "PUT", "GET", "PUT");
+        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PATCH", "PUT", "GET", "PUT", "GET", "PUT");
     }
 
     @Test
     void nothingIsWrittenWhenTheClusterAlreadyMatches() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
-        cached.setStatus(new NodePowerProfileStatus(PowerState.ActiveEco, "2026-11-21T12:01:00Z",
-                "selected for eco by static-partition-v1", 1L));
+        cached.setStatus(KubernetesActuator.status(eco(), 1L));
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
 
         assertThat(actuator.apply(eco())).isFalse();
@@ -232,5 +257,61 @@ class KubernetesActuatorTest {
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
                 .containsExactly("PATCH /api/v1/nodes/n1", "DELETE " + NPP_PATH);
         assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":null}}}");
+    }
+
+    static NodeAssignment up(String label, CapStatus cap) {
+        return new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x", Profile.PERFORMANCE,
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1", label, cap, List.of());
+    }
+
+    @Test
+    void goingUpTheLabelWaitsForTheAgentWhileTheCapAndTheStatusAreWritten() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
+
+        assertThat(actuator.apply(up("eco", new CapStatus(CapConfirmation.Waiting, OptionalDouble.of(120),
+                "waiting for the agent to apply the performance cap")))).isTrue();
+
+        List<RecordedRequest> requests = requests();
+        assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
+                .as("no label patch: the node keeps eco until its agent confirms")
+                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
+        assertThat(requests.get(1).getBody().readUtf8()).contains("\"cap\":{\"desiredWatts\":5000.0,\"appliedWatts\":120.0,"
+                + "\"agent\":\"Waiting\",\"message\":\"waiting for the agent to apply the performance cap\"}");
+    }
+
+    @Test
+    void aRescueRaisesTheCapBeforeItTouchesTheLabel() throws Exception {
+        cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
+        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance)).once();
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+
+        assertThat(actuator.apply(new NodeAssignment("n1", PowerState.DrainingPerformance, SINCE, "rescued", Profile.PERFORMANCE,
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1"))).isTrue();
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
+    }
+
+    @Test
+    void noFurtherRequestIsSentOnceTheLeaseIsLost() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "performance");
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        // the Lease is held for the label patch and lost before the spec update
+        KubernetesActuator fenced = new KubernetesActuator(client, viewOf(), new PlannerMetrics(registry),
+                () -> asked.incrementAndGet() == 1);
+        try {
+            assertThatThrownBy(() -> fenced.apply(eco())).isInstanceOf(LeadershipLost.class);
+        } finally {
+            fenced.close();
+        }
+
+        assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath()).containsExactly("PATCH /api/v1/nodes/n1");
     }
 }

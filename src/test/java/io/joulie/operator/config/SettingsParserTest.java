@@ -1,13 +1,13 @@
 package io.joulie.operator.config;
 
 import io.joulie.api.text.ConfigurationException;
+import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.Escalation;
 import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.PolicyType;
-import io.joulie.api.v1alpha1.PowerState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

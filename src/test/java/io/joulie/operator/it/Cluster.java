@@ -16,6 +16,9 @@ import io.joulie.api.v1alpha1.NodeHardwareSpec;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.api.v1alpha1.TelemetryProfileSpec;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
@@ -55,6 +58,7 @@ final class Cluster {
         client.pods().inAnyNamespace().delete();
         await().atMost(WAIT).until(() -> view.nodes().isEmpty() && view.performancePodCount() == 0);
         client.resources(NodePowerProfile.class).delete();
+        client.resources(TelemetryProfile.class).delete();
         client.resources(NodeHardware.class).delete();
         client.v1().events().inAnyNamespace().list().getItems().stream()
                 .filter(e -> "NodePowerProfile".equals(e.getInvolvedObject().getKind()))
@@ -108,6 +112,17 @@ final class Cluster {
     private boolean viewCaughtUp() {
         Map<String, String> nodes = versions(client.nodes().list().getItems());
         Map<String, String> profiles = versions(client.resources(NodePowerProfile.class).list().getItems());
+        Map<String, String> reports = new HashMap<>();
+        for (TelemetryProfile tp : client.resources(TelemetryProfile.class).list().getItems()) {
+            if (tp.getSpec() != null && tp.getSpec().target() != null && tp.getSpec().target().nodeName() != null) {
+                reports.put(tp.getSpec().target().nodeName(), String.valueOf(ClusterView.report(tp)));
+            }
+        }
+        for (Map.Entry<String, String> r : reports.entrySet()) {
+            if (!r.getValue().equals(String.valueOf(view.agentReport(r.getKey())))) {
+                return false;
+            }
+        }
         Joulie joulie = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).get();
         Joulie seen = view.installation();
         if (!nodes.equals(versions(view.nodes())) || !profiles.equals(versions(view.profiles()))
@@ -202,10 +217,34 @@ final class Cluster {
         return client.pods().inNamespace(ns).resource(b.build()).create();
     }
 
+    /**
+     * The pod completes; waits until the operator's view has seen it leave (when it was its node's last performance-only
+     * pod, that moment starts the drain's settle time, on whatever the clock says when the watch delivers it).
+     */
     void finish(String ns, String name) {
         Pod pod = client.pods().inNamespace(ns).withName(name).get();
         pod.getStatus().setPhase("Succeeded");
         client.pods().inNamespace(ns).resource(pod).updateStatus();
+        await().atMost(WAIT).until(() -> view.performancePodSeen(ns + "/" + name) == null);
+    }
+
+    /**
+     * What the node's agent reports: the status of its node-scoped TelemetryProfile ({@code node-<name>}, created when
+     * missing) says {@code result} for the NodePowerProfile generation {@code generation}, with {@code capWatts} in force.
+     */
+    void agentReports(String node, long generation, TelemetryProfileStatus.Result result, double capWatts) {
+        String name = JoulieApi.nodePowerProfileName(node);
+        if (client.resources(TelemetryProfile.class).withName(name).get() == null) {
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.getMetadata().setName(name);
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
+            client.resource(tp).create();
+        }
+        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(name).get();
+        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
+                "powercap", result, "applied node cap " + capWatts + " W", Map.of(TelemetryProfileStatus.OBSERVED_CAP_WATTS, capWatts,
+                TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION, (double) generation), "2026-11-21T12:00:00Z"), null)));
+        client.resource(tp).updateStatus();
     }
 
     NodePowerProfile profile(String node) {

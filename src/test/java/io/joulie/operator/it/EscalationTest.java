@@ -60,5 +60,13 @@ class EscalationTest extends TickedOperatorTest {
                 "outcome=\"forced\"")).isEqualTo(1);
         // node-b keeps its performance pod on performance supply.
         assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActivePerformance);
+        // the pod force left under the eco cap is recorded, and the contract watchdog leaves it alone
+        assertThat(npp.getStatus().forcedPods()).containsExactly("work/pa");
+        ticks.watchdog();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.events("ContractViolation")).isEmpty();
+        ticks.tick();
+        assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
+        assertThat(cluster.profile("node-a").getStatus().forcedPods()).containsExactly("work/pa");
     }
 }

@@ -85,6 +85,7 @@ class EvictionTest extends TickedOperatorTest {
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);
 
         cluster.finish("work", "pz"); // the budget's owner lets its pod complete
+        ticks.advance(Ticks.SETTLE);
         ticks.tick();
 
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);

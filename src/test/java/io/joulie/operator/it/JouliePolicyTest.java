@@ -1,11 +1,11 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
-import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
-import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
@@ -70,7 +70,9 @@ class JouliePolicyTest extends TickedOperatorTest {
         NODES.forEach(cluster::managedNode);
         cluster.joulie(null);
         // Defaults: static_partition 0.5 → 2 of 4 eco at 60 % of their packages' maximum.
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(eco()).isEqualTo(2);
         await().atMost(WAIT).untilAsserted(() -> {
             JoulieStatus s = status();
@@ -116,7 +118,9 @@ class JouliePolicyTest extends TickedOperatorTest {
 
         // Deleting the resource returns to the environment's settings.
         client.resources(Joulie.class).withName("joulie").delete();
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(eco()).isEqualTo(2);
     }
 
@@ -137,7 +141,9 @@ class JouliePolicyTest extends TickedOperatorTest {
         await().atMost(WAIT).until(() -> view.cpuDemand().equals(new ClusterContext.CpuDemand(8, 0, 48)));
         cluster.joulie(JoulieSpec.Policy.of("type", "demand_sized_v1", "queueHpMin", 0, "demandHeadroomFrac", 0.2,
                 "ecoCapWattsByType", Map.of("big", 300.0)));
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(loop.plannerSettings().policyType()).isEqualTo(PolicyType.DEMAND_SIZED_V1);
         assertThat(List.of("s2", "b1", "b2")).allSatisfy(n -> assertThat(cluster.state(n)).as(n).isEqualTo(PowerState.ActiveEco));
         assertThat(cluster.state("s1")).isEqualTo(PowerState.ActivePerformance);

@@ -9,6 +9,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -30,8 +31,12 @@ class PlannerLoopTest extends TickedOperatorTest {
         for (String n : List.of("Worker_01", "worker-b", "worker-c", "worker-d")) {
             assertThat(cluster.state(n)).as(n).isNotNull();
         }
-        // the downgrades drain for a tick, then commit eco
+        // the downgrades drain, then commit eco once the settle time has passed without a performance-only pod
         assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Ticks.SETTLE.minusMillis(1));
+        ticks.tick();
+        assertThat(cluster.state("Worker_01")).as("1 ms before the settle time").isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Duration.ofMillis(1));
         ticks.tick();
         assertThat(cluster.state("Worker_01")).isEqualTo(PowerState.ActiveEco);
         assertThat(cluster.state("worker-b")).isEqualTo(PowerState.ActiveEco);
@@ -44,7 +49,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
         assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
         assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
-        assertThat(first.getStatus().since()).isEqualTo(Ticks.START.toString());
+        assertThat(first.getStatus().since()).as("when it committed, to the millisecond").isEqualTo(Ticks.START.plus(Ticks.SETTLE).toString());
         assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");
             assertThat(o.getName()).isEqualTo("Worker_01");
@@ -97,7 +102,9 @@ class PlannerLoopTest extends TickedOperatorTest {
         cluster.managedNode("d-nothing");
         cluster.hardware("d-nothing", gpuServer(NodeHardwareStatus.Control.NONE, 0, NodeHardwareStatus.Control.NONE));
 
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
 
         assertThat(cluster.profile("d-nothing")).as("no way to cap its CPU nor GPUs: left out").isNull();
         assertThat(metric("joulie_excluded_nodes")).isEqualTo(1);
@@ -137,6 +144,9 @@ class PlannerLoopTest extends TickedOperatorTest {
 
         cluster.finish("work", "pa");
         ticks.tick();
+        assertThat(cluster.state("node-a")).as("the settle time counts from the last pod leaving").isEqualTo(PowerState.DrainingPerformance);
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
 
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.ActiveEco);
         NodePowerProfile done = cluster.profile("node-a");
@@ -172,7 +182,9 @@ class PlannerLoopTest extends TickedOperatorTest {
             cluster.managedNode(n);
         }
         // 4 × 0.5: a and b eco, c and d performance
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         assertThat(cluster.state("node-b")).isEqualTo(PowerState.ActiveEco);
         assertThat(cluster.state("node-c")).isEqualTo(PowerState.ActivePerformance);
         assertThat(cluster.label("node-c")).isEqualTo("performance");

@@ -1,5 +1,6 @@
 package io.joulie.operator.it;
 
+import io.joulie.operator.runtime.ContractWatch;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerLoop;
 import io.quarkus.scheduler.Scheduler;
@@ -17,12 +18,14 @@ abstract class TickedOperatorTest extends OperatorTest {
     TestClock clock;
     @Inject
     LeaderElection leader;
+    @Inject
+    ContractWatch watch;
 
     Ticks ticks;
 
     @BeforeEach
     void takeTheTick() {
-        ticks = new Ticks(loop, scheduler, clock, cluster, leader);
+        ticks = new Ticks(loop, scheduler, clock, cluster, leader, watch);
         ticks.take();
     }
 

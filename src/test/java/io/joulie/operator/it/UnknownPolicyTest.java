@@ -28,7 +28,9 @@ class UnknownPolicyTest extends TickedOperatorTest {
     void fallsBackToStaticPartitionWithAWarningEvent() {
         List<String> nodes = List.of("n1", "n2", "n3", "n4");
         nodes.forEach(cluster::managedNode);
-        ticks.tick(2);
+        ticks.tick();
+        ticks.advance(Ticks.SETTLE);
+        ticks.tick();
         nodes.forEach(n -> assertThat(cluster.state(n)).as(n).isNotNull());
         // the two downgrades commit eco after draining for a tick
         assertThat(nodes).filteredOn(n -> cluster.profile(n).getSpec().profile() == Profile.PERFORMANCE).hasSize(2);

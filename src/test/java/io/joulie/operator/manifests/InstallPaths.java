@@ -1,7 +1,7 @@
 package io.joulie.operator.manifests;
 
-import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import io.joulie.operator.install.JoulieBundle;
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

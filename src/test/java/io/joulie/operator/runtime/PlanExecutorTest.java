@@ -11,6 +11,7 @@ import io.joulie.planner.Plan;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.Transition;
+import io.joulie.testkit.FakeClock;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +40,9 @@ class PlanExecutorTest {
     final Actuation actuation = new Actuation();
     final Map<String, String> holders = new HashMap<>();
     final AtomicBoolean leading = new AtomicBoolean(true);
+    final FakeClock clock = new FakeClock();
     final PlanExecutor executor = new PlanExecutor(actuation, holders::get, events, new PlannerMetrics(registry),
-            leading::get, 1);
+            leading::get, 1, clock);
 
     /** Records every call in order; answers evictions from a table; fails on the nodes named in {@code failing}. */
     static final class Actuation implements ActuationAdapter {
@@ -98,8 +100,9 @@ class PlanExecutorTest {
                 t("c", ActivePerformance, ActivePerformance, Outcome.STEADY)), "gone"), SETTINGS);
 
         assertThat(result).isEqualTo(new PlanExecutor.Result(0, false));
-        assertThat(actuation.calls).containsExactly("apply b ActivePerformance 100.0 %", "apply a DrainingPerformance 100.0 %",
-                "apply c ActivePerformance 100.0 %", "release gone");
+        // a node that stays performance goes with the raises: its label may follow its agent's confirmation
+        assertThat(actuation.calls).containsExactly("apply b ActivePerformance 100.0 %", "apply c ActivePerformance 100.0 %",
+                "apply a DrainingPerformance 100.0 %", "release gone");
         assertThat(events.recorded).containsExactly(
                 "node/b PowerStateChanged: ActiveEco -> ActivePerformance: because",
                 "node/a PowerStateChanged: ActivePerformance -> DrainingPerformance: because");
@@ -126,7 +129,9 @@ class PlanExecutorTest {
                 t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED),
                 t("c", ActivePerformance, DrainingPerformance, Outcome.COMPLETED)), "gone"), SETTINGS);
 
-        assertThat(result).isEqualTo(new PlanExecutor.Result(2, false));
+        assertThat(result.failures()).isEqualTo(2);
+        assertThat(result.interrupted()).isFalse();
+        assertThat(result.retries()).as("the failed node is backed off; a release is not").containsOnlyKeys("b");
         assertThat(actuation.calls).contains("apply a DrainingPerformance 100.0 %", "apply c DrainingPerformance 100.0 %");
         assertThat(counter("joulie.errors", "kind", "node")).isEqualTo(1);
         assertThat(counter("joulie.errors", "kind", "release")).isEqualTo(1);
@@ -196,5 +201,139 @@ class PlanExecutorTest {
         executor.execute(plan(List.of()), SETTINGS); // node a left the plan: its memory goes
         executor.execute(plan(List.of(t("a", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "work/pa"))), SETTINGS);
         assertThat(events.of(EventReason.EvictionRefused)).hasSize(2);
+    }
+
+    @Test
+    void aNodeWhoseWritesKeepFailingIsBackedOffExponentiallyButARescueIsAlwaysTried() {
+        actuation.failing.add("b");
+        Transition drain = t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED);
+
+        assertThat(executor.execute(plan(List.of(drain)), SETTINGS).retries()).containsEntry("b", T.plusSeconds(1));
+        clock.advance(java.time.Duration.ofMillis(999));
+        var skipped = executor.execute(plan(List.of(drain)), SETTINGS);
+        assertThat(skipped.failures()).as("not tried before its time").isZero();
+        assertThat(skipped.retries()).containsEntry("b", T.plusSeconds(1));
+        assertThat(actuation.calls).hasSize(1);
+
+        clock.advance(java.time.Duration.ofMillis(1));
+        assertThat(executor.execute(plan(List.of(drain)), SETTINGS).retries()).as("2 s after the second failure")
+                .containsEntry("b", T.plusSeconds(3));
+        clock.advance(java.time.Duration.ofSeconds(2));
+        assertThat(executor.execute(plan(List.of(drain)), SETTINGS).retries()).containsEntry("b", T.plusSeconds(3 + 4));
+        assertThat(actuation.calls).hasSize(3);
+        assertThat(registry.get("joulie.nodes.backing.off").gauge().value()).isEqualTo(1);
+
+        // a rescue is not held back
+        executor.execute(plan(List.of(t("b", ActiveEco, DrainingPerformance, Outcome.RESCUED))), SETTINGS);
+        assertThat(actuation.calls).hasSize(4);
+
+        // once a write succeeds the node is written as usual again
+        actuation.failing.clear();
+        clock.advance(java.time.Duration.ofSeconds(8));
+        assertThat(executor.execute(plan(List.of(drain)), SETTINGS).retries()).isEmpty();
+        assertThat(executor.execute(plan(List.of(drain)), SETTINGS).retries()).isEmpty();
+        assertThat(actuation.calls).hasSize(6);
+        assertThat(registry.get("joulie.nodes.backing.off").gauge().value()).isZero();
+    }
+
+    @Test
+    void aForcedCommitIsAlwaysTriedAndTriedAgainAfterASecondWhateverTheBackoff() {
+        // its eco cap may have landed before the record of the pods it leaves there failed: the contract waits for it
+        actuation.failing.add("b");
+        Transition drain = t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED);
+        for (int i = 0; i < 4; i++) {
+            clock.advance(java.time.Duration.between(clock.instant(),
+                    executor.execute(plan(List.of(drain)), SETTINGS).retries().get("b")));
+        }
+        var failed = executor.execute(plan(List.of(drain)), SETTINGS);
+        assertThat(java.time.Duration.between(clock.instant(), failed.retries().get("b"))).as("backed off 16 s")
+                .isEqualTo(java.time.Duration.ofSeconds(16));
+        int calls = actuation.calls.size();
+
+        Transition forced = t("b", DrainingPerformance, ActiveEco, Outcome.FORCED);
+        var r = executor.execute(plan(List.of(forced)), SETTINGS);
+        assertThat(actuation.calls).as("tried within the backoff").hasSize(calls + 1);
+        assertThat(r.retries()).containsEntry("b", clock.instant().plus(PlanExecutor.BACKOFF_BASE));
+        assertThat(executor.recheck(plan(List.of(forced)), SETTINGS).retries())
+                .containsEntry("b", clock.instant().plus(PlanExecutor.BACKOFF_BASE));
+        assertThat(actuation.calls).hasSize(calls + 2);
+    }
+
+    @Test
+    void backoffTopsOutAtFiveMinutes() {
+        actuation.failing.add("b");
+        Transition drain = t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED);
+        java.time.Instant last = null;
+        for (int i = 0; i < 12; i++) {
+            var r = executor.execute(plan(List.of(drain)), SETTINGS);
+            last = r.retries().get("b");
+            clock.advance(java.time.Duration.between(clock.instant(), last));
+        }
+        var r = executor.execute(plan(List.of(drain)), SETTINGS);
+        assertThat(java.time.Duration.between(clock.instant(), r.retries().get("b"))).isEqualTo(PlanExecutor.BACKOFF_MAX);
+    }
+
+    @Test
+    void atMostTheTicksEvictionBudgetIsEvictedTheRestWaits() {
+        var settings = SETTINGS.toBuilder().maxEvictionsPerTick(2).build();
+        executor.execute(plan(List.of(t("a", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p1", "w/p2"),
+                t("b", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p3"))), settings);
+
+        assertThat(actuation.calls).filteredOn(c -> c.startsWith("evict")).containsExactly("evict w/p1", "evict w/p2");
+        assertThat(counter("joulie.evictions", "result", "deferred")).isEqualTo(1);
+        assertThat(events.of(EventReason.EvictionRefused)).as("waiting for the budget is no refusal").isEmpty();
+
+        executor.execute(plan(List.of(t("b", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p3"))), settings);
+        assertThat(actuation.calls).contains("evict w/p3");
+    }
+
+    @Test
+    void aWriteThatFindsTheLeaseLostStopsTheTick() {
+        ActuationAdapter fenced = new ActuationAdapter() {
+            @Override
+            public boolean apply(NodeAssignment a) {
+                actuation.calls.add("apply " + a.node());
+                if (a.node().equals("b")) {
+                    throw new io.joulie.operator.cluster.LeadershipLost();
+                }
+                return true;
+            }
+
+            @Override
+            public boolean release(String node) {
+                actuation.calls.add("release " + node);
+                return true;
+            }
+
+            @Override
+            public EvictionResult evict(String pod) {
+                return EvictionResult.EVICTED;
+            }
+        };
+        var stopped = new PlanExecutor(fenced, holders::get, events, new PlannerMetrics(registry), () -> true, 1, clock);
+
+        var r = stopped.execute(plan(List.of(t("a", ActiveEco, ActivePerformance, Outcome.COMPLETED),
+                t("b", ActiveEco, ActivePerformance, Outcome.COMPLETED), t("c", ActiveEco, ActivePerformance, Outcome.COMPLETED),
+                t("d", ActivePerformance, DrainingPerformance, Outcome.COMPLETED)), "gone"), SETTINGS);
+
+        assertThat(r.interrupted()).isTrue();
+        assertThat(r.failures()).as("losing the Lease is no failure of the node").isZero();
+        assertThat(actuation.calls).containsExactly("apply a", "apply b");
+        assertThat(counter("joulie.errors", "kind", "node")).isZero();
+    }
+
+    @Test
+    void aRecheckWritesRescuesCommitsAndLabelsButNoBlockedDrainOrEviction() {
+        executor.recheck(plan(List.of(t("a", ActiveEco, DrainingPerformance, Outcome.RESCUED),
+                t("b", DrainingPerformance, ActiveEco, Outcome.COMPLETED),
+                t("c", ActivePerformance, ActivePerformance, Outcome.STEADY),
+                t("d", DrainingPerformance, DrainingPerformance, Outcome.BLOCKED),
+                t("e", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p"),
+                t("f", DrainingPerformance, ActiveEco, Outcome.FORCED))), SETTINGS);
+
+        assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 100.0 %", "apply c ActivePerformance 100.0 %",
+                "apply b ActiveEco 60.0 %", "apply f ActiveEco 60.0 %");
+        assertThat(counter("joulie.transitions", "outcome", "blocked")).as("a blocked drain is counted by ticks only").isZero();
+        assertThat(counter("joulie.transitions", "outcome", "rescued")).isEqualTo(1);
     }
 }

@@ -42,7 +42,7 @@ class PlannerHealthTest {
     }
 
     static ClusterView viewWith(List<String> unsynced) {
-        return new ClusterView(null) {
+        return new ClusterView(null, java.time.Clock.systemUTC()) {
             @Override
             public List<String> unsynced() {
                 return unsynced;

@@ -124,4 +124,32 @@ class PolicyReloaderTest {
                 + " policy; planning with static_partition");
         assertThat(reloader.current().settings().policyType()).isEqualTo(PolicyType.STATIC_PARTITION);
     }
+
+    static Joulie withHold(JoulieSpec.Policy policy, Integer held, Double watts) {
+        Joulie j = joulie(policy);
+        j.setStatus(new io.joulie.api.v1alpha1.JoulieStatus(null, null, null, null, null, null,
+                held == null ? null : new io.joulie.api.v1alpha1.JoulieStatus.BudgetHold(held, watts)));
+        return j;
+    }
+
+    @Test
+    void atANewTermTheBudgetCountTheStatusKeepsIsHeldIfItWasMadeForTheBudgetInForce() {
+        PolicyReloader reloader = reloader(Optional.empty());
+        JoulieSpec.Policy budget = JoulieSpec.Policy.of("powerBudget", java.util.Map.of("watts", 900.0));
+        active.set(withHold(budget, 3, 900.0));
+
+        assertThat(reloader.reload(true).ruleState().budgetPerformanceNodes()).hasValue(3);
+        assertThat(PolicyReloader.held(reloader.current())).contains(new io.joulie.api.v1alpha1.JoulieStatus.BudgetHold(3, 900.0));
+
+        // within the term, the planner's own count is what it holds (the status lags it)
+        active.set(withHold(budget, 7, 900.0));
+        assertThat(reloader.reload(false).ruleState().budgetPerformanceNodes()).hasValue(3);
+        // a new term: the last leader's count wins over this replica's own
+        assertThat(reloader.reload(true).ruleState().budgetPerformanceNodes()).hasValue(7);
+        // a count made for another budget is not used; none kept means none held
+        active.set(withHold(budget, 5, 1200.0));
+        assertThat(reloader.reload(true).ruleState().budgetPerformanceNodes()).isEmpty();
+        active.set(withHold(budget, null, null));
+        assertThat(reloader.reload(true).ruleState().budgetPerformanceNodes()).isEmpty();
+    }
 }

@@ -75,7 +75,7 @@ class TickRecorderTest {
                 DrainingPerformance), t("c", ActiveEco, ActiveEco));
 
         assertThat(recorder.lastCompleted()).isNull();
-        recorder.completed(ctx, plan, 0);
+        recorder.completed(ctx, plan, 0, java.util.Optional.empty(), List.of());
 
         assertThat(recorder.lastCompleted()).isEqualTo(NOW);
         assertThat(gauge("joulie.last.tick.timestamp.seconds")).isEqualTo(NOW.getEpochSecond());
@@ -99,7 +99,7 @@ class TickRecorderTest {
     @Test
     void failuresMakeAPartialTickAndSkippedTicksAreCountedByWhy() {
         var ctx = new ClusterContext(NOW, List.of(), 0);
-        recorder.completed(ctx, plan(0, RuleReport.NONE), 2);
+        recorder.completed(ctx, plan(0, RuleReport.NONE), 2, java.util.Optional.empty(), List.of());
         recorder.skipped(TickResult.STANDBY);
         recorder.skipped(TickResult.STANDBY);
         recorder.failed(new IllegalStateException("boom"));
@@ -121,14 +121,14 @@ class TickRecorderTest {
         String message = "the power budget of 300 W cannot be met: 412 W estimated (measured) with every node that may go"
                 + " eco in eco";
 
-        recorder.completed(ctx, plan(0, unmet), 0);
-        recorder.completed(ctx, plan(0, unmet), 0);
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
         assertThat(events.recorded).containsExactly("joulie PowerBudgetUnmet: " + message);
         assertThat(status.latest().orElseThrow().problems()).containsExactly(new Problem(ConditionReason.PowerBudgetUnmet, message));
 
-        recorder.completed(ctx, plan(0, met), 0);
+        recorder.completed(ctx, plan(0, met), 0, java.util.Optional.empty(), List.of());
         assertThat(status.latest().orElseThrow().problems()).isEmpty();
-        recorder.completed(ctx, plan(0, unmet), 0);
+        recorder.completed(ctx, plan(0, unmet), 0, java.util.Optional.empty(), List.of());
         assertThat(events.of(EventReason.PowerBudgetUnmet)).hasSize(2);
     }
 
@@ -141,5 +141,23 @@ class TickRecorderTest {
                 "telemetry-driven rules hold their last decisions: Prometheus unreachable"));
         assertThat(TickRecorder.budgetMessage(new RuleReport.Budget(300, Double.NaN, "held", false, 0)))
                 .contains("? W estimated (held)");
+    }
+
+    @Test
+    void aNodeWhoseLabelWaitsForItsAgentIsNotCountedAsPerformanceAndAnOverdueWaitMakesTheStatusDegraded() {
+        var ctx = new ClusterContext(NOW, List.of(node("a", ActiveEco, Duration.ofHours(1)), node("b", ActivePerformance,
+                Duration.ofHours(1))), 0);
+        Transition waiting = new Transition("a", ActiveEco, ActivePerformance, ActivePerformance, NOW, Outcome.COMPLETED, "up",
+                List.of(), "eco", new io.joulie.planner.CapStatus(io.joulie.api.v1alpha1.CapConfirmation.Waiting,
+                java.util.OptionalDouble.empty(), "waiting for the agent"), List.of());
+        var plan = plan(2, RuleReport.NONE, waiting, t("b", ActivePerformance, ActivePerformance));
+
+        recorder.completed(ctx, plan, 0, Optional.of(new JoulieStatus.BudgetHold(3, 900.0)), List.of("w9 (waiting for the agent)"));
+
+        PlannerStatus.Report r = status.latest().orElseThrow();
+        assertThat(r.nodes()).isEqualTo(new JoulieStatus.Nodes(2, 1, 0, 0, 0, 1));
+        assertThat(r.problems()).singleElement().isEqualTo(new Problem(ConditionReason.CapUnconfirmed,
+                "the agent has not confirmed the performance cap of w9 (waiting for the agent); the performance label waits"));
+        assertThat(r.budgetHold()).as("the budget count held, kept in the status").isEqualTo(new JoulieStatus.BudgetHold(3, 900.0));
     }
 }

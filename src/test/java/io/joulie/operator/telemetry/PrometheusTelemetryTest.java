@@ -121,4 +121,33 @@ class PrometheusTelemetryTest {
         assertThat(await(Duration.ofSeconds(20), () -> source.read().telemetry().live())).isTrue();
         assertThat(source.read().telemetry().temperature("n1").orElseThrow().value()).isEqualTo(81);
     }
+
+    @Test
+    @Order(6)
+    void valuesOutsidePhysicalBoundsAreRefusedAndCounted() throws Exception {
+        exporter.set("test_power_watts", "wild", 99_999).set("test_temp_celsius", "n2", 480).set("facility_pue", 0.4)
+                .set("grid_carbon_grams_per_kwh", -3);
+        var source = source();
+        assertThat(await(Duration.ofSeconds(20), () -> source.read().refused().containsKey(PrometheusTelemetry.Signal.POWER)
+                && source.read().refused().containsKey(PrometheusTelemetry.Signal.PUE))).isTrue();
+
+        var reading = source.read();
+        Telemetry t = reading.telemetry();
+        assertThat(t.live()).as("the sane samples still count").isTrue();
+        assertThat(t.power("wild")).as("10 kW is the most a node's packages can draw").isEmpty();
+        assertThat(t.power("n1").orElseThrow().value()).isEqualTo(350);
+        assertThat(t.temperature("n2")).isEmpty();
+        assertThat(t.temperature("n1").orElseThrow().value()).isEqualTo(81);
+        assertThat(t.pue()).isEmpty();
+        assertThat(t.carbonIntensity()).isEmpty();
+        assertThat(reading.refused()).containsEntry(PrometheusTelemetry.Signal.POWER, 1)
+                .containsEntry(PrometheusTelemetry.Signal.TEMPERATURE, 1).containsEntry(PrometheusTelemetry.Signal.PUE, 1)
+                .containsEntry(PrometheusTelemetry.Signal.CARBON_INTENSITY, 1);
+
+        // nothing sane left of a configured per-node signal: unavailable, as if stale
+        var insane = new PrometheusTelemetry(config(prometheus.url(), "test_power_watts{node=\"wild\"}", null,
+                Duration.ofSeconds(30))).read();
+        assertThat(insane.telemetry().status()).isEqualTo(Telemetry.Status.UNAVAILABLE);
+        assertThat(insane.telemetry().detail()).contains("no fresh power samples within physical bounds");
+    }
 }

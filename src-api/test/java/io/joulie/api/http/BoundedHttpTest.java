@@ -1,4 +1,4 @@
-package io.joulie.agent.http;
+package io.joulie.api.http;
 
 import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.AfterEach;

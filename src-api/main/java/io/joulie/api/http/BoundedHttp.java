@@ -1,4 +1,4 @@
-package io.joulie.agent.http;
+package io.joulie.api.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -1,0 +1,217 @@
+package io.joulie.planner;
+
+import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
+import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalDouble;
+
+import static io.joulie.api.v1alpha1.PowerState.ActiveEco;
+import static io.joulie.api.v1alpha1.PowerState.ActivePerformance;
+import static io.joulie.api.v1alpha1.PowerState.DrainingPerformance;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The guard's part of the performance contract beyond the two-phase downgrade: the watchdog's rescue of an eco node
+ * running a performance-only pod, the pods escalation force left there, and the closed loop on the way up (the
+ * performance label only once the agent confirmed the performance cap).
+ */
+class ContractGuardTest {
+    static final Instant SINCE = Instant.parse("2026-11-21T12:00:00Z");
+    static final double PERF = 5000;
+    static final double ECO = 120;
+    static final PlannerSettings SETTINGS = PlannerSettings.defaults().toBuilder().escalation(Escalation.FORCE)
+            .performanceCapWatts(OptionalDouble.of(PERF)).ecoCapWatts(OptionalDouble.of(ECO)).build();
+    static final StateGuard GUARD = new StateGuard(SETTINGS);
+
+    static ManagedNode node(PowerState state, String label, List<String> pods) {
+        return new ManagedNode("w1", label == null ? Map.of() : Map.of(JoulieApi.POWER_PROFILE_LABEL, label), false, state,
+                SINCE, pods);
+    }
+
+    static NodeCap asks(Profile p, double watts, long generation, AgentReport report) {
+        return new NodeCap(p, p == null ? null : CpuPower.watts(watts), null, generation, report);
+    }
+
+    static AgentReport applied(long generation, double watts) {
+        return new AgentReport(Result.APPLIED, generation, OptionalDouble.of(watts), 0, "applied node cap");
+    }
+
+    @Test
+    void aPerformanceOnlyPodOnAnEcoNodeSendsItBackToThePerformanceCapAtOnce() {
+        ManagedNode n = node(ActiveEco, "eco", List.of("hpc/late"));
+
+        Transition t = GUARD.check(n, ActiveEco, "static-partition-v1", SINCE.plusSeconds(1));
+
+        assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(t.to()).as("the plan still wants eco: drain").isEqualTo(DrainingPerformance);
+        assertThat(t.to().profile()).isEqualTo(Profile.PERFORMANCE);
+        assertThat(t.since()).isEqualTo(SINCE.plusSeconds(1));
+        assertThat(t.label()).isEqualTo(JoulieApi.DRAINING_PERFORMANCE);
+        assertThat(t.raises()).as("written before any lower").isTrue();
+        assertThat(t.reason()).isEqualTo("1 performance-only pod: hpc/late under the eco cap: back to the performance cap, draining");
+        assertThat(n.violators()).containsExactly("hpc/late");
+
+        // planned performance instead: the plain raise
+        Transition up = GUARD.check(n, ActivePerformance, "static-partition-v1", SINCE.plusSeconds(1));
+        assertThat(up.to()).isEqualTo(ActivePerformance);
+        assertThat(up.outcome()).isEqualTo(Outcome.COMPLETED);
+    }
+
+    @Test
+    void podsForceLeftUnderTheEcoCapAreNotRescuedButANewOneIs() {
+        ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of("hpc/a", "hpc/b"));
+        Transition forced = GUARD.check(draining, ActiveEco, "p", SINCE.plus(Duration.ofHours(1)));
+        assertThat(forced.outcome()).isEqualTo(Outcome.FORCED);
+        assertThat(forced.forcedPods()).containsExactly("hpc/a", "hpc/b");
+
+        ManagedNode eco = node(ActiveEco, "eco", List.of("hpc/b")).withForcedPods(forced.forcedPods());
+        Transition steady = GUARD.check(eco, ActiveEco, "p", SINCE.plus(Duration.ofHours(2)));
+        assertThat(steady.outcome()).isEqualTo(Outcome.STEADY);
+        assertThat(steady.forcedPods()).as("the ones gone are forgotten").containsExactly("hpc/b");
+        assertThat(eco.violators()).isEmpty();
+
+        ManagedNode intruded = node(ActiveEco, "eco", List.of("hpc/b", "hpc/new")).withForcedPods(List.of("hpc/b"));
+        Transition rescued = GUARD.check(intruded, ActiveEco, "p", SINCE.plus(Duration.ofHours(2)));
+        assertThat(rescued.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(rescued.reason()).startsWith("1 performance-only pod: hpc/new under the eco cap");
+        assertThat(rescued.forcedPods()).as("only ActiveEco keeps them").isEmpty();
+    }
+
+    @Test
+    void onTheWayUpTheCapGoesFirstAndTheLabelWaitsForTheAgent() {
+        // eco node, its agent applied the eco cap (generation 4); the plan wants performance: the spec changes (generation
+        // 5 to come), which no report can answer yet
+        ManagedNode eco = node(ActiveEco, "eco", List.of()).withCap(asks(Profile.ECO, ECO, 4, applied(4, ECO)));
+        Transition up = GUARD.check(eco, ActivePerformance, "p", SINCE);
+        assertThat(up.to()).isEqualTo(ActivePerformance);
+        assertThat(up.label()).isEqualTo("eco");
+        assertThat(up.awaitsAgent()).isTrue();
+        assertThat(up.cap().confirmation()).isEqualTo(CapConfirmation.Waiting);
+        assertThat(up.cap().message()).contains("waiting for the agent to apply the performance cap");
+
+        // the next look: the spec asks performance (generation 5); the report still answers 4
+        ManagedNode waiting = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 5, applied(4, ECO)));
+        Transition still = GUARD.check(waiting, ActivePerformance, "p", SINCE.plusSeconds(1));
+        assertThat(still.outcome()).isEqualTo(Outcome.STEADY);
+        assertThat(still.label()).isEqualTo("eco");
+        assertThat(still.cap().appliedWatts()).hasValue(ECO);
+
+        // the agent applied generation 5, but DVFS still throttles: wait
+        ManagedNode throttled = waiting.withCap(asks(Profile.PERFORMANCE, PERF, 5,
+                new AgentReport(Result.APPLIED, 5, OptionalDouble.of(PERF), 40, "dvfs")));
+        assertThat(GUARD.check(throttled, ActivePerformance, "p", SINCE.plusSeconds(2)).label()).isEqualTo("eco");
+        assertThat(GUARD.check(throttled, ActivePerformance, "p", SINCE.plusSeconds(2)).cap().message()).contains("DVFS throttle (40 %)");
+
+        // confirmed: now the label
+        ManagedNode confirmed = waiting.withCap(asks(Profile.PERFORMANCE, PERF, 5, applied(5, 480)));
+        Transition labelled = GUARD.check(confirmed, ActivePerformance, "p", SINCE.plusSeconds(3));
+        assertThat(labelled.label()).isEqualTo("performance");
+        assertThat(labelled.cap()).isEqualTo(new CapStatus(CapConfirmation.Confirmed, OptionalDouble.of(480), ""));
+        assertThat(labelled.awaitsAgent()).isFalse();
+    }
+
+    @Test
+    void aRefusalKeepsTheLabelWaitingAndSaysWhy() {
+        ManagedNode n = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 2,
+                new AgentReport(Result.BLOCKED, 2, OptionalDouble.of(ECO), 0, "firmware lock")));
+
+        Transition t = GUARD.check(n, ActivePerformance, "p", SINCE);
+
+        assertThat(t.label()).isEqualTo("eco");
+        assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Refused);
+        assertThat(t.cap().message()).isEqualTo("the agent reports blocked: firmware lock");
+    }
+
+    @Test
+    void aNodeNoAgentReportsForIsLabelledAtOnceAndSaysItIsUnconfirmed() {
+        Transition t = GUARD.check(node(ActiveEco, "eco", List.of()), ActivePerformance, "p", SINCE);
+
+        assertThat(t.label()).isEqualTo("performance");
+        assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Unreported);
+
+        ManagedNode none = node(ActiveEco, "eco", List.of()).withCap(asks(Profile.ECO, ECO, 3,
+                new AgentReport(Result.NONE, 3, OptionalDouble.empty(), 0, "routed to none")));
+        Transition routedAway = GUARD.check(none, ActivePerformance, "p", SINCE);
+        assertThat(routedAway.label()).isEqualTo("performance");
+        assertThat(routedAway.cap().message()).contains("does not control this node's CPU");
+    }
+
+    @Test
+    void aLabelOnceGivenStaysWhateverTheAgentSaysLater() {
+        ManagedNode n = node(ActivePerformance, "performance", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 7,
+                new AgentReport(Result.ERROR, 7, OptionalDouble.empty(), 0, "EIO")));
+
+        Transition t = GUARD.check(n, ActivePerformance, "p", SINCE);
+
+        assertThat(t.label()).isEqualTo("performance");
+        assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Refused);
+    }
+
+    @Test
+    void aNodeWithoutALabelThatWaitsIsLabelledEco() {
+        ManagedNode n = node(ActivePerformance, null, List.of()).withCap(asks(null, 0, 0, applied(9, ECO)));
+
+        assertThat(GUARD.check(n, ActivePerformance, "p", SINCE).label()).isEqualTo("eco");
+        assertThat(GUARD.check(node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of())
+                .withCap(asks(Profile.PERFORMANCE, PERF, 3, applied(2, ECO))), ActivePerformance, "p", SINCE).label())
+                .as("a draining label admits no performance-only pod either").isEqualTo(JoulieApi.DRAINING_PERFORMANCE);
+    }
+
+    @Test
+    void theEcoCapIsConfirmedToo() {
+        ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of())
+                .withCap(asks(Profile.PERFORMANCE, PERF, 3, applied(3, PERF)));
+        Transition down = GUARD.check(draining, ActiveEco, "p", SINCE.plus(Duration.ofMinutes(1)));
+        assertThat(down.to()).isEqualTo(ActiveEco);
+        assertThat(down.cap().confirmation()).as("the spec changes to eco").isEqualTo(CapConfirmation.Waiting);
+        assertThat(down.label()).isEqualTo("eco");
+
+        ManagedNode eco = node(ActiveEco, "eco", List.of()).withCap(asks(Profile.ECO, ECO, 4, applied(4, ECO)));
+        assertThat(GUARD.check(eco, ActiveEco, "p", SINCE).cap().confirmation()).isEqualTo(CapConfirmation.Confirmed);
+    }
+
+    @Test
+    void theRecheckBetweenTicksHeadsWhereTheStateSaysAndKeepsTheReason() {
+        String reason = "selected for eco by static-partition-v1; schedule 'night'";
+        ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of()).withReason(reason);
+        Transition early = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(4));
+        assertThat(early.to()).isEqualTo(DrainingPerformance);
+        assertThat(early.reason()).isEqualTo(reason);
+        Transition commit = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(5));
+        assertThat(commit.to()).isEqualTo(ActiveEco);
+        assertThat(commit.reason()).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(GUARD.commitAt(draining)).isEqualTo(SINCE.plusSeconds(5));
+
+        ManagedNode waiting = node(ActivePerformance, "eco", List.of()).withReason("selected for performance by x; note")
+                .withCap(asks(Profile.PERFORMANCE, PERF, 5, applied(5, PERF)));
+        Transition labelled = GUARD.recheck(waiting, null, "x", SINCE);
+        assertThat(labelled.changed()).isFalse();
+        assertThat(labelled.label()).isEqualTo("performance");
+        assertThat(labelled.reason()).isEqualTo("selected for performance by x; note");
+    }
+
+    @Test
+    void aCommitWrittenHalfWayUnderAPodThatArrivedIsRescuedToo() {
+        // the commit's spec write (eco) landed, its state write did not; then a performance-only pod arrived
+        ManagedNode n = node(DrainingPerformance, "eco", List.of("hpc/late")).withCap(asks(Profile.ECO, ECO, 6, applied(5, PERF)));
+        assertThat(n.violators()).containsExactly("hpc/late");
+
+        Transition t = GUARD.check(n, ActiveEco, "p", SINCE.plusSeconds(10));
+
+        assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(t.to()).as("it stays draining, with the performance cap").isEqualTo(DrainingPerformance);
+        assertThat(t.since()).isEqualTo(SINCE);
+        assertThat(NodeAssignment.of(t, SETTINGS.caps(t.to().profile()), "p", NodePower.UNKNOWN).cpu()).isEqualTo(CpuPower.watts(PERF));
+        // force after the timeout commits eco as it would have
+        assertThat(GUARD.check(n, ActiveEco, "p", SINCE.plus(Duration.ofHours(1))).outcome()).isEqualTo(Outcome.FORCED);
+    }
+}

@@ -1,0 +1,31 @@
+package io.joulie.operator.cluster;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+
+/**
+ * The API requests the actuation sends, one method per request: the port between {@link KubernetesActuator} (what
+ * to write, in which order, against the caches) and the API server ({@link Fabric8ApiWrites}), so the same actuation
+ * runs against a fake cluster with injected faults. Every method is one request; a failure is a
+ * {@link io.fabric8.kubernetes.client.KubernetesClientException} (with the HTTP code where there is one).
+ */
+public interface ApiWrites {
+    NodePowerProfile create(NodePowerProfile npp);
+
+    /** Replaces the spec (the object's resourceVersion is the precondition: a stale one is a 409). */
+    NodePowerProfile update(NodePowerProfile npp);
+
+    /** Replaces the status through the status subresource (resourceVersion precondition as for {@link #update}). */
+    NodePowerProfile updateStatus(NodePowerProfile npp);
+
+    void delete(NodePowerProfile npp);
+
+    /** The NodePowerProfile as the API server has it now, or null (the re-read after a 409). */
+    NodePowerProfile get(String name);
+
+    /** Sets, or with {@code value} null removes, one label of a node (a JSON merge patch: no resourceVersion). */
+    void label(Node node, String key, String value);
+
+    /** Asks for a policy/v1 Eviction of a pod; false when refused (a PodDisruptionBudget, 429). */
+    boolean evict(String namespace, String name);
+}

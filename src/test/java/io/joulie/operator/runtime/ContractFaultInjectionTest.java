@@ -1,0 +1,85 @@
+package io.joulie.operator.runtime;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The operator's side of the performance contract under seeded random faults ({@link ContractFaultInjection}): fixed
+ * seeds in the test run, 10,000 ticks between them. The longer run (docs/reliability.md) is {@link #longRun()}, with
+ * {@code -Dfaults.seeds} and {@code -Dfaults.ticks}.
+ */
+class ContractFaultInjectionTest {
+    static final int TICKS = 2_500;
+
+    @ParameterizedTest(name = "seed {0}")
+    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 2 evict + budget, 3 hold,
+    // 6 hold + budget
+    @ValueSource(longs = {1, 2, 3, 6})
+    void theContractHoldsUnderFaults(long seed) {
+        ContractFaultInjection run = new ContractFaultInjection(seed);
+        ContractFaultInjection.Figures f = run.run(TICKS);
+
+        assertThat(f.violations()).isEmpty();
+        assertThat(f.ticks()).isEqualTo(TICKS);
+        // the run exercised what it claims to: every kind of fault it can inject, rescues, rechecks, moves
+        assertThat(f.faults().keySet()).containsAll(run.injectable());
+        assertThat(f.rescues()).isGreaterThan(10);
+        assertThat(f.rechecks()).isGreaterThan(100);
+        assertThat(f.stateChanges()).isGreaterThan(100);
+    }
+
+    /**
+     * The longer run, as a command (docs/reliability.md):
+     * {@code ./mvnw -pl src -am test -Dtest=ContractFaultInjectionTest#longRun -Dsurefire.failIfNoSpecifiedTests=false
+     * -Dfaults.seeds=20 -Dfaults.ticks=10000} (seeds from 1000, or from {@code -Dfaults.first}; {@code -Dfaults.trace} adds
+     * the last events of a violation's node to its report). Without {@code faults.seeds} it runs one short seed, so that it stays a
+     * real test in the suite.
+     */
+    @Test
+    void longRun() {
+        int seeds = Integer.getInteger("faults.seeds", 1);
+        int ticks = Integer.getInteger("faults.ticks", 200);
+        long first = Long.getLong("faults.first", 1000);
+        long start = System.nanoTime();
+        Map<ContractFaultInjection.Fault, Integer> faults = new EnumMap<>(ContractFaultInjection.Fault.class);
+        List<String> violations = new ArrayList<>();
+        long totalTicks = 0;
+        long steps = 0;
+        long rechecks = 0;
+        long writes = 0;
+        long changes = 0;
+        long decisions = 0;
+        long rescues = 0;
+        double exposure = 0;
+        java.time.Duration longest = java.time.Duration.ZERO;
+        for (long seed = first; seed < first + seeds; seed++) {
+            ContractFaultInjection.Figures f = new ContractFaultInjection(seed).run(ticks);
+            totalTicks += f.ticks();
+            steps += f.steps();
+            rechecks += f.rechecks();
+            writes += f.writes();
+            changes += f.stateChanges();
+            decisions += f.decisions();
+            rescues += f.rescues();
+            exposure += f.underHardwareEco();
+            longest = f.longestUnderEco().compareTo(longest) > 0 ? f.longestUnderEco() : longest;
+            f.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
+            violations.addAll(f.violations());
+        }
+        System.out.printf("contract fault injection: %d seeds x %d ticks = %d ticks (%d steps of 0.5 s) in %.1f s; rechecks %d;"
+                        + " writes %d; state changes %d for %d decisions; pods found under an eco NodePowerProfile %d, longest %d ms;"
+                        + " pod-seconds under a hardware eco cap %.1f; faults %s; invariant violations %d%n",
+                seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, rechecks, writes, changes, decisions, rescues,
+                longest.toMillis(), exposure, faults, violations.size());
+        violations.stream().limit(20).forEach(System.out::println);
+        assertThat(violations).isEmpty();
+    }
+}
