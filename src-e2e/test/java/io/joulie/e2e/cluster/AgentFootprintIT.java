@@ -55,6 +55,7 @@ class AgentFootprintIT extends ClusterScenario {
         if (cluster != null) {
             cluster.policy("null");
         }
+        removeAgentReports();
     }
 
     /** The memory limit of the agent DaemonSet's container, as the operator wrote it. */

@@ -64,6 +64,7 @@ class NodeAgentIT extends ClusterScenario {
         if (cluster != null) {
             cluster.policy("null");
         }
+        removeAgentReports();
     }
 
     void awaitLimitsFollowThePlan(double percent) {

@@ -69,6 +69,7 @@ class PoolAgentIT extends ClusterScenario {
             cluster.kubectl(null, "delete", "nodehardwares", "--all", "--ignore-not-found");
             cluster.policy("null");
         }
+        removeAgentReports();
     }
 
     static NodePowerProfile profile(String node) {
