@@ -33,7 +33,7 @@ import static org.awaitility.Awaitility.await;
  * <p>The suite churns for {@code e2e.footprint.seconds} (90 by default); the benchmark command of docs/benchmarks.md
  * sets 600 (10 minutes). The figures go to {@code target/footprint-results.md}.
  */
-@Order(11)
+@Order(13)
 class AgentFootprintIT extends ClusterScenario {
     static final String NODE = RealCluster.MANAGED.get(4);
     /** The share of the limit the anonymous memory may reach: the rest is the margin (page cache, a GC's growth, a burst). */
