@@ -83,18 +83,22 @@ public final class PlannerSetting<T> {
     public static final PlannerSetting<OptionalDouble> GPU_PERFORMANCE_CAP_WATTS_PER_GPU = row("GPU_PERFORMANCE_CAP_WATTS_PER_GPU",
             "joulie.gpu-performance-cap-watts-per-gpu", "gpuPerformanceCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
             "GPU cap of the performance profile, watts per board; wins over the percent",
-            PlannerSettings::gpuPerformanceCapWattsPerGpu, PlannerSettings.Builder::gpuPerformanceCapWattsPerGpu);
+            PlannerSettings::gpuPerformanceCapWattsPerGpu, PlannerSettings.Builder::gpuPerformanceCapWattsPerGpu)
+            .simulator("planner.gpuPerformanceCapWattsPerGpu", "none");
     public static final PlannerSetting<Double> GPU_PERFORMANCE_CAP_PERCENT = row("GPU_PERFORMANCE_CAP_PERCENT",
             "joulie.gpu-performance-cap-percent", "gpuPerformanceCapPercent", Kind.PERCENT, "100",
             "GPU cap of the performance profile, percent of each board's maximum", PlannerSettings::gpuPerformanceCapPercent,
-            PlannerSettings.Builder::gpuPerformanceCapPercent);
+            PlannerSettings.Builder::gpuPerformanceCapPercent)
+            .simulator("planner.gpuPerformanceCapPercent", "100");
     public static final PlannerSetting<OptionalDouble> GPU_ECO_CAP_WATTS_PER_GPU = row("GPU_ECO_CAP_WATTS_PER_GPU",
             "joulie.gpu-eco-cap-watts-per-gpu", "gpuEcoCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
             "GPU cap of the eco profile, watts per board; wins over the percent", PlannerSettings::gpuEcoCapWattsPerGpu,
-            PlannerSettings.Builder::gpuEcoCapWattsPerGpu);
+            PlannerSettings.Builder::gpuEcoCapWattsPerGpu)
+            .simulator("planner.gpuEcoCapWattsPerGpu", "none");
     public static final PlannerSetting<Double> GPU_ECO_CAP_PERCENT = row("GPU_ECO_CAP_PERCENT", "joulie.gpu-eco-cap-percent",
             "gpuEcoCapPercent", Kind.PERCENT, "60", "GPU cap of the eco profile, percent of each board's maximum",
-            PlannerSettings::gpuEcoCapPercent, PlannerSettings.Builder::gpuEcoCapPercent);
+            PlannerSettings::gpuEcoCapPercent, PlannerSettings.Builder::gpuEcoCapPercent)
+            .simulator("planner.gpuEcoCapPercent", "60");
     public static final PlannerSetting<Escalation> DOWNGRADE_ESCALATION = row("DOWNGRADE_ESCALATION",
             "joulie.downgrade-escalation", "downgradeEscalation", Kind.ESCALATION, "hold", "hold, force or evict",
             PlannerSettings::escalation, PlannerSettings.Builder::escalation)

@@ -10,7 +10,10 @@ import java.util.Map;
 
 /** What one run measures as it goes: energy, violations, completions, counts, the time series. */
 final class Accounting {
+    /** Every node's energy, CPU part and GPU boards. */
     double energyJoules;
+    /** The GPU boards' share of it. */
+    double gpuEnergyJoules;
     double violationSeconds;
     long evictions;
     long transitions;
@@ -61,7 +64,7 @@ final class Accounting {
     RunResult result(Baseline baseline, int jobsTotal, long wallMillis) {
         Map<PodClass, double[]> done = new EnumMap<>(PodClass.class);
         completion.forEach((c, v) -> done.put(c, Arrays.copyOf(v, completionCount.get(c))));
-        return new RunResult(baseline, energyJoules / 3.6e6, jobsTotal, completed, makespan, done,
+        return new RunResult(baseline, energyJoules / 3.6e6, gpuEnergyJoules / 3.6e6, jobsTotal, completed, makespan, done,
                 Arrays.copyOf(finishTimes, completed), violationSeconds,
                 evictions, transitions, ticks, series, wallMillis);
     }

@@ -5,7 +5,6 @@ import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
-import io.joulie.planner.ProfileCaps;
 import io.joulie.planner.Transition;
 
 import java.time.Duration;
@@ -17,7 +16,8 @@ import java.util.Map;
 /**
  * Standalone mode: every {@code sim.tickSeconds} the twin builds the planner's {@link ClusterContext} from the
  * simulated nodes and jobs and calls the operator's own {@link Planner} (policy, eco selection, {@code StateGuard});
- * each verdict sets the node's state, label and cap exactly as the operator's NodePowerProfile and the agent would,
+ * each verdict sets the node's state, label and caps (CPU, and GPU boards where the node has them) exactly as the
+ * operator's NodePowerProfile and the agent would,
  * and the evictions it asks for requeue the jobs.
  */
 public final class InProcessPlanner implements ControlPlane {
@@ -49,13 +49,8 @@ public final class InProcessPlanner implements ControlPlane {
     @Override
     public void start(SimCluster cluster) {
         for (SimNode n : cluster.nodes()) {
-            cluster.apply(n, n.state(), n.since(), watts(n, planner.settings().caps(n.state().profile(), labels(n))));
+            cluster.apply(n, n.state(), n.since(), planner.settings().caps(n.state().profile(), labels(n)));
         }
-    }
-
-    /** The CPU cap of {@code caps} on the node's model: its watts, or its percent of the model's highest cap. */
-    private static double watts(SimNode n, ProfileCaps caps) {
-        return n.type().model().capWatts(caps.cpu());
     }
 
     /** The labels a policy sees: the node's type. */
@@ -88,7 +83,7 @@ public final class InProcessPlanner implements ControlPlane {
                 moved.add(tr);
             }
             PowerState to = tr.to();
-            cluster.apply(n, to, tr.since(), watts(n, plan.caps(tr, planner.settings())));
+            cluster.apply(n, to, tr.since(), plan.caps(tr, planner.settings()));
             for (String pod : tr.evict()) {
                 cluster.evict(n, pod);
             }

@@ -16,15 +16,22 @@ import java.util.Map;
  * @param id           0-based index, also the pod name {@code sim/job-<id>}
  * @param arrival      arrival time in seconds from the start
  * @param cores        requested cores
- * @param work         work in core-seconds
- * @param sensitivity  CPU sensitivity s: speed = cores · (1 − (1 − f) · s)
+ * @param work         work in core-seconds; for a GPU job, in board-seconds (its boards at their highest clock)
+ * @param sensitivity  sensitivity s to the clock that does its work: speed = cores · (1 − (1 − f) · s) with f the CPU's
+ *                     frequency scale; for a GPU job, gpus · (1 − (1 − f) · s) with f its boards' clock scale
  * @param profile      the value of its {@code joulie.io/power-profile} nodeSelector, or null for none
  * @param podClass     its class as the operator's {@link PodClassifier} reads that nodeSelector
  * @param declaresEco  whether its pod carries {@code joulie.io/workload-class: eco} (and with it a preferred node
  *                     affinity for eco nodes), as the operator's classifier reads the annotation
+ * @param gpus         GPU boards it requests ({@code nvidia.com/gpu}); 0 for a CPU job. A GPU job also holds its
+ *                     {@code cores} on the GPU node's host, but its work progresses by its boards' clock only
  */
 public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
-                      PodClass podClass, boolean declaresEco) {
+                      PodClass podClass, boolean declaresEco, int gpus) {
+
+    public JobSpec {
+        SimConfig.require(gpus >= 0, "job " + id + ": GPU boards must be ≥ 0, got " + gpus);
+    }
 
     public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile) {
         return of(id, arrival, cores, work, sensitivity, profile, false);
@@ -32,8 +39,19 @@ public record JobSpec(int id, double arrival, int cores, double work, double sen
 
     public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile,
                              boolean declaresEco) {
+        return of(id, arrival, cores, 0, work, sensitivity, profile, declaresEco);
+    }
+
+    /** A job of {@code gpus} boards (0: a CPU job). */
+    public static JobSpec of(int id, double arrival, int cores, int gpus, double work, double sensitivity, String profile,
+                             boolean declaresEco) {
         return new JobSpec(id, arrival, cores, work, sensitivity, profile, PodClassifier.classify(podSpec(profile)),
-                PodClassifier.declaresEco(metadata(declaresEco)));
+                PodClassifier.declaresEco(metadata(declaresEco)), gpus);
+    }
+
+    /** Whether it needs GPU boards. */
+    public boolean usesGpus() {
+        return gpus > 0;
     }
 
     /** The metadata the job's pod carries: the workload-class annotation when it declares eco. */

@@ -15,7 +15,7 @@ import java.util.Map;
  * The twin's command line (docs/simulation.md).
  *
  * <pre>
- * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|demo|all] [--out DIR] [--threads N] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|hetero|demo|all] [--out DIR] [--threads N] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C|D] [--scenario NAME] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar demo [--baseline B|C|D] [--speed N] [--scenario NAME] [--repo DIR] [--out DIR] [--kubeconfig FILE] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar params
@@ -57,6 +57,16 @@ public final class Main {
         mixed.putAll(Map.of("cluster.types", "dell-r640:0.7,dell-r940:0.3", "workload.meanInterarrivalSeconds", "0.1923",
                 "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507"));
         SCENARIOS.put("day-mixed", Map.copyOf(mixed));
+        // A heterogeneous CPU/GPU cluster in the shape of the Go Joulie's heterogeneous experiments: the two server types
+        // and GPU servers (8 A100 or 8 H100 boards each), the calibrated day's CPU work at about 60 % of the CPU servers'
+        // cores with a share of GPU jobs that keeps about 60 % of the boards busy; the operator's GPU caps (100 % and
+        // 60 % of each board's highest limit); queue-aware bounds scaled to 100 nodes as the day's to 1,000.
+        Map<String, String> hetero = new java.util.HashMap<>(day);
+        hetero.putAll(Map.of("cluster.nodes", "100", "cluster.types", "dell-r640:0.5,dell-r940:0.2,gpu-a100x8:0.15,gpu-h100x8:0.15",
+                "workload.meanInterarrivalSeconds", "2.7", "workload.gpuShare", "0.025",
+                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507,gpu-a100x8=260,gpu-h100x8=260",
+                "planner.queueHpMin", "40", "planner.queueHpMax", "100"));
+        SCENARIOS.put("hetero", Map.copyOf(hetero));
     }
 
     private Main() {
@@ -108,7 +118,7 @@ public final class Main {
         String scenario = options.getOrDefault("scenario", "published");
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
         int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
-        List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed") : List.of(scenario);
+        List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
         for (String name : names) {
             SimConfig config = config(name, overrides);
             long start = System.nanoTime();
@@ -232,8 +242,8 @@ public final class Main {
     private static String usage() {
         return """
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
-                  bench  [--scenario published|day|day-mixed|demo|all] [--out DIR]  runs A, B, C, D, the lower bound and the
-                         [--threads N]                                              hindsight optimum; writes CSV, Markdown, PNG
+                  bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bound and the
+                         [--out DIR] [--threads N]                                  hindsight optimum; writes CSV, Markdown, PNG
                   watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves
                   demo   [--baseline B|C|D] [--speed 60] [--repo .] [--out DIR]     cluster mode: the real operator and agent on an
                          [--scenario demo] [--kubeconfig FILE]                      embedded API server (or the one of FILE), time-compressed

@@ -6,8 +6,8 @@ import java.util.Map;
 
 /**
  * The node types a scenario can name in {@code cluster.types}: {@code model}, built from the {@code node.*}
- * parameters (the seed-era model), and the calibrated server types (docs/simulation.md cites the source of every
- * number).
+ * parameters (the seed-era model), the calibrated server types and the GPU servers (docs/simulation.md cites the
+ * source of every number and names the assumptions).
  */
 public final class NodeCatalog {
     /** The type made of the {@code node.*} parameters. */
@@ -23,6 +23,12 @@ public final class NodeCatalog {
         type("dell-r640", 56, new double[] {55, 125, 151, 176, 202, 232, 261, 301, 357, 421, 469}, 100);
         // Dell PowerEdge R940 (4 sockets): SPECpower_ssj2008 result power_ssj2008-20171010-00789 (2017 Q4)
         type("dell-r940", 112, new double[] {106, 245, 292, 336, 383, 437, 502, 583, 694, 820, 915}, 150);
+        // GPU servers: eight SXM boards on a two-socket host whose CPU part is the R640's measured curve (an assumption).
+        // Board power at the highest clock and the limit range: NVIDIA's A100 and H100 datasheets and NVML constraints;
+        // idle power, clock range, β = 3 and φ = 0.8 are assumptions (docs/simulation.md, "Calibration").
+        NodeModel host = TYPES.get("dell-r640").model();
+        TYPES.put("gpu-a100x8", new NodeType("gpu-a100x8", host, GpuModel.of(8, 50, 400, 3, 0.8, 420, 1410, 100, 400, 400)));
+        TYPES.put("gpu-h100x8", new NodeType("gpu-h100x8", host, GpuModel.of(8, 65, 700, 3, 0.8, 590, 1980, 200, 700, 700)));
     }
 
     private NodeCatalog() {
@@ -37,7 +43,10 @@ public final class NodeCatalog {
                 capMin, 5000, 5, 0.5)));
     }
 
-    /** The same type with C-states disabled: every point of its curve raised by the idle power they save, less with load. */
+    /**
+     * The same type with C-states disabled: every point of its CPU curve raised by the idle power they save, less with
+     * load (GPU boards unchanged).
+     */
     static NodeType withoutCStates(NodeType t) {
         if (!(t.model().curve() instanceof LoadCurve.Table table)) {
             return t;
@@ -50,7 +59,7 @@ public final class NodeCatalog {
         NodeModel m = t.model();
         return new NodeType(t.name(), new NodeModel(m.cores(), new LoadCurve.Table(raised), m.beta(), m.frequencyShare(),
                 m.fminMHz(), m.fmaxMHz(), m.floorWatts(), m.capMinWatts(), m.capMaxWatts(), m.capToleranceWatts(),
-                m.throttleTauSeconds()));
+                m.throttleTauSeconds()), t.gpu());
     }
 
     /** The calibrated types, by name. */

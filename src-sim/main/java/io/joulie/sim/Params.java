@@ -36,7 +36,7 @@ public final class Params {
         def("cluster.nodes", "5", "number of simulated nodes");
         def("cluster.cStates", "true", "false: the calibrated types draw their idle power without C-states (+25 % at idle, fading to 0 at full load)");
         def("cluster.types", "", "node types and their shares, e.g. dell-r640:0.6,dell-r940:0.4 (empty: one type, "
-                + "'model', from the node.* parameters; docs/simulation.md lists the types)");
+                + "'model', from the node.* parameters; docs/simulation.md lists the types, GPU servers among them)");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");
@@ -54,6 +54,14 @@ public final class Params {
                 + "(with a preferred node affinity for eco nodes)");
         def("workload.performanceShare", "0.30", "share of performance-only jobs (nodeSelector performance)");
         def("workload.ecoShare", "0", "share of eco-only jobs (nodeSelector eco); the rest is unconstrained");
+        def("workload.gpuShare", "0", "share of GPU jobs: they request GPU boards (nvidia.com/gpu), run only on GPU nodes and "
+                + "progress by their boards' clock");
+        def("workload.gpusMin", "1", "fewest GPU boards of a GPU job (uniform)");
+        def("workload.gpusMax", "4", "most GPU boards of a GPU job (uniform)");
+        def("workload.gpuWorkMin", "1800", "smallest GPU job work in board-seconds at the highest clock (uniform)");
+        def("workload.gpuWorkMax", "28800", "largest GPU job work in board-seconds (uniform)");
+        def("workload.gpuSensitivityMin", "0.3", "smallest sensitivity of GPU jobs to their boards' clock (uniform)");
+        def("workload.gpuSensitivityMax", "1.0", "largest sensitivity of GPU jobs to their boards' clock (uniform)");
         def("workload.seed", "42", "random seed of the generator");
         def("workload.trace", "", "JSON-lines trace file replacing the generator (empty: generate)");
         def("sim.stepSeconds", "1", "physics time step");

@@ -51,14 +51,16 @@ public final class Report {
     }
 
     static String summaryCsv(Comparison c) {
-        StringBuilder sb = new StringBuilder("baseline,policy,energy_kwh,energy_delta_pct,gap_to_bound_pp,gap_to_optimum_pp,"
+        StringBuilder sb = new StringBuilder("baseline,policy,energy_kwh,cpu_energy_kwh,gpu_energy_kwh,energy_delta_pct,"
+                + "gap_to_bound_pp,gap_to_optimum_pp,"
                 + "jobs_total,jobs_completed,makespan_s,mean_completion_s,mean_completion_performance_s,p95_completion_performance_s,"
                 + "mean_completion_eco_s,mean_completion_unconstrained_s,performance_slowdown,eco_slowdown,unconstrained_slowdown,"
                 + "overall_slowdown,violation_s,evictions,transitions,planner_ticks,window_s,window_energy_kwh,window_energy_delta_pct,"
                 + "window_jobs_completed,wall_ms\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
-            sb.append(String.join(",", b.name(), b.title(), num(r.energyKWh()), num(c.energyDeltaPercent(b)),
+            sb.append(String.join(",", b.name(), b.title(), num(r.energyKWh()), num(r.cpuEnergyKWh()), num(r.gpuEnergyKWh()),
+                    num(c.energyDeltaPercent(b)),
                     num(c.gapToBound(b)), num(c.gapToOptimum(b)),
                     String.valueOf(r.jobsTotal()), String.valueOf(r.jobsCompleted()), num(r.makespanSeconds()),
                     num(RunResult.mean(r.allCompletionTimes())), num(r.meanCompletion(PodClass.PERFORMANCE)),
@@ -71,7 +73,8 @@ public final class Report {
                     num(c.windowEnergyDeltaPercent(b)), String.valueOf(r.completedBy(c.windowSeconds())),
                     String.valueOf(r.wallMillis()))).append('\n');
         }
-        List<String> bound = new ArrayList<>(List.of("LB", "lower bound", num(c.bound().kWh()), num(c.boundDeltaPercent()), "0",
+        List<String> bound = new ArrayList<>(List.of("LB", "lower bound", num(c.bound().kWh()),
+                num(c.bound().kWh() - c.bound().gpuKWh()), num(c.bound().gpuKWh()), num(c.boundDeltaPercent()), "0",
                 num(-c.gapToBound(Baseline.H)), String.valueOf(c.get(Baseline.A).jobsTotal()), "", num(c.bound().makespanLowerBound())));
         while (bound.size() < sb.substring(0, sb.indexOf("\n")).split(",").length) {
             bound.add("");
@@ -99,6 +102,11 @@ public final class Report {
         return cap.packagePowerCapWatts() != null ? num(cap.packagePowerCapWatts()) + " W" : num(cap.packagePowerCapPercent()) + " %";
     }
 
+    /** A GPU cap as the report gives it: {@code 300 W per board} or {@code 60 %}. */
+    static String cap(io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower cap) {
+        return cap.powerCapWattsPerGpu() != null ? num(cap.powerCapWattsPerGpu()) + " W per board" : num(cap.powerCapPercent()) + " %";
+    }
+
     static String markdown(Comparison c) {
         SimConfig cfg = c.config();
         RunResult a = c.get(Baseline.A);
@@ -113,23 +121,32 @@ public final class Report {
                 num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
                 cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode(),
                 num(cfg.planner().demandHeadroomFrac())));
+        if (cfg.nodeTypes().stream().anyMatch(NodeType::hasGpus)) {
+            sb.append(String.format(Locale.ROOT, "GPU caps %s / %s of each board (performance / eco); GPU nodes are tainted: "
+                    + "only GPU jobs run there.%n%n", cap(cfg.planner().caps(Profile.PERFORMANCE).gpu()),
+                    cap(cfg.planner().caps(Profile.ECO).gpu())));
+        }
         sb.append("**Headline.** ").append(c.headline()).append(".\n\n");
+        boolean gpus = cfg.nodeTypes().stream().anyMatch(NodeType::hasGpus);
         sb.append("## Energy to finish the same jobs\n\n");
-        sb.append("| run | energy to finish (kWh) | vs A | gap to bound (pp) | gap to optimum (pp) | makespan (h) "
+        sb.append("| run | energy to finish (kWh) |" + (gpus ? " CPU parts / GPU boards (kWh) |" : "")
+                + " vs A | gap to bound (pp) | gap to optimum (pp) | makespan (h) "
                 + "| slowdown perf / eco / unconstr. / all | perf p95 (min) | violations (s) | transitions |\n");
-        sb.append("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n");
+        sb.append("|---|---:|" + (gpus ? "---:|" : "") + "---:|---:|---:|---:|---|---:|---:|---:|\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
-            sb.append(String.format(Locale.ROOT, "| %s %s | %.2f | %s | %.1f | %.1f | %.2f | %s / %s / %s / %s | %.1f | %.0f | %d |%n",
-                    b, b.title(), r.energyKWh(), b == Baseline.A ? "—" : String.format(Locale.ROOT, "%+.1f %%", c.energyDeltaPercent(b)),
+            sb.append(String.format(Locale.ROOT, "| %s %s | %.2f |%s %s | %.1f | %.1f | %.2f | %s / %s / %s / %s | %.1f | %.0f | %d |%n",
+                    b, b.title(), r.energyKWh(), gpus ? String.format(Locale.ROOT, " %.2f / %.2f |", r.cpuEnergyKWh(), r.gpuEnergyKWh()) : "",
+                    b == Baseline.A ? "—" : String.format(Locale.ROOT, "%+.1f %%", c.energyDeltaPercent(b)),
                     c.gapToBound(b), c.gapToOptimum(b), r.makespanSeconds() / 3600,
                     ratio(c.slowdown(b, PodClass.PERFORMANCE)), ratio(c.slowdown(b, PodClass.ECO)),
                     ratio(c.slowdown(b, PodClass.UNCONSTRAINED)), ratio(c.overallSlowdown(b)),
                     RunResult.quantile(r.completionTimes().get(PodClass.PERFORMANCE), 0.95) / 60,
                     r.violationSeconds(), r.transitions()).replace("NaN", "–"));
         }
-        sb.append(String.format(Locale.ROOT, "| lower bound | %.2f | %+.1f %% | 0 | %.1f | ≥ %.2f | | | | |%n%n",
-                c.bound().kWh(), c.boundDeltaPercent(), -c.gapToBound(Baseline.H), c.bound().makespanLowerBound() / 3600));
+        sb.append(String.format(Locale.ROOT, "| lower bound | %.2f |%s %+.1f %% | 0 | %.1f | ≥ %.2f | | | | |%n%n",
+                c.bound().kWh(), gpus ? String.format(Locale.ROOT, " %.2f / %.2f |", c.bound().kWh() - c.bound().gpuKWh(),
+                        c.bound().gpuKWh()) : "", c.boundDeltaPercent(), -c.gapToBound(Baseline.H), c.bound().makespanLowerBound() / 3600));
         sb.append("Energy to finish: every node from t = 0 until the run's own last job finished. Gaps are percentage points "
                 + "of A's energy to finish. Slowdown: mean completion time of the class relative to A. Violations: seconds a "
                 + "performance-only job ran on a node capped below the performance cap. ");

@@ -11,7 +11,8 @@ import java.util.Map;
  * What one run measured.
  *
  * @param baseline           which run
- * @param energyKWh          energy of all nodes from t = 0 until the last job finished
+ * @param energyKWh          energy of all nodes from t = 0 until the last job finished (CPU parts and GPU boards)
+ * @param gpuEnergyKWh       the GPU boards' share of it
  * @param jobsTotal          jobs in the workload
  * @param jobsCompleted      jobs that finished before {@code sim.maxSeconds}
  * @param makespanSeconds    finish time of the last job
@@ -25,7 +26,7 @@ import java.util.Map;
  * @param series             one sample per planner interval
  * @param wallMillis         wall-clock time of the run
  */
-public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int jobsCompleted, double makespanSeconds,
+public record RunResult(Baseline baseline, double energyKWh, double gpuEnergyKWh, int jobsTotal, int jobsCompleted, double makespanSeconds,
                         Map<PodClass, double[]> completionTimes, double[] finishTimes, double violationSeconds, long evictions,
                         long transitions, long ticks, List<Sample> series, long wallMillis) {
 
@@ -45,6 +46,11 @@ public record RunResult(Baseline baseline, double energyKWh, int jobsTotal, int 
         finishTimes = finishTimes.clone();
         Arrays.sort(finishTimes);
         series = List.copyOf(series);
+    }
+
+    /** The CPU parts' share of the energy to finish (the whole node without GPUs). */
+    public double cpuEnergyKWh() {
+        return energyKWh - gpuEnergyKWh;
     }
 
     /** All classes' completion times, sorted. */

@@ -13,9 +13,14 @@ import java.util.List;
  * (kube-scheduler's least-allocated scoring), ties to the lowest index; a job that declares eco (its preferred node
  * affinity for {@code joulie.io/power-profile=eco}) takes an eco node when one fits, as the preferred affinity's
  * weight outranks the spread. With {@code ignoreProfiles} (baseline A:
- * no Joulie) every node fits every job.
+ * no Joulie) every node fits every job's profile.
  *
- * <p>Nodes are indexed by (label, type, free cores) in bit sets, so a placement costs O(labels × types × cores).
+ * <p>GPU nodes are tainted, as GPU clusters commonly taint them ({@code nvidia.com/gpu:NoSchedule}): only GPU jobs,
+ * which tolerate the taint, land there, and only on a node with enough free boards as well as cores (least-allocated
+ * by free cores, like the others); CPU jobs land only on nodes without GPUs.
+ *
+ * <p>Nodes without GPUs are indexed by (label, type, free cores) in bit sets, so a placement costs
+ * O(labels × types × cores); GPU nodes, few, are scanned.
  */
 final class Scheduler {
     static final int PERFORMANCE = 0;
@@ -30,10 +35,13 @@ final class Scheduler {
     private final List<NodeType> types;
     /** [label][type][free cores] → node indexes. */
     private final BitSet[][][] index;
+    /** The nodes with GPU boards, by index. */
+    private final List<SimNode> gpuNodes;
 
     Scheduler(List<SimNode> nodes, List<NodeType> types, boolean ignoreProfiles) {
         this.ignoreProfiles = ignoreProfiles;
         this.types = List.copyOf(types);
+        this.gpuNodes = nodes.stream().filter(n -> n.type.hasGpus()).toList();
         index = new BitSet[LABELS][types.size()][];
         for (BitSet[][] byType : index) {
             for (int t = 0; t < types.size(); t++) {
@@ -82,10 +90,13 @@ final class Scheduler {
         return n.typeIndex;
     }
 
-    /** The most free cores on a node that admits class {@code c} (0 when none). */
+    /** The most free cores on a node without GPUs that admits class {@code c} (0 when none). */
     int maxFree(PodClass c) {
         int most = 0;
         for (int t = 0; t < types.size(); t++) {
+            if (types.get(t).hasGpus()) {
+                continue;
+            }
             for (int free = index[0][t].length - 1; free > most; free--) {
                 if (any(c, t, free)) {
                     most = free;
@@ -96,7 +107,34 @@ final class Scheduler {
         return most;
     }
 
-    /** The node for a job of class {@code c} asking {@code want} cores, or −1 when none fits. */
+    /**
+     * For each number of boards g ≥ 1, {@code most[g]} becomes the most free cores on a GPU node that admits class
+     * {@code c} and has at least g free boards (0 when none); {@code most[0]} is left alone.
+     */
+    void maxFreeWithGpus(PodClass c, int[] most) {
+        java.util.Arrays.fill(most, 1, most.length, 0);
+        for (SimNode n : gpuNodes) {
+            if (allows(c, n.label)) {
+                for (int g = Math.min(n.freeGpus(), most.length - 1); g >= 1; g--) {
+                    most[g] = Math.max(most[g], n.freeCores());
+                }
+            }
+        }
+    }
+
+    /** The GPU node for a GPU job: least allocated by free cores among those it fits, ties to the lowest index; −1 when none. */
+    int pickGpu(PodClass c, int cores, int gpus) {
+        SimNode best = null;
+        for (SimNode n : gpuNodes) {
+            if (allows(c, n.label) && n.freeGpus() >= gpus && n.freeCores() >= cores && (best == null
+                    || (double) n.freeCores() / n.cores() > (double) best.freeCores() / best.cores())) {
+                best = n;
+            }
+        }
+        return best == null ? -1 : best.index;
+    }
+
+    /** The node for a CPU job of class {@code c} asking {@code want} cores, or −1 when none fits. */
     int pick(PodClass c, int want) {
         return pick(c, want, false);
     }
@@ -117,6 +155,9 @@ final class Scheduler {
         int best = -1;
         double bestShare = -1;
         for (int t = 0; t < types.size(); t++) {
+            if (types.get(t).hasGpus()) {
+                continue;
+            }
             int cores = index[0][t].length - 1;
             for (int free = cores; free >= want; free--) {
                 double share = (double) free / cores;

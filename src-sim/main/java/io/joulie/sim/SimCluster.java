@@ -2,6 +2,7 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ClusterContext;
+import io.joulie.planner.ProfileCaps;
 
 import java.time.Instant;
 import java.util.List;
@@ -25,9 +26,11 @@ public interface SimCluster {
 
     /**
      * What the operator writes and the agent enforces: the node's state and since, its
-     * {@code joulie.io/power-profile} label (the state's), its cap (clamped by the node's model).
+     * {@code joulie.io/power-profile} label (the state's), its caps resolved on its hardware and clamped: the CPU cap
+     * in watts or a percent of the CPU model's highest cap, the GPU cap (on a node with GPU boards) in watts per board
+     * or a percent of each board's highest limit.
      */
-    void apply(SimNode node, PowerState state, Instant since, double capWatts);
+    void apply(SimNode node, PowerState state, Instant since, ProfileCaps caps);
 
     /** The node's label as the operator wrote it (cluster mode); the state follows the label. */
     void label(SimNode node, String value);
@@ -35,7 +38,10 @@ public interface SimCluster {
     /** The cap the agent applied (clamped by the node's model). */
     void cap(SimNode node, double watts);
 
-    /** No cap: the node's model maximum. */
+    /** The limit the agent applied to each of the node's GPU boards (clamped by its GPU model). */
+    void gpuCap(SimNode node, double wattsPerBoard);
+
+    /** No cap: the node's model maximum, and its GPU boards' default limit. */
     void liftCap(SimNode node);
 
     /** The DVFS throttle the agent applied (percent). */

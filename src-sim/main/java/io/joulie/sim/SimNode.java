@@ -19,9 +19,13 @@ public final class SimNode {
     Instant since;
     /** The applied cap, already clamped by the node model. */
     double capWatts;
+    /** The applied GPU limit of each board, already clamped by the GPU model; unused on a node without GPUs. */
+    double gpuCapWatts;
     double throttlePct;
     double throttleF = 1.0;
     int usedCores;
+    /** GPU boards held by the jobs running here. */
+    int usedGpus;
     int performanceJobs;
     /** Ids of the jobs running here. */
     final List<Integer> running = new ArrayList<>();
@@ -29,7 +33,12 @@ public final class SimNode {
     double f = 1.0;
     /** The share of time the cores run: below 1 only under a cap the node cannot meet at its lowest frequency. */
     double duty = 1.0;
+    /** The busy boards' clock scale and duty cycle under the GPU limit. */
+    double gpuF = 1.0;
+    double gpuDuty = 1.0;
+    /** Measured power of the whole node (CPU part and GPU boards) and of the GPU boards alone. */
     double powerWatts;
+    double gpuPowerWatts;
     boolean dirty = true;
     /** The first physics step not yet accounted for (energy, violations, job progress). */
     long synced;
@@ -71,6 +80,11 @@ public final class SimNode {
         return capWatts;
     }
 
+    /** The limit each of its GPU boards runs under (clamped by its GPU model); 0 without GPUs. */
+    public double gpuCapWatts() {
+        return type.hasGpus() ? gpuCapWatts : 0;
+    }
+
     /** Latest measured power. */
     public double powerWatts() {
         return powerWatts;
@@ -81,9 +95,10 @@ public final class SimNode {
         return Scheduler.LABEL_VALUES[label];
     }
 
-    /** Progress rate of a job on this node now (core-seconds per second). */
+    /** Progress rate of a job on this node now: core-seconds per second, or board-seconds for a GPU job. */
     double speed(JobSpec j) {
-        return NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty;
+        return j.usesGpus() ? NodeModel.jobSpeed(j.gpus(), j.sensitivity(), gpuF) * gpuDuty
+                : NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty;
     }
 
     int cores() {
@@ -94,7 +109,14 @@ public final class SimNode {
         return cores() - usedCores;
     }
 
-    /** Recomputes frequency and power after a change of load, cap or throttle; advances the throttle ramp. */
+    int freeGpus() {
+        return type.boards() - usedGpus;
+    }
+
+    /**
+     * Recomputes frequency and power after a change of load, cap or throttle, of the CPU part and of the GPU boards;
+     * advances the throttle ramp.
+     */
     void refresh(double dt) {
         NodeModel model = type.model();
         double u = (double) usedCores / model.cores();
@@ -105,6 +127,13 @@ public final class SimNode {
         f = Math.min(model.capFrequency(u, capWatts), throttleF);
         duty = model.duty(u, f, capWatts);
         powerWatts = model.measuredPower(u, f, capWatts);
+        if (type.hasGpus()) {
+            GpuModel gpu = type.gpu();
+            gpuF = gpu.frequency(gpuCapWatts);
+            gpuDuty = gpu.duty(gpuF, gpuCapWatts);
+            gpuPowerWatts = gpu.power(usedGpus, gpuF, gpuCapWatts);
+            powerWatts += gpuPowerWatts;
+        }
         dirty = ramping;
     }
 }

@@ -3,6 +3,7 @@ package io.joulie.sim;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
+import io.joulie.planner.ProfileCaps;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -36,8 +37,12 @@ public final class Simulation {
     private final Scheduler scheduler;
     private final JobQueue queue;
     private final double[] remaining;
-    /** Per node type: the (clamped) performance cap; a performance-only job under a lower cap is a violation. */
+    /**
+     * Per node type: the (clamped) performance caps of the CPU part and of each GPU board; a performance-only job
+     * under a lower cap is a violation.
+     */
     private final double[] performanceCap;
+    private final double[] performanceGpuCap;
     private final Accounting accounting;
     private final Cluster cluster = new Cluster();
     private Map<String, Integer> podIds;
@@ -48,6 +53,8 @@ public final class Simulation {
     private long ecoOnlyCores;
     private long declaredEcoCores;
     private boolean scheduleNeeded;
+    /** Per class and boards, the most free cores a node offers (see {@link JobQueue#pollOldestFitting}). */
+    private final int[][] maxFree;
     private final double dt;
     /** The step about to run. */
     private long step;
@@ -70,9 +77,12 @@ public final class Simulation {
         this.control = control;
         this.dt = config.stepSeconds();
         int maxCores = config.nodeTypes().stream().mapToInt(t -> t.model().cores()).max().orElseThrow();
+        int maxBoards = config.nodeTypes().stream().mapToInt(NodeType::boards).max().orElseThrow();
+        List<NodeType> present = config.typeOfEachNode().stream().distinct().map(config.nodeTypes()::get).toList();
         for (JobSpec j : jobs) {
-            SimConfig.require(j.cores() <= maxCores, "job " + j.id() + " requests " + j.cores()
-                    + " cores but no node has more than " + maxCores + " (node.cores): it could never run");
+            SimConfig.require(present.stream().anyMatch(t -> fits(j, t)), "job " + j.id() + " requests " + j.cores() + " cores"
+                    + (j.usesGpus() ? " and " + j.gpus() + " GPU boards but no GPU node of cluster.types has them"
+                    : " but no node without GPUs has them (node.cores, cluster.types)") + ": it could never run");
         }
         List<String> names = nodeNames(config.nodes());
         List<Integer> types = config.typeOfEachNode();
@@ -82,10 +92,12 @@ public final class Simulation {
             nodes.add(n);
             byName.put(n.name, n);
         }
-        performanceCap = config.nodeTypes().stream()
-                .mapToDouble(t -> t.model().capWatts(config.planner().caps(Profile.PERFORMANCE).cpu())).toArray();
+        ProfileCaps perf = config.planner().caps(Profile.PERFORMANCE);
+        performanceCap = config.nodeTypes().stream().mapToDouble(t -> t.model().capWatts(perf.cpu())).toArray();
+        performanceGpuCap = config.nodeTypes().stream().mapToDouble(t -> t.hasGpus() ? t.gpu().capWatts(perf.gpu()) : 0).toArray();
         scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement());
-        queue = new JobQueue(jobs, maxCores);
+        queue = new JobQueue(jobs, maxCores, maxBoards);
+        maxFree = new int[CLASSES.length][maxBoards + 1];
         remaining = new double[jobs.size()];
         podNames = new String[jobs.size()];
         accounting = new Accounting(jobs);
@@ -95,6 +107,11 @@ public final class Simulation {
     public static Simulation standalone(SimConfig config, List<JobSpec> jobs, Baseline baseline) {
         return new Simulation(config, jobs, baseline, baseline.policy() == null ? new NoJoulie()
                 : new InProcessPlanner(config.planner().withPolicy(baseline.policy()), config.tickSeconds()));
+    }
+
+    /** Whether a job can run on a node of this type: a GPU job on a GPU node with its boards, a CPU job on one without. */
+    static boolean fits(JobSpec j, NodeType t) {
+        return j.usesGpus() == t.hasGpus() && j.cores() <= t.model().cores() && j.gpus() <= t.boards();
     }
 
     /** Runs until every job finished or {@code sim.maxSeconds}. */
@@ -144,19 +161,21 @@ public final class Simulation {
     /** Places pending jobs, oldest first among those that fit somewhere. */
     private void schedule() {
         scheduleNeeded = false;
-        int[] maxFree = new int[CLASSES.length];
         while (queue.size() > 0) {
             for (PodClass c : CLASSES) {
-                maxFree[c.ordinal()] = scheduler.maxFree(c);
+                maxFree[c.ordinal()][0] = scheduler.maxFree(c);
+                scheduler.maxFreeWithGpus(c, maxFree[c.ordinal()]);
             }
             JobSpec j = queue.pollOldestFitting(maxFree);
             if (j == null) {
                 return;
             }
-            SimNode n = nodes.get(scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
+            SimNode n = nodes.get(j.usesGpus() ? scheduler.pickGpu(j.podClass(), j.cores(), j.gpus())
+                    : scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
             touch(n);
             scheduler.remove(n);
             n.usedCores += j.cores();
+            n.usedGpus += j.gpus();
             scheduler.add(n);
             n.running.add(j.id());
             running++;
@@ -189,6 +208,7 @@ public final class Simulation {
         }
         double span = k * dt;
         accounting.energyJoules += n.powerWatts * span;
+        accounting.gpuEnergyJoules += n.gpuPowerWatts * span;
         if (violating(n)) {
             accounting.violationSeconds += n.performanceJobs * span;
         }
@@ -199,7 +219,8 @@ public final class Simulation {
     }
 
     private boolean violating(SimNode n) {
-        return n.performanceJobs > 0 && n.capWatts < performanceCap[n.typeIndex];
+        return n.performanceJobs > 0 && (n.capWatts < performanceCap[n.typeIndex]
+                || n.type.hasGpus() && n.gpuCapWatts < performanceGpuCap[n.typeIndex]);
     }
 
     /** Runs this step on every node that changed, is ramping or has a job finishing in it. */
@@ -222,6 +243,7 @@ public final class Simulation {
                 n.refresh(dt);
             }
             accounting.energyJoules += n.powerWatts * dt;
+            accounting.gpuEnergyJoules += n.gpuPowerWatts * dt;
             if (violating(n)) {
                 accounting.violationSeconds += n.performanceJobs * dt;
             }
@@ -266,6 +288,7 @@ public final class Simulation {
         n.running.remove(k);
         scheduler.remove(n);
         n.usedCores -= j.cores();
+        n.usedGpus -= j.gpus();
         scheduler.add(n);
         n.dirty = true;
         running--;
@@ -336,10 +359,13 @@ public final class Simulation {
         }
 
         @Override
-        public void apply(SimNode n, PowerState state, Instant since, double capWatts) {
+        public void apply(SimNode n, PowerState state, Instant since, ProfileCaps caps) {
             setState(n, state);
             n.since = since;
-            cap(n, capWatts);
+            cap(n, n.type.model().capWatts(caps.cpu()));
+            if (n.type.hasGpus()) {
+                gpuCap(n, n.type.gpu().capWatts(caps.gpu()));
+            }
             relabel(n, Scheduler.labelOf(state.labelValue()));
         }
 
@@ -380,8 +406,21 @@ public final class Simulation {
         }
 
         @Override
+        public void gpuCap(SimNode n, double wattsPerBoard) {
+            SimConfig.require(n.type.hasGpus(), n.name + " has no GPU boards to cap");
+            double cap = n.type.gpu().board().clampCap(wattsPerBoard);
+            if (cap != n.gpuCapWatts) {
+                touch(n);
+                n.gpuCapWatts = cap;
+            }
+        }
+
+        @Override
         public void liftCap(SimNode n) {
             cap(n, n.type.model().capMaxWatts());
+            if (n.type.hasGpus()) {
+                gpuCap(n, n.type.gpu().defaultLimitWatts());
+            }
         }
 
         @Override

@@ -55,6 +55,14 @@ public final class Workload {
             double c = rnd.nextDouble();
             String profile = c < spec.performanceShare() ? "performance"
                     : c < spec.performanceShare() + spec.ecoShare() ? "eco" : null;
+            // a GPU job: a draw only when the workload has them (seeded CPU-only runs unchanged); its boards, its work in
+            // board-seconds and its sensitivity to the boards' clock replace the CPU draws, and it declares nothing
+            if (spec.gpuShare() > 0 && rnd.nextDouble() < spec.gpuShare()) {
+                int gpus = rnd.nextInt(spec.gpusMin(), spec.gpusMax() + 1);
+                jobs.add(JobSpec.of(jobs.size(), t, cores, gpus, uniform(rnd, spec.gpuWorkMin(), spec.gpuWorkMax()),
+                        uniform(rnd, spec.gpuSensitivityMin(), spec.gpuSensitivityMax()), profile, false));
+                continue;
+            }
             jobs.add(JobSpec.of(jobs.size(), t, cores, work, sensitivity, profile, declares && profile == null));
         }
         return List.copyOf(jobs);
@@ -66,8 +74,9 @@ public final class Workload {
 
     /**
      * Reads a trace: one JSON object per line, {@code {"arrival": s, "cores": n, "work": core-seconds,
-     * "sensitivity": 0..1, "class": "performance"|"eco"|"unconstrained", "workloadClass": "eco"}} (the last one optional:
-     * the pod declares eco); blank lines and lines starting with {@code #} are skipped. Jobs are ordered by arrival (stable), then numbered.
+     * "sensitivity": 0..1, "class": "performance"|"eco"|"unconstrained", "workloadClass": "eco", "gpus": n}}
+     * ({@code workloadClass} optional: the pod declares eco; {@code gpus} optional, 0 by default: a GPU job's work is in
+     * board-seconds and its sensitivity is to its boards' clock); blank lines and lines starting with {@code #} are skipped. Jobs are ordered by arrival (stable), then numbered.
      */
     public static List<JobSpec> readTrace(Path file) {
         List<String> lines;
@@ -95,7 +104,7 @@ public final class Workload {
         raw.sort(Comparator.comparingDouble(JobSpec::arrival));
         List<JobSpec> jobs = new ArrayList<>(raw.size());
         for (JobSpec j : raw) {
-            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.work(), j.sensitivity(), j.profile(), j.declaresEco()));
+            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.gpus(), j.work(), j.sensitivity(), j.profile(), j.declaresEco()));
         }
         return List.copyOf(jobs);
     }
@@ -108,8 +117,11 @@ public final class Workload {
         double cores = number(n, "cores", where);
         double work = number(n, "work", where);
         double sensitivity = n.has("sensitivity") ? number(n, "sensitivity", where) : 1.0;
-        if (arrival < 0 || cores < 1 || cores != Math.rint(cores) || work <= 0 || sensitivity < 0 || sensitivity > 1) {
-            throw new IllegalArgumentException(where + "need arrival ≥ 0, whole cores ≥ 1, work > 0, sensitivity in [0, 1]");
+        double gpus = n.has("gpus") ? number(n, "gpus", where) : 0;
+        if (arrival < 0 || cores < 1 || cores != Math.rint(cores) || work <= 0 || sensitivity < 0 || sensitivity > 1
+                || gpus < 0 || gpus != Math.rint(gpus)) {
+            throw new IllegalArgumentException(where + "need arrival ≥ 0, whole cores ≥ 1, work > 0, sensitivity in [0, 1], "
+                    + "whole gpus ≥ 0");
         }
         String cls = n.path("class").asText("unconstrained");
         String profile = switch (cls) {
@@ -121,7 +133,7 @@ public final class Workload {
         if (!declared.isEmpty() && !declared.equals(io.joulie.api.v1alpha1.JoulieApi.WORKLOAD_CLASS_ECO)) {
             throw new IllegalArgumentException(where + "workloadClass must be eco (or absent), got '" + declared + "'");
         }
-        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty());
+        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty(), (int) gpus);
     }
 
     private static double number(JsonNode n, String field, String where) {

@@ -9,7 +9,8 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
                            int coresMin, int coresMax, double workMin, double workMax, double sensitivityMin,
                            double sensitivityMax, double memoryBoundShare, double memoryBoundSensitivityMin,
                            double memoryBoundSensitivityMax, double declaredShare, double performanceShare, double ecoShare,
-                           long seed, String trace) {
+                           double gpuShare, int gpusMin, int gpusMax, double gpuWorkMin, double gpuWorkMax,
+                           double gpuSensitivityMin, double gpuSensitivityMax, long seed, String trace) {
 
     public WorkloadSpec {
         require(jobs >= 0 && horizonSeconds >= 0, "workload.jobs and workload.horizonSeconds must be ≥ 0");
@@ -25,6 +26,11 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
         require(memoryBoundSensitivityMin >= 0 && memoryBoundSensitivityMax <= 1 && memoryBoundSensitivityMax >= memoryBoundSensitivityMin,
                 "need 0 ≤ workload.memoryBoundSensitivityMin ≤ workload.memoryBoundSensitivityMax ≤ 1");
         require(declaredShare >= 0 && declaredShare <= 1, "workload.declaredShare must be within [0, 1]");
+        require(gpuShare >= 0 && gpuShare <= 1, "workload.gpuShare must be within [0, 1], got " + gpuShare);
+        require(gpusMin >= 1 && gpusMax >= gpusMin, "need 1 ≤ workload.gpusMin ≤ workload.gpusMax, got " + gpusMin + " and " + gpusMax);
+        require(gpuWorkMin > 0 && gpuWorkMax >= gpuWorkMin, "need 0 < workload.gpuWorkMin ≤ workload.gpuWorkMax");
+        require(gpuSensitivityMin >= 0 && gpuSensitivityMax <= 1 && gpuSensitivityMax >= gpuSensitivityMin,
+                "need 0 ≤ workload.gpuSensitivityMin ≤ workload.gpuSensitivityMax ≤ 1");
         require(performanceShare >= 0 && ecoShare >= 0 && performanceShare + ecoShare <= 1,
                 "workload.performanceShare + workload.ecoShare must be within [0, 1]");
     }

@@ -14,17 +14,18 @@ class JobQueueTest {
             JobSpec.of(2, 2, 1, 100, 1, "eco"),
             JobSpec.of(3, 3, 2, 100, 1, null));
 
-    private static int[] free(int performance, int eco, int unconstrained) {
-        int[] f = new int[PodClass.values().length];
-        f[PodClass.PERFORMANCE.ordinal()] = performance;
-        f[PodClass.ECO.ordinal()] = eco;
-        f[PodClass.UNCONSTRAINED.ordinal()] = unconstrained;
+    /** The most free cores per class on the nodes without GPUs. */
+    private static int[][] free(int performance, int eco, int unconstrained) {
+        int[][] f = new int[PodClass.values().length][1];
+        f[PodClass.PERFORMANCE.ordinal()][0] = performance;
+        f[PodClass.ECO.ordinal()][0] = eco;
+        f[PodClass.UNCONSTRAINED.ordinal()][0] = unconstrained;
         return f;
     }
 
     @Test
     void theOldestJobThatFitsGoesFirstAndOneThatFitsNowhereBlocksNoOne() {
-        JobQueue q = new JobQueue(jobs, 16);
+        JobQueue q = new JobQueue(jobs, 16, 0);
         jobs.forEach(j -> q.add(j, false));
         assertThat(q.size()).isEqualTo(4);
         assertThat(q.performance()).isEqualTo(1);
@@ -39,7 +40,7 @@ class JobQueueTest {
 
     @Test
     void anEvictedJobGoesBackToTheFront() {
-        JobQueue q = new JobQueue(jobs, 16);
+        JobQueue q = new JobQueue(jobs, 16, 0);
         q.add(jobs.get(3), false);
         q.add(jobs.get(1), true);
         assertThat(q.pollOldestFitting(free(16, 16, 16)).id()).isEqualTo(1);

@@ -55,7 +55,7 @@ class ReportTest {
     @Test
     void commandLineMistakesAreNamed() {
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--scenario", "week"})).hasMessageContaining("unknown scenario 'week'")
-                .hasMessageContaining("published, demo, day, day-mixed, all");
+                .hasMessageContaining("published, demo, day, day-mixed, hetero, all");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--threads", "zero"})).hasMessageContaining("--threads must be");
         assertThatThrownBy(() -> Main.run(new String[]{"watch", "--baseline", "X"})).hasMessageContaining("--baseline must be one of B, C, D");
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "cluster.nodez=3"})).hasMessageContaining("unknown parameter 'cluster.nodez'");

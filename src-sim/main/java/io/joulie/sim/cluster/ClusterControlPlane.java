@@ -95,6 +95,11 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         // report them as violations.
         SimConfig.require(config.planner().escalation() != Escalation.EVICT,
                 "cluster mode does not mirror the operator's evictions: use planner.escalation hold or force");
+        // The twin's endpoints serve the agent's CPU actions only, and its Nodes advertise no nvidia.com/gpu: refuse
+        // GPU nodes rather than run GPU jobs nobody caps.
+        SimConfig.require(config.nodeTypes().stream().noneMatch(NodeType::hasGpus), "cluster mode simulates CPU nodes only: "
+                + "cluster.types names GPU nodes (" + String.join(", ", config.nodeTypes().stream().filter(NodeType::hasGpus)
+                .map(NodeType::name).toList()) + "); run GPU scenarios with bench or watch (standalone mode)");
         this.config = config;
         this.options = options;
         this.nodeNames = Simulation.nodeNames(config.nodes());

@@ -1,8 +1,11 @@
 package io.joulie.sim.optimum;
 
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
+import io.joulie.planner.ProfileCaps;
+import io.joulie.sim.GpuModel;
 import io.joulie.sim.JobSpec;
 import io.joulie.sim.NodeModel;
 import io.joulie.sim.NodeType;
@@ -27,11 +30,17 @@ import java.util.Map;
  * above the performance cap (below it would be a violation); u ranges over the utilisations a node hosting the job
  * can have (at least its own cores). The bound reported is the largest over a search of θ.
  *
- * @param kWh                     the bound
+ * <p>With GPU nodes, the CPU parts and the GPU boards are bounded apart and the two bounds added: the CPU bound prices
+ * the CPU jobs only (on the types without GPUs, where they run) and keeps every node's idle power, GPU nodes' hosts
+ * included; the GPU bound is the same inequality over boards, each board a one-"core" node of its own (busy or idle,
+ * under the default, the performance or the eco limit), and the GPU jobs' work in board-seconds.
+ *
+ * @param kWh                     the bound (CPU parts and GPU boards)
+ * @param gpuKWh                  the GPU boards' part of it
  * @param makespanLowerBound      T_lb, seconds
- * @param theta                   the θ that gave it
+ * @param theta                   the θ that gave the CPU part
  */
-public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
+public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, double theta) {
     /** Sensitivities are rounded down to this grid (a lower sensitivity never costs more: the bound stays valid). */
     static final int SENSITIVITY_STEPS = 1000;
 
@@ -40,6 +49,10 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
         List<CpuPower> eco = new ArrayList<>(List.of(config.planner().caps(Profile.ECO).cpu()));
         config.planner().ecoCapWattsByType().values().forEach(w -> eco.add(CpuPower.watts(w)));
         return of(config, jobs, eco);
+    }
+
+    /** A bound's value in joules, and the θ that gave it. */
+    private record Best(double joules, double theta) {
     }
 
     /**
@@ -51,26 +64,47 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
         List<NodeType> types = config.nodeTypes();
         int[] count = new int[types.size()];
         config.typeOfEachNode().forEach(t -> count[t]++);
-        CpuPower perfCap = config.planner().caps(Profile.PERFORMANCE).cpu();
+        ProfileCaps perf = config.planner().caps(Profile.PERFORMANCE);
+        GpuPower ecoGpu = config.planner().caps(Profile.ECO).gpu();
         List<TypePoints> points = new ArrayList<>();
-        long totalCores = 0;
+        List<TypePoints> boards = new ArrayList<>();
+        long cpuCores = 0;
+        long totalBoards = 0;
         for (int k = 0; k < types.size(); k++) {
             if (count[k] > 0) {
-                NodeModel m = types.get(k).model();
-                points.add(TypePoints.of(m, count[k], m.capWatts(perfCap), lowerCaps.stream().map(m::capWatts).toList()));
-                totalCores += (long) count[k] * types.get(k).model().cores();
+                NodeType type = types.get(k);
+                NodeModel m = type.model();
+                points.add(TypePoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
+                        !type.hasGpus()));
+                if (type.hasGpus()) {
+                    GpuModel gpu = type.gpu();
+                    boards.add(TypePoints.of(gpu.board(), count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
+                            List.of(gpu.capWatts(ecoGpu), gpu.defaultLimitWatts()), true));
+                    totalBoards += (long) count[k] * gpu.boards();
+                } else {
+                    cpuCores += (long) count[k] * m.cores();
+                }
             }
         }
-        double tLb = makespanLowerBound(jobs, totalCores);
+        double tLb = makespanLowerBound(jobs, cpuCores, totalBoards);
         Map<Group, Double> work = new HashMap<>();
+        Map<Group, Double> boardWork = new HashMap<>();
         for (JobSpec j : jobs) {
-            Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.cores(),
+            // a GPU job's work is priced per board: a one-"core" group of its boards' work
+            Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
                     Math.floor(j.sensitivity() * SENSITIVITY_STEPS) / SENSITIVITY_STEPS);
-            work.merge(g, j.work(), Double::sum);
+            (j.usesGpus() ? boardWork : work).merge(g, j.work(), Double::sum);
         }
-        List<Map.Entry<Group, Double>> groups = new ArrayList<>(work.entrySet());
-        // LB(θ) is concave in θ (a sum of minima of affine functions): a ternary search finds its maximum; every θ
-        // evaluated gives a valid bound, so the best one seen is kept
+        Best cpu = maximize(points, new ArrayList<>(work.entrySet()), tLb);
+        Best gpu = boards.isEmpty() ? new Best(0, 0) : maximize(boards, new ArrayList<>(boardWork.entrySet()), tLb);
+        return new EnergyBound((cpu.joules() + gpu.joules()) / 3.6e6, gpu.joules() / 3.6e6, tLb, cpu.theta());
+    }
+
+    /**
+     * The largest LB(θ) over θ ∈ [0, 1]. LB(θ) is concave in θ (a sum of minima of affine functions): a ternary search
+     * finds its maximum; every θ evaluated gives a valid bound, so the best one seen is kept.
+     */
+    private static Best maximize(List<TypePoints> points, List<Map.Entry<Group, Double>> groups, double tLb) {
         double lo = 0;
         double hi = 1;
         double bestTheta = 0;
@@ -99,22 +133,30 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
                 hi = b;
             }
         }
-        return new EnergyBound(best / 3.6e6, tLb, bestTheta);
+        return new Best(best, bestTheta);
     }
 
     /**
-     * No schedule ends before every job could have run alone at full speed from its arrival, nor before the work
-     * that arrives from any instant on could have been done by every core of the cluster at full speed.
+     * No schedule ends before every job could have run alone at full speed from its arrival (on its cores, or its
+     * boards), nor before the CPU work that arrives from any instant on could have been done by every core of the
+     * nodes without GPUs at full speed, nor the GPU work by every board.
      */
-    static double makespanLowerBound(List<JobSpec> jobs, long totalCores) {
+    static double makespanLowerBound(List<JobSpec> jobs, long cpuCores, long boards) {
         double t = 0;
         double later = 0;
+        double laterOnBoards = 0;
         List<JobSpec> byArrival = jobs.stream().sorted(java.util.Comparator.comparingDouble(JobSpec::arrival)).toList();
         for (int i = byArrival.size() - 1; i >= 0; i--) {
             JobSpec j = byArrival.get(i);
-            t = Math.max(t, j.arrival() + j.work() / j.cores());
-            later += j.work();
-            t = Math.max(t, j.arrival() + later / totalCores);
+            if (j.usesGpus()) {
+                t = Math.max(t, j.arrival() + j.work() / j.gpus());
+                laterOnBoards += j.work();
+                t = Math.max(t, j.arrival() + laterOnBoards / boards);
+            } else {
+                t = Math.max(t, j.arrival() + j.work() / j.cores());
+                later += j.work();
+                t = Math.max(t, j.arrival() + later / cpuCores);
+            }
         }
         return t;
     }
@@ -128,7 +170,9 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
         for (Map.Entry<Group, Double> g : groups) {
             double cheapest = Double.POSITIVE_INFINITY;
             for (TypePoints t : types) {
-                cheapest = Math.min(cheapest, t.cheapest(g.getKey(), theta));
+                if (t.runsJobs) {
+                    cheapest = Math.min(cheapest, t.cheapest(g.getKey(), theta));
+                }
             }
             e += g.getValue() * cheapest;
         }
@@ -140,12 +184,13 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
     }
 
     /**
-     * The operating points of one node type: for each cap and each number of busy cores i, the frequency and the
-     * measured power above idle.
+     * The operating points of one node type (or of its GPU boards): for each cap and each number of busy cores i, the
+     * frequency and the measured power above idle; {@code runsJobs} false for the host of a GPU node, where no CPU job
+     * runs (only its idle power counts).
      */
     private record TypePoints(int nodes, int cores, double idle, double[][] f, double[][] duty, double[][] dynamic,
-                              boolean[] forPerformance) {
-        static TypePoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps) {
+                              boolean[] forPerformance, boolean runsJobs) {
+        static TypePoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps, boolean runsJobs) {
             List<Double> caps = new ArrayList<>(List.of(m.capMaxWatts(), perfCap));
             caps.addAll(lowerCaps);
             double performance = m.clampCap(perfCap);
@@ -168,7 +213,7 @@ public record EnergyBound(double kWh, double makespanLowerBound, double theta) {
                     dynamic[c][i] = m.measuredPower(u, f[c][i], cap) - idle;
                 }
             }
-            return new TypePoints(nodes, m.cores(), idle, f, duty, dynamic, forPerformance);
+            return new TypePoints(nodes, m.cores(), idle, f, duty, dynamic, forPerformance, runsJobs);
         }
 
         /** min over allowed points of (m + θ·I) / (i · v(f)): joules per unit of work. */

@@ -56,7 +56,7 @@ class EnergyBoundTest {
         List<JobSpec> jobs = List.of(JobSpec.of(0, 0, 8, 8 * 3600, 1, null), JobSpec.of(1, 0, 8, 8 * 3600, 1, null),
                 JobSpec.of(2, 0, 8, 8 * 3600, 1, null), JobSpec.of(3, 0, 8, 8 * 3600, 1, null),
                 JobSpec.of(4, 100, 8, 8 * 3600, 1, null));
-        assertThat(EnergyBound.makespanLowerBound(jobs, 32)).isEqualTo(Math.max(3700, 5 * 8 * 3600 / 32.0));
+        assertThat(EnergyBound.makespanLowerBound(jobs, 32, 0)).isEqualTo(Math.max(3700, 5 * 8 * 3600 / 32.0));
     }
 
     /** The bound never exceeds a schedule the twin found, across seeded workloads. */

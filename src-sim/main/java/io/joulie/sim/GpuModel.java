@@ -1,0 +1,86 @@
+package io.joulie.sim;
+
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
+
+import static io.joulie.sim.SimConfig.require;
+
+/**
+ * A node's GPU boards: {@code boards} identical boards, each a one-"core" {@link NodeModel} whose load is 0 (idle) or
+ * 1 (a job holds it). A busy board draws {@code idle + (max − idle) · ((1 − φ) + φ · f^β)} at clock scale
+ * {@code f ∈ [fmin/fmax, 1]}; a power limit (every board of the node gets the same one, as a NodePowerProfile's
+ * {@code spec.gpu} asks) lowers f to the highest clock that meets it, and duty-cycles the board when even the lowest
+ * clock draws more (as the CPU's {@link NodeModel} does). A limit is clamped to the board's range
+ * ({@code capMin} … {@code capMax}: NVML's power management limit constraints); without Joulie a board runs at its
+ * default limit. A job holding {@code g} boards progresses at {@link NodeModel#jobSpeed jobSpeed(g, s, f)} times the
+ * duty cycle, {@code s} its sensitivity to the boards' clock.
+ *
+ * @param boards            GPU boards per node
+ * @param board             one board's power model (cores = 1, its load curve from idle to max power)
+ * @param defaultLimitWatts the limit a board runs under when nothing caps it (NVML's default limit)
+ */
+public record GpuModel(int boards, NodeModel board, double defaultLimitWatts) {
+
+    public GpuModel {
+        require(boards >= 1, "a GPU node needs at least 1 board, got " + boards);
+        require(board.cores() == 1, "a GPU board model has one core (busy or idle), got " + board.cores());
+        require(defaultLimitWatts >= board.capMinWatts() && defaultLimitWatts <= board.capMaxWatts(),
+                "a GPU board's default limit must be within its limit range");
+    }
+
+    /**
+     * A GPU model from its figures, each checked with a message naming it.
+     *
+     * @param idleWatts      a board's power with nothing running
+     * @param maxWatts       a busy board's power at its highest clock (its board power, TDP)
+     * @param beta           β: the clock exponent of the power above idle that scales with the clock
+     * @param frequencyShare φ: the share of the busy power above idle that scales with the clock (memory, fans follow the load)
+     * @param fminMHz        the lowest clock the limit can drive the board to
+     * @param fmaxMHz        the highest clock (f = 1)
+     * @param capMinWatts    the lowest limit (NVML's minimum constraint)
+     * @param capMaxWatts    the highest limit (NVML's maximum constraint; a percent cap is a share of it)
+     * @param defaultLimit   the default limit
+     */
+    public static GpuModel of(int boards, double idleWatts, double maxWatts, double beta, double frequencyShare, double fminMHz,
+                              double fmaxMHz, double capMinWatts, double capMaxWatts, double defaultLimit) {
+        require(idleWatts >= 0 && maxWatts > idleWatts, "a GPU board's maximum power must exceed its idle power ≥ 0, got "
+                + idleWatts + " and " + maxWatts + " W");
+        require(capMinWatts > 0 && capMaxWatts >= capMinWatts, "a GPU board's limit range needs 0 < min ≤ max, got "
+                + capMinWatts + " … " + capMaxWatts + " W");
+        require(defaultLimit >= capMinWatts && defaultLimit <= capMaxWatts, "a GPU board's default limit " + defaultLimit
+                + " W is outside its range " + capMinWatts + " … " + capMaxWatts + " W");
+        return new GpuModel(boards, new NodeModel(1, new LoadCurve.Parametric(idleWatts, maxWatts, 1), beta, frequencyShare,
+                fminMHz, fmaxMHz, 0, capMinWatts, capMaxWatts, 0, 0.5), defaultLimit);
+    }
+
+    /** The highest limit of a board: what a percent cap is a share of. */
+    public double capMaxWatts() {
+        return board.capMaxWatts();
+    }
+
+    /** A profile's GPU cap on one board, clamped to its range: its watts per board, or its percent of the board's highest limit. */
+    public double capWatts(GpuPower cap) {
+        return board.clampCap(cap.powerCapWattsPerGpu() != null ? cap.powerCapWattsPerGpu()
+                : board.capMaxWatts() * cap.powerCapPercent() / 100);
+    }
+
+    /** The clock scale of a busy board under this (clamped) limit. */
+    public double frequency(double capWatts) {
+        return board.capFrequency(1, capWatts);
+    }
+
+    /** The share of time a busy board runs at clock {@code f} under the limit. */
+    public double duty(double f, double capWatts) {
+        return board.duty(1, f, capWatts);
+    }
+
+    /** The boards' power when {@code busy} of them run at clock {@code f} under the limit and the rest idle. */
+    public double power(int busy, double f, double capWatts) {
+        double idle = board.measuredPower(0, 1, capWatts);
+        return busy == 0 ? boards * idle : busy * board.measuredPower(1, f, capWatts) + (boards - busy) * idle;
+    }
+
+    /** A busy board's power above an idle one's at clock {@code f} under the limit. */
+    public double busyAboveIdle(double f, double capWatts) {
+        return board.measuredPower(1, f, capWatts) - board.measuredPower(0, 1, capWatts);
+    }
+}
