@@ -39,6 +39,26 @@ class JobQueueTest {
     }
 
     @Test
+    void aGpuJobFitsWhereANodeHasItsBoardsAndCoresTogether() {
+        List<JobSpec> gpuJobs = List.of(JobSpec.of(0, 0, 8, 4, 100, 1, null, false), JobSpec.of(1, 1, 2, 1, 100, 1, null, false),
+                JobSpec.of(2, 2, 2, 0, 100, 1, null, false));
+        JobQueue q = new JobQueue(gpuJobs, 16, 8);
+        gpuJobs.forEach(j -> q.add(j, false));
+        int[][] free = new int[PodClass.values().length][9];
+        // a GPU node with 2 free boards and 16 free cores; no node without GPUs has a free core
+        free[PodClass.UNCONSTRAINED.ordinal()][1] = 16;
+        free[PodClass.UNCONSTRAINED.ordinal()][2] = 16;
+        assertThat(q.pollOldestFitting(free).id()).as("the 4-board job waits; the CPU job finds no CPU node").isEqualTo(1);
+        assertThat(q.pollOldestFitting(free)).isNull();
+        free[PodClass.UNCONSTRAINED.ordinal()][0] = 2;
+        assertThat(q.pollOldestFitting(free).id()).isEqualTo(2);
+        free[PodClass.UNCONSTRAINED.ordinal()][4] = 4;
+        assertThat(q.pollOldestFitting(free)).as("4 boards but only 4 cores with them").isNull();
+        free[PodClass.UNCONSTRAINED.ordinal()][4] = 8;
+        assertThat(q.pollOldestFitting(free).id()).isZero();
+    }
+
+    @Test
     void anEvictedJobGoesBackToTheFront() {
         JobQueue q = new JobQueue(jobs, 16, 0);
         q.add(jobs.get(3), false);

@@ -100,6 +100,36 @@ class SchedulerTest {
         assertThat(s.pick(PodClass.UNCONSTRAINED, 4)).as("12/32 free beats 5/16").isEqualTo(1);
     }
 
+    @Test
+    void gpuJobsOnlyOnGpuNodesWithFreeBoardsAndCpuJobsNeverThere() {
+        NodeType gpu = NodeCatalog.types().get("gpu-a100x8");
+        NodeType cpu = NodeCatalog.types().get("dell-r640");
+        List<SimNode> n = List.of(new SimNode(0, "c", cpu, 0, Simulation.EPOCH), new SimNode(1, "g1", gpu, 1, Simulation.EPOCH),
+                new SimNode(2, "g2", gpu, 1, Simulation.EPOCH));
+        n.get(2).label = Scheduler.ECO;
+        Scheduler s = new Scheduler(n, List.of(cpu, gpu), false);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 1)).as("a CPU job on the node without GPUs").isZero();
+        occupy(s, n.get(0), 56);
+        assertThat(s.pick(PodClass.UNCONSTRAINED, 1)).as("the GPU nodes' free cores are not for CPU jobs").isEqualTo(-1);
+        assertThat(s.maxFree(PodClass.UNCONSTRAINED)).isZero();
+
+        assertThat(s.pickGpu(PodClass.UNCONSTRAINED, 8, 8)).as("least allocated, ties to the lowest index").isEqualTo(1);
+        n.get(1).usedGpus = 6;
+        occupy(s, n.get(1), 2);
+        assertThat(s.pickGpu(PodClass.UNCONSTRAINED, 1, 4)).as("only g2 has 4 free boards").isEqualTo(2);
+        assertThat(s.pickGpu(PodClass.PERFORMANCE, 1, 4)).as("g2 is eco: a performance job waits").isEqualTo(-1);
+        assertThat(s.pickGpu(PodClass.PERFORMANCE, 1, 2)).isEqualTo(1);
+        assertThat(s.pickGpu(PodClass.UNCONSTRAINED, 60, 1)).as("no GPU node has 60 free cores").isEqualTo(-1);
+        int[] most = new int[9];
+        s.maxFreeWithGpus(PodClass.PERFORMANCE, most);
+        assertThat(most).as("g1 alone: 2 free boards, 54 free cores").containsExactly(0, 54, 54, 0, 0, 0, 0, 0, 0);
+        s.maxFreeWithGpus(PodClass.UNCONSTRAINED, most);
+        assertThat(most).containsExactly(0, 56, 56, 56, 56, 56, 56, 56, 56);
+        Scheduler without = new Scheduler(n, List.of(cpu, gpu), true);
+        assertThat(without.pickGpu(PodClass.PERFORMANCE, 1, 4)).as("without Joulie the labels do not restrict").isEqualTo(2);
+        assertThat(without.pick(PodClass.UNCONSTRAINED, 1)).as("but the taint does").isEqualTo(-1);
+    }
+
     private static void occupy(Scheduler s, SimNode node, int cores) {
         s.remove(node);
         node.usedCores += cores;

@@ -62,6 +62,30 @@ class WorkloadTest {
     }
 
     @Test
+    void gpuJobsFollowTheirShareAndRangesAndLeaveCpuOnlyWorkloadsAsTheyWere() {
+        WorkloadSpec s = spec(Map.of("workload.jobs", "20000", "workload.gpuShare", "0.25", "workload.gpusMin", "2",
+                "workload.gpusMax", "4", "workload.gpuWorkMin", "100", "workload.gpuWorkMax", "200",
+                "workload.gpuSensitivityMin", "0.4", "workload.gpuSensitivityMax", "0.5", "workload.memoryBoundShare", "0.5",
+                "workload.declaredShare", "1"));
+        List<JobSpec> jobs = Workload.generate(s);
+        List<JobSpec> gpu = jobs.stream().filter(JobSpec::usesGpus).toList();
+        assertThat(gpu.size() / 20000.0).isCloseTo(0.25, within(0.015));
+        assertThat(gpu).allSatisfy(j -> {
+            assertThat(j.gpus()).isBetween(2, 4);
+            assertThat(j.work()).as("board-seconds").isBetween(100.0, 200.0);
+            assertThat(j.sensitivity()).as("to the boards' clock").isBetween(0.4, 0.5);
+            assertThat(j.cores()).as("host cores").isBetween(1, 8);
+            assertThat(j.declaresEco()).as("GPU jobs declare nothing").isFalse();
+        });
+        assertThat(gpu).extracting(JobSpec::gpus).contains(2, 3, 4);
+        assertThat(gpu).extracting(JobSpec::podClass).contains(PodClass.PERFORMANCE, PodClass.UNCONSTRAINED);
+        assertThat(jobs).filteredOn(j -> !j.usesGpus()).allSatisfy(j -> assertThat(j.work()).isBetween(600.0, 3600.0));
+        // without GPU jobs the seeded jobs are those of before: no extra draws
+        assertThat(Workload.generate(spec(Map.of("workload.jobs", "50", "workload.gpusMax", "8"))))
+                .isEqualTo(Workload.generate(spec(Map.of("workload.jobs", "50"))));
+    }
+
+    @Test
     void classesAreWhatTheOperatorsClassifierReadsFromTheNodeSelector() {
         assertThat(JobSpec.of(0, 0, 1, 1, 1, "performance").podClass()).isEqualTo(PodClass.PERFORMANCE);
         assertThat(JobSpec.of(0, 0, 1, 1, 1, "eco").podClass()).isEqualTo(PodClass.ECO);
@@ -90,15 +114,17 @@ class WorkloadTest {
 
                 {"arrival": 10, "cores": 4, "work": 1200, "class": "performance"}
                 {"arrival": 20, "cores": 1, "work": 60, "workloadClass": "eco"}
+                {"arrival": 40, "cores": 4, "gpus": 2, "work": 7200, "sensitivity": 0.7}
                 """);
         List<JobSpec> jobs = Workload.of(spec(Map.of("workload.trace", trace.toString())));
-        assertThat(jobs).extracting(JobSpec::arrival).containsExactly(10.0, 20.0, 30.0);
-        assertThat(jobs).extracting(JobSpec::id).containsExactly(0, 1, 2);
+        assertThat(jobs).extracting(JobSpec::arrival).containsExactly(10.0, 20.0, 30.0, 40.0);
+        assertThat(jobs).extracting(JobSpec::id).containsExactly(0, 1, 2, 3);
         assertThat(jobs).extracting(JobSpec::podClass)
-                .containsExactly(PodClass.PERFORMANCE, PodClass.UNCONSTRAINED, PodClass.ECO);
+                .containsExactly(PodClass.PERFORMANCE, PodClass.UNCONSTRAINED, PodClass.ECO, PodClass.UNCONSTRAINED);
         assertThat(jobs.getFirst().sensitivity()).as("default sensitivity").isEqualTo(1.0);
-        assertThat(jobs.getLast().work()).isEqualTo(900.0);
-        assertThat(jobs).extracting(JobSpec::declaresEco).containsExactly(false, true, false);
+        assertThat(jobs.get(2).work()).isEqualTo(900.0);
+        assertThat(jobs).extracting(JobSpec::declaresEco).containsExactly(false, true, false, false);
+        assertThat(jobs).extracting(JobSpec::gpus).as("0 unless given").containsExactly(0, 0, 0, 2);
     }
 
     @Test
@@ -110,6 +136,10 @@ class WorkloadTest {
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:1").hasMessageContaining("turbo");
         Files.writeString(trace, "{\"arrival\": 1, \"cores\": 1, \"work\": 5, \"workloadClass\": \"fast\"}\n");
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:1").hasMessageContaining("workloadClass must be eco");
+        Files.writeString(trace, "{\"arrival\": 1, \"cores\": 1, \"work\": 5, \"gpus\": 1.5}\n");
+        assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("bad.jsonl:1").hasMessageContaining("whole gpus ≥ 0");
+        Files.writeString(trace, "{\"arrival\": 1, \"cores\": 1, \"work\": 5, \"gpus\": -1}\n");
+        assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("whole gpus ≥ 0");
         Files.writeString(trace, "{\"arrival\": 1, \n");
         assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining("not a JSON object");
         Files.writeString(trace, "{\"cores\": 1, \"work\": 5}\n");
