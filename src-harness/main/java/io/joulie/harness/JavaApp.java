@@ -2,7 +2,6 @@ package io.joulie.harness;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -115,13 +114,14 @@ public final class JavaApp implements AutoCloseable {
         return Map.of("KUBECONFIG", file.toAbsolutePath().toString(), "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", "default");
     }
 
-    /** A TCP port free at the time of the call. */
+    /**
+     * A TCP port free at the time of the call, for a process started later to listen on. It is taken below the kernel's
+     * ephemeral range ({@code ip_local_port_range}): a port the kernel hands out for {@code bind(0)} may be taken by any
+     * outgoing connection (the API server's to etcd, a client's to the API server) before that process binds it, and the
+     * process then fails to start. Below the range only another listener can take it; this JVM never hands one out twice.
+     */
     public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return FreePorts.next();
     }
 
     public String name() {
@@ -178,6 +178,21 @@ public final class JavaApp implements AutoCloseable {
             return Files.readAllLines(log);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The last {@code count} lines logged, one string (for an error message). */
+    public String tail(int count) {
+        return tail(log, count);
+    }
+
+    /** The last {@code count} lines of a log file as one string, or why there are none. */
+    public static String tail(Path log, int count) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log: " + e.getMessage() + ")";
         }
     }
 

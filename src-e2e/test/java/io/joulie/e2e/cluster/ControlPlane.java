@@ -3,6 +3,7 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.joulie.harness.JavaApp;
 
 import java.io.IOException;
 import java.net.URI;
@@ -263,12 +264,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static String tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
-        } catch (IOException e) {
-            return "(no log: " + e.getMessage() + ")";
-        }
+        return JavaApp.tail(log, 15);
     }
 
     private void awaitHttp(String what, URI uri, String token) throws IOException, InterruptedException {

@@ -52,6 +52,9 @@ import java.util.function.Consumer;
  * </ul>
  */
 public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
+    /** How much of a process's log an error message quotes. */
+    private static final int LOG_LINES = 25;
+
     /**
      * @param repo       repository root (for the operator's and agent's runner jars)
      * @param baseline   a run with a policy (B, C or D): the operator's policy
@@ -206,13 +209,16 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
             for (JavaApp app : apps) {
                 if (!app.isAlive()) {
                     throw new IllegalStateException("the " + app.name() + " exited with status " + app.process().exitValue()
-                            + " before the cluster was ready; see the logs in " + options.logs());
+                            + " before the cluster was ready; its last lines (all logs in " + options.logs() + "):\n"
+                            + app.tail(LOG_LINES));
                 }
             }
             if (System.nanoTime() > deadline) {
+                StringBuilder tails = new StringBuilder();
+                apps.forEach(app -> tails.append("\n--- last lines of the ").append(app.name()).append(":\n").append(app.tail(LOG_LINES)));
                 throw new IllegalStateException("after " + timeout.toSeconds() + " s the operator had labelled "
                         + labels.size() + " and the agent capped " + endpoints.caps().size() + " of " + nodeNames.size()
-                        + " nodes; see the logs in " + options.logs());
+                        + " nodes; all logs in " + options.logs() + tails);
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
         }

@@ -11,19 +11,29 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Deleting the {@code Joulie} resource removes everything it made. Every object carries an owner reference
  * to it, so the API server's garbage collector removes them even while the operator is down; the operator
  * deletes them itself as well, at once, without a finalizer (a finalizer would leave the resource, and an
  * uninstall that removes the CRD, stuck whenever the operator is gone first). Only objects owned by the
- * deleted resource's UID are touched. Deleting the DaemonSet stops the agents, which restore the hardware
- * limits they found.
+ * deleted resource's UID are touched, twice ({@link #SECOND_PASS}). Deleting the DaemonSet stops the agents, which
+ * restore the hardware limits they found.
  */
 @ApplicationScoped
 public class InstallationCleanup {
     private static final Logger LOG = Logger.getLogger(InstallationCleanup.class);
+
+    /**
+     * The second pass: the installation controller's informer may still hold the deleted resource, and a reconcile it
+     * runs then (started by this very deletion of the DaemonSet, or already in flight) creates the objects again. The
+     * garbage collector would remove them too (their owner is gone); the second pass does so without it.
+     */
+    static final Duration SECOND_PASS = Duration.ofSeconds(3);
 
     private final KubernetesClient client;
     private final MonitoringTemplate monitoring;
@@ -34,7 +44,11 @@ public class InstallationCleanup {
     }
 
     void register(@Observes StartupEvent ev, ClusterView view) {
-        view.onInstallationDeleted(this::cleanUp);
+        view.onInstallationDeleted(deleted -> {
+            cleanUp(deleted);
+            CompletableFuture.runAsync(() -> cleanUp(deleted), CompletableFuture.delayedExecutor(SECOND_PASS.toMillis(),
+                    TimeUnit.MILLISECONDS));
+        });
     }
 
     void cleanUp(Joulie deleted) {

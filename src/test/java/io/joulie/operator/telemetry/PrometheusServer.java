@@ -1,7 +1,6 @@
 package io.joulie.operator.telemetry;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -95,9 +94,7 @@ public final class PrometheusServer implements AutoCloseable {
         this.binary = locate();
         this.dir = Files.createTempDirectory("joulie-prometheus");
         this.log = dir.resolve("prometheus.log");
-        try (ServerSocket s = new ServerSocket(0)) {
-            this.port = s.getLocalPort();
-        }
+        this.port = io.joulie.harness.JavaApp.freePort();
         Files.writeString(dir.resolve("prometheus.yml"), """
                 global:
                   scrape_interval: 1s
