@@ -44,17 +44,15 @@ public record GpuModel(int boards, NodeModel board, double defaultLimitWatts) {
                               double fmaxMHz, double capMinWatts, double capMaxWatts, double defaultLimit) {
         require(idleWatts >= 0 && maxWatts > idleWatts, "a GPU board's maximum power must exceed its idle power ≥ 0, got "
                 + idleWatts + " and " + maxWatts + " W");
+        require(beta > 0 && frequencyShare > 0 && frequencyShare <= 1 && fminMHz > 0 && fmaxMHz >= fminMHz,
+                "a GPU board needs β > 0, φ in (0, 1] and 0 < fmin ≤ fmax, got " + beta + ", " + frequencyShare + ", "
+                        + fminMHz + " … " + fmaxMHz + " MHz");
         require(capMinWatts > 0 && capMaxWatts >= capMinWatts, "a GPU board's limit range needs 0 < min ≤ max, got "
                 + capMinWatts + " … " + capMaxWatts + " W");
         require(defaultLimit >= capMinWatts && defaultLimit <= capMaxWatts, "a GPU board's default limit " + defaultLimit
                 + " W is outside its range " + capMinWatts + " … " + capMaxWatts + " W");
         return new GpuModel(boards, new NodeModel(1, new LoadCurve.Parametric(idleWatts, maxWatts, 1), beta, frequencyShare,
                 fminMHz, fmaxMHz, 0, capMinWatts, capMaxWatts, 0, 0.5), defaultLimit);
-    }
-
-    /** The highest limit of a board: what a percent cap is a share of. */
-    public double capMaxWatts() {
-        return board.capMaxWatts();
     }
 
     /** A profile's GPU cap on one board, clamped to its range: its watts per board, or its percent of the board's highest limit. */
@@ -75,12 +73,6 @@ public record GpuModel(int boards, NodeModel board, double defaultLimitWatts) {
 
     /** The boards' power when {@code busy} of them run at clock {@code f} under the limit and the rest idle. */
     public double power(int busy, double f, double capWatts) {
-        double idle = board.measuredPower(0, 1, capWatts);
-        return busy == 0 ? boards * idle : busy * board.measuredPower(1, f, capWatts) + (boards - busy) * idle;
-    }
-
-    /** A busy board's power above an idle one's at clock {@code f} under the limit. */
-    public double busyAboveIdle(double f, double capWatts) {
-        return board.measuredPower(1, f, capWatts) - board.measuredPower(0, 1, capWatts);
+        return busy * board.measuredPower(1, f, capWatts) + (boards - busy) * board.measuredPower(0, 1, capWatts);
     }
 }

@@ -121,13 +121,13 @@ public final class Report {
                 num(cfg.planner().staticHpFrac()), num(cfg.planner().queueHpBaseFrac()),
                 cfg.planner().queueHpMin(), cfg.planner().queueHpMax(), cfg.planner().queuePerfPerHpNode(),
                 num(cfg.planner().demandHeadroomFrac())));
-        if (cfg.nodeTypes().stream().anyMatch(NodeType::hasGpus)) {
+        boolean gpus = cfg.nodeTypes().stream().anyMatch(NodeType::hasGpus);
+        if (gpus) {
             sb.append(String.format(Locale.ROOT, "GPU caps %s / %s of each board (performance / eco); GPU nodes are tainted: "
                     + "only GPU jobs run there.%n%n", cap(cfg.planner().caps(Profile.PERFORMANCE).gpu()),
                     cap(cfg.planner().caps(Profile.ECO).gpu())));
         }
         sb.append("**Headline.** ").append(c.headline()).append(".\n\n");
-        boolean gpus = cfg.nodeTypes().stream().anyMatch(NodeType::hasGpus);
         sb.append("## Energy to finish the same jobs\n\n");
         sb.append("| run | energy to finish (kWh) |" + (gpus ? " CPU parts / GPU boards (kWh) |" : "")
                 + " vs A | gap to bound (pp) | gap to optimum (pp) | makespan (h) "

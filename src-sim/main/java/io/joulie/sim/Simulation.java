@@ -405,9 +405,8 @@ public final class Simulation {
             }
         }
 
-        @Override
-        public void gpuCap(SimNode n, double wattsPerBoard) {
-            SimConfig.require(n.type.hasGpus(), n.name + " has no GPU boards to cap");
+        /** The limit of each of the node's GPU boards (clamped by its GPU model). */
+        private void gpuCap(SimNode n, double wattsPerBoard) {
             double cap = n.type.gpu().board().clampCap(wattsPerBoard);
             if (cap != n.gpuCapWatts) {
                 touch(n);

@@ -22,7 +22,6 @@ class GpuModelTest {
         assertThat(a100.power(1, F_240, 240)).as("one busy board at the limit, seven idle").isCloseTo(240 + 7 * 50, within(1e-9));
         assertThat(a100.power(8, 1, 400)).isEqualTo(3200.0);
         assertThat(a100.power(0, 1, 240)).as("idle boards do not depend on the limit").isEqualTo(400.0);
-        assertThat(a100.busyAboveIdle(F_240, 240)).isCloseTo(190, within(1e-9));
     }
 
     @Test
@@ -79,6 +78,10 @@ class GpuModelTest {
                 .hasMessageContaining("limit range needs 0 < min ≤ max");
         assertThatThrownBy(() -> GpuModel.of(8, 50, 400, 3, 0.8, 420, 1410, 100, 400, 450))
                 .hasMessageContaining("default limit 450.0 W is outside its range");
+        assertThatThrownBy(() -> GpuModel.of(8, 50, 400, 3, 1.5, 420, 1410, 100, 400, 400))
+                .hasMessageContaining("φ in (0, 1]");
+        assertThatThrownBy(() -> GpuModel.of(8, 50, 400, 3, 0.8, 1500, 1410, 100, 400, 400))
+                .hasMessageContaining("0 < fmin ≤ fmax");
         assertThatThrownBy(() -> GpuModel.of(0, 50, 400, 3, 0.8, 420, 1410, 100, 400, 400))
                 .hasMessageContaining("at least 1 board");
     }
