@@ -38,6 +38,9 @@ public interface SimCluster {
     /** The cap the agent applied (clamped by the node's model). */
     void cap(SimNode node, double watts);
 
+    /** The limit the agent applied to each of the node's GPU boards (clamped by its GPU model). */
+    void gpuCap(SimNode node, double wattsPerBoard);
+
     /** No cap: the node's model maximum, and its GPU boards' default limit. */
     void liftCap(SimNode node);
 

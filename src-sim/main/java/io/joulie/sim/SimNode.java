@@ -85,9 +85,14 @@ public final class SimNode {
         return type.hasGpus() ? gpuCapWatts : 0;
     }
 
-    /** Latest measured power. */
+    /** Latest measured power (CPU part and GPU boards). */
     public double powerWatts() {
         return powerWatts;
+    }
+
+    /** Latest measured power of its GPU boards (0 without GPUs). */
+    public double gpuPowerWatts() {
+        return gpuPowerWatts;
     }
 
     /** The value of its {@code joulie.io/power-profile} label, or null. */

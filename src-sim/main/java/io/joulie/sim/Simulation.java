@@ -405,8 +405,9 @@ public final class Simulation {
             }
         }
 
-        /** The limit of each of the node's GPU boards (clamped by its GPU model). */
-        private void gpuCap(SimNode n, double wattsPerBoard) {
+        @Override
+        public void gpuCap(SimNode n, double wattsPerBoard) {
+            SimConfig.require(n.type.hasGpus(), n.name + " has no GPU boards to cap");
             double cap = n.type.gpu().board().clampCap(wattsPerBoard);
             if (cap != n.gpuCapWatts) {
                 touch(n);

@@ -5,11 +5,9 @@ import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.ProfileCaps;
-import io.joulie.sim.cluster.ClusterControlPlane;
 import io.joulie.sim.optimum.EnergyBound;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -194,8 +192,5 @@ class GpuSimulationTest {
                 .as("9 boards on an 8-board node").hasMessageContaining("9 GPU boards");
         assertThatThrownBy(() -> run(ONE_GPU_NODE, List.of(JobSpec.of(0, 0, 1, 60, 1, null)), GpuPower.percent(100)))
                 .as("a CPU job on a cluster of GPU nodes").hasMessageContaining("no node without GPUs has them");
-        assertThatThrownBy(() -> new ClusterControlPlane(Main.config("hetero", Map.of()), new ClusterControlPlane.Options(Path.of("."),
-                Baseline.C, 60, Path.of("target"), System.out))).hasMessageContaining("cluster mode simulates CPU nodes only")
-                .hasMessageContaining("gpu-a100x8, gpu-h100x8");
     }
 }

@@ -3,8 +3,11 @@ package io.joulie.sim.cluster;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.joulie.sim.GpuModel;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,19 +23,27 @@ import java.util.function.Consumer;
 
 /**
  * The agent's HTTP contract (docs/agent.md), served by the twin for every simulated node on 127.0.0.1:
- * {@code POST /control/{node}} with {@code {"node","action","capWatts","throttlePct","ts"}} and
- * {@code GET /telemetry/{node}} answering {@code {"packagePowerWatts": …}}. Control calls are handed to the
+ * {@code POST /control/{node}} with {@code {"node","action","capWatts","throttlePct","ts"}} (or, on a GPU node,
+ * {@code {"node","action":"gpu.set_power_cap_watts","capWattsPerGpu","ts"}}) and {@code GET /telemetry/{node}}
+ * answering {@code {"packagePowerWatts": …}}, on a GPU node with its boards under {@code gpu.devices} and their limit
+ * range under {@code hardware.gpu} (so that the agent resolves a percent cap). Control calls are handed to the
  * simulation thread as updates; telemetry reads the latest power snapshot.
  */
 final class AgentEndpoints implements AutoCloseable {
     static final String RAPL_ACTION = "rapl.set_power_cap_watts";
     static final String DVFS_ACTION = "dvfs.set_throttle_pct";
+    static final String GPU_ACTION = "gpu.set_power_cap_watts";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Map<String, Integer> index = new HashMap<>();
     private final Consumer<Consumer<NodeControls>> updates;
     private final Map<String, Double> caps = new ConcurrentHashMap<>();
+    private final Map<String, Double> gpuCaps = new ConcurrentHashMap<>();
+    /** The GPU nodes' boards, by node name. */
+    private final Map<String, GpuModel> gpus;
     private volatile double[] power;
+    private volatile double[] gpuPower;
+    private volatile double[] gpuLimit;
     private HttpServer http;
     private ExecutorService pool;
 
@@ -41,11 +52,23 @@ final class AgentEndpoints implements AutoCloseable {
      * @param updates receives what the simulation thread must apply
      */
     AgentEndpoints(List<String> nodes, Consumer<Consumer<NodeControls>> updates) {
+        this(nodes, Map.of(), updates);
+    }
+
+    /**
+     * @param nodes   simulated node names, by index
+     * @param gpus    the boards of the GPU nodes, by node name
+     * @param updates receives what the simulation thread must apply
+     */
+    AgentEndpoints(List<String> nodes, Map<String, GpuModel> gpus, Consumer<Consumer<NodeControls>> updates) {
         for (int i = 0; i < nodes.size(); i++) {
             index.put(nodes.get(i), i);
         }
+        this.gpus = Map.copyOf(gpus);
         this.updates = updates;
         this.power = new double[nodes.size()];
+        this.gpuPower = new double[nodes.size()];
+        this.gpuLimit = new double[nodes.size()];
     }
 
     void start() throws IOException {
@@ -65,14 +88,21 @@ final class AgentEndpoints implements AutoCloseable {
         return http.getAddress().getPort();
     }
 
-    /** The latest measured power of every node, by index. */
-    void power(double[] watts) {
+    /** The latest measured power of every node, of its GPU boards and each board's limit in force, by index. */
+    void snapshot(double[] watts, double[] gpuWatts, double[] gpuLimitWatts) {
         power = watts.clone();
+        gpuPower = gpuWatts.clone();
+        gpuLimit = gpuLimitWatts.clone();
     }
 
     /** The last cap each node was sent (watts). */
     Map<String, Double> caps() {
         return Map.copyOf(caps);
+    }
+
+    /** The last GPU limit each GPU node was sent (watts per board). */
+    Map<String, Double> gpuCaps() {
+        return Map.copyOf(gpuCaps);
     }
 
     private void control(HttpExchange ex) throws IOException {
@@ -118,6 +148,19 @@ final class AgentEndpoints implements AutoCloseable {
                         n.throttle(node, throttle);
                     });
                 }
+                case GPU_ACTION -> {
+                    double perBoard = body.path("capWattsPerGpu").asDouble(Double.NaN);
+                    if (!gpus.containsKey(node)) {
+                        respond(ex, 400, "{\"error\":\"" + node + " has no GPU boards\"}");
+                        return;
+                    }
+                    if (!(perBoard > 0) || !Double.isFinite(perBoard)) {
+                        respond(ex, 400, "{\"error\":\"capWattsPerGpu must be a positive number\"}");
+                        return;
+                    }
+                    gpuCaps.put(node, perBoard);
+                    updates.accept(n -> n.gpuCap(node, perBoard));
+                }
                 default -> {
                     respond(ex, 400, "{\"error\":\"unknown action " + quote(action) + "\"}");
                     return;
@@ -133,7 +176,25 @@ final class AgentEndpoints implements AutoCloseable {
             if (node == null) {
                 return;
             }
-            respond(ex, 200, String.format(Locale.ROOT, "{\"packagePowerWatts\":%.3f}", power[index.get(node)]));
+            int i = index.get(node);
+            GpuModel gpu = gpus.get(node);
+            if (gpu == null) {
+                respond(ex, 200, String.format(Locale.ROOT, "{\"packagePowerWatts\":%.3f}", power[i]));
+                return;
+            }
+            ObjectNode body = JSON.createObjectNode().put("packagePowerWatts", round(power[i] - gpuPower[i]));
+            // each board's share of the boards' power: the twin does not track which board a job holds
+            ArrayNode devices = body.putObject("gpu").putArray("devices");
+            ArrayNode boards = body.putObject("hardware").putObject("gpu").put("vendor", "nvidia").put("model", "simulated board")
+                    .put("count", gpu.boards()).putArray("devices");
+            for (int b = 0; b < gpu.boards(); b++) {
+                devices.addObject().put("index", b).put("name", "simulated board").put("capWatts", round(gpuLimit[i]))
+                        .put("powerWatts", round(gpuPower[i] / gpu.boards()));
+                boards.addObject().put("index", b).put("name", "simulated board").put("minWatts", gpu.board().capMinWatts())
+                        .put("maxWatts", gpu.board().capMaxWatts()).put("defaultWatts", gpu.defaultLimitWatts())
+                        .put("limitWatts", round(gpuLimit[i]));
+            }
+            respond(ex, 200, JSON.writeValueAsString(body));
         }
     }
 
@@ -145,6 +206,10 @@ final class AgentEndpoints implements AutoCloseable {
         }
         respond(ex, 404, "{\"error\":\"no simulated node " + quote(node) + "\"}");
         return null;
+    }
+
+    private static double round(double watts) {
+        return Math.round(watts * 1000) / 1000.0;
     }
 
     private static String quote(String s) {

@@ -10,6 +10,7 @@ import io.joulie.harness.JavaApp;
 import io.joulie.planner.Escalation;
 import io.joulie.sim.Baseline;
 import io.joulie.sim.ControlPlane;
+import io.joulie.sim.GpuModel;
 import io.joulie.sim.JobSpec;
 import io.joulie.sim.NodeType;
 import io.joulie.sim.SimCluster;
@@ -98,15 +99,18 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         // report them as violations.
         SimConfig.require(config.planner().escalation() != Escalation.EVICT,
                 "cluster mode does not mirror the operator's evictions: use planner.escalation hold or force");
-        // The twin's endpoints serve the agent's CPU actions only, and its Nodes advertise no nvidia.com/gpu: refuse
-        // GPU nodes rather than run GPU jobs nobody caps.
-        SimConfig.require(config.nodeTypes().stream().noneMatch(NodeType::hasGpus), "cluster mode simulates CPU nodes only: "
-                + "cluster.types names GPU nodes (" + String.join(", ", config.nodeTypes().stream().filter(NodeType::hasGpus)
-                .map(NodeType::name).toList()) + "); run GPU scenarios with bench or watch (standalone mode)");
         this.config = config;
         this.options = options;
         this.nodeNames = Simulation.nodeNames(config.nodes());
-        endpoints = new AgentEndpoints(nodeNames, updates::add);
+        Map<String, GpuModel> gpus = new HashMap<>();
+        List<Integer> typeOf = config.typeOfEachNode();
+        for (int i = 0; i < nodeNames.size(); i++) {
+            NodeType type = config.nodeTypes().get(typeOf.get(i));
+            if (type.hasGpus()) {
+                gpus.put(nodeNames.get(i), type.gpu());
+            }
+        }
+        endpoints = new AgentEndpoints(nodeNames, gpus, updates::add);
     }
 
     /** Starts the API server, the endpoints, the operator and the agent; returns once every node is planned and capped. */
@@ -244,6 +248,11 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
             }
 
             @Override
+            public void gpuCap(String node, double wattsPerBoard) {
+                cluster.gpuCap(cluster.node(node), wattsPerBoard);
+            }
+
+            @Override
             public void liftCap(String node) {
                 cluster.liftCap(cluster.node(node));
             }
@@ -267,7 +276,9 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         for (Consumer<NodeControls> u; (u = updates.poll()) != null; ) {
             u.accept(controls);
         }
-        endpoints.power(cluster.nodes().stream().mapToDouble(SimNode::powerWatts).toArray());
+        endpoints.snapshot(cluster.nodes().stream().mapToDouble(SimNode::powerWatts).toArray(),
+                cluster.nodes().stream().mapToDouble(SimNode::gpuPowerWatts).toArray(),
+                cluster.nodes().stream().mapToDouble(SimNode::gpuCapWatts).toArray());
     }
 
     @Override
@@ -304,5 +315,10 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
     /** For tests: the caps the agent sent, by node. */
     Map<String, Double> caps() {
         return endpoints.caps();
+    }
+
+    /** The last GPU limit the agent sent each GPU node (watts per board), for tests. */
+    Map<String, Double> gpuCaps() {
+        return endpoints.gpuCaps();
     }
 }

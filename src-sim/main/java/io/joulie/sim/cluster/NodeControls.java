@@ -11,6 +11,9 @@ interface NodeControls {
     /** The cap the agent applied (watts, clamped by the node model). */
     void cap(String node, double watts);
 
+    /** The limit the agent applied to each of the node's GPU boards (watts, clamped by its GPU model). */
+    void gpuCap(String node, double wattsPerBoard);
+
     /** The cap lifted (DVFS took over). */
     void liftCap(String node);
 

@@ -40,6 +40,14 @@ final class PodMirror implements AutoCloseable {
                 .addNewContainer().withName("job").withImage("joulie-sim/job").withNewResources()
                 .addToRequests("cpu", new Quantity(Integer.toString(job.cores()))).endResources().endContainer()
                 .endSpec();
+        if (job.usesGpus()) {
+            // an extended resource is requested through its limit (the request defaults to it)
+            Quantity boards = new Quantity(Integer.toString(job.gpus()));
+            b.editSpec().editFirstContainer().editResources().addToLimits(TwinObjects.GPU_RESOURCE, boards)
+                    .addToRequests(TwinObjects.GPU_RESOURCE, boards).endResources().endContainer()
+                    .addNewToleration().withKey(TwinObjects.GPU_RESOURCE).withOperator("Exists").withEffect("NoSchedule").endToleration()
+                    .endSpec();
+        }
         if (job.declaresEco()) {
             // what a job that declares eco asks of a scheduler: eco nodes preferred, not required
             b.editSpec().withNewAffinity().withNewNodeAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()

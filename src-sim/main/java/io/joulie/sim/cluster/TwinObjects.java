@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
@@ -18,13 +19,16 @@ import java.util.Map;
 /**
  * The objects the twin puts on the API server and removes at the end: a Node per simulated node (labelled for the
  * operator's and the agent's selectors), namespace {@value #NAMESPACE} for the job Pods, and the cluster-scoped
- * TelemetryProfile {@value #TELEMETRY_PROFILE} that routes every node's CPU control and telemetry to the twin.
+ * TelemetryProfile {@value #TELEMETRY_PROFILE} that routes every node's CPU control and telemetry (and, with GPU nodes, the
+ * GPU control and telemetry) to the twin.
  */
 final class TwinObjects {
     static final String NAMESPACE = "sim";
     static final String SIM_LABEL = "joulie.io/sim";
     static final String MANAGED_BY = "app.kubernetes.io/managed-by";
     static final String TELEMETRY_PROFILE = "joulie-sim";
+    /** The extended resource a GPU node advertises and a GPU job's Pod requests, and the key of the GPU nodes' taint. */
+    static final String GPU_RESOURCE = "nvidia.com/gpu";
 
     private final KubernetesClient client;
     /** Node name → its type. */
@@ -52,24 +56,37 @@ final class TwinObjects {
         }
         created = true;
         nodes.forEach((name, type) -> {
-            Quantity cpu = new Quantity(Integer.toString(type.model().cores()));
-            var node = client.nodes().resource(new NodeBuilder().withNewMetadata().withName(name)
-                    .addToLabels("joulie.io/managed", "true").addToLabels(SIM_LABEL, "true").addToLabels(NodeType.LABEL, type.name())
-                    .endMetadata().withNewSpec().endSpec().withNewStatus().addToAllocatable("cpu", cpu).addToCapacity("cpu", cpu)
-                    .endStatus().build()).create();
-            // a real API server ignores the status of a create: the allocatable CPU (what demand_sized_v1 divides by) goes
-            // through the status subresource, as a kubelet reports it
-            if (node.getStatus() == null || node.getStatus().getAllocatable() == null || !node.getStatus().getAllocatable().containsKey("cpu")) {
-                client.nodes().withName(name).editStatus(n -> new NodeBuilder(n).editOrNewStatus().addToAllocatable("cpu", cpu)
-                        .addToCapacity("cpu", cpu).endStatus().build());
+            // the allocatable CPU (what demand_sized_v1 divides by) and, on a GPU node, its boards, as a device plugin
+            // advertises them (what makes the operator cap them); GPU nodes are tainted for GPU jobs only
+            Map<String, Quantity> allocatable = new java.util.LinkedHashMap<>();
+            allocatable.put("cpu", new Quantity(Integer.toString(type.model().cores())));
+            if (type.hasGpus()) {
+                allocatable.put(GPU_RESOURCE, new Quantity(Integer.toString(type.boards())));
+            }
+            NodeBuilder b = new NodeBuilder().withNewMetadata().withName(name).addToLabels("joulie.io/managed", "true")
+                    .addToLabels(SIM_LABEL, "true").addToLabels(NodeType.LABEL, type.name()).endMetadata().withNewSpec().endSpec()
+                    .withNewStatus().addToAllocatable(allocatable).addToCapacity(allocatable).endStatus();
+            if (type.hasGpus()) {
+                b.editSpec().addNewTaint().withKey(GPU_RESOURCE).withValue("present").withEffect("NoSchedule").endTaint().endSpec();
+            }
+            var node = client.nodes().resource(b.build()).create();
+            // a real API server ignores the status of a create: the status subresource, as a kubelet reports it
+            if (node.getStatus() == null || node.getStatus().getAllocatable() == null
+                    || !node.getStatus().getAllocatable().keySet().containsAll(allocatable.keySet())) {
+                client.nodes().withName(name).editStatus(n -> new NodeBuilder(n).editOrNewStatus().addToAllocatable(allocatable)
+                        .addToCapacity(allocatable).endStatus().build());
             }
         });
+        boolean gpus = nodes.values().stream().anyMatch(NodeType::hasGpus);
+        TelemetryProfileSpec.Source telemetry = new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                new TelemetryProfileSpec.HttpEndpoint(endpoints + "/telemetry/{node}", 5), null);
         TelemetryProfileSpec spec = new TelemetryProfileSpec(
                 new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
-                new TelemetryProfileSpec.Sources(new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
-                        new TelemetryProfileSpec.HttpEndpoint(endpoints + "/telemetry/{node}", 5), null), null, null, null),
+                new TelemetryProfileSpec.Sources(telemetry, gpus ? telemetry : null, null, null),
                 new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
-                        new TelemetryProfileSpec.CpuHttpControl(endpoints + "/control/{node}", 5, TelemetryProfileSpec.CpuControlMode.RAPL)), null));
+                        new TelemetryProfileSpec.CpuHttpControl(endpoints + "/control/{node}", 5, TelemetryProfileSpec.CpuControlMode.RAPL)),
+                        gpus ? new TelemetryProfileSpec.GpuControl(TelemetryProfileSpec.ControlType.HTTP, new TelemetryProfileSpec.GpuHttpControl(
+                                endpoints + "/control/{node}", 5, TelemetryProfileSpec.GpuControlMode.POWERCAP)) : null));
         TelemetryProfile tp = new TelemetryProfile();
         tp.setMetadata(new ObjectMetaBuilder().withName(TELEMETRY_PROFILE).build());
         tp.setSpec(spec);
@@ -78,7 +95,8 @@ final class TwinObjects {
 
     /**
      * On a cluster that outlives the run: removes the twin's Pods (by label: other Pods in the namespace stay), its
-     * Nodes, their NodePowerProfiles and the agent's node-scoped TelemetryProfiles, and its cluster TelemetryProfile.
+     * Nodes, their NodePowerProfiles, the agent's node-scoped TelemetryProfiles and NodeHardware, and its cluster
+     * TelemetryProfile.
      * Nothing when this run created nothing (it was refused).
      */
     void remove(PrintStream out) {
@@ -93,6 +111,8 @@ final class TwinObjects {
                 // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
                 client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
                 client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
+                // and the agent's NodeHardware (owned by the Node: a real server collects it, the mock does not)
+                client.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName(TELEMETRY_PROFILE).delete();
         } catch (RuntimeException e) {

@@ -1,5 +1,9 @@
 package io.joulie.sim.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.sim.GpuModel;
+import io.joulie.sim.NodeCatalog;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -10,6 +14,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
@@ -36,6 +41,11 @@ class AgentEndpointsTest {
         @Override
         public void throttle(String node, double percent) {
             applied.add(node + " throttle " + percent);
+        }
+
+        @Override
+        public void gpuCap(String node, double wattsPerBoard) {
+            applied.add(node + " gpu cap " + wattsPerBoard);
         }
 
         @Override
@@ -104,10 +114,51 @@ class AgentEndpointsTest {
 
     @Test
     void telemetryAnswersTheLatestMeasuredPower() throws Exception {
-        endpoints.power(new double[]{80, 259.5});
+        endpoints.snapshot(new double[]{80, 259.5}, new double[2], new double[2]);
         HttpResponse<String> r = get("/telemetry/node-0002");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("{\"packagePowerWatts\":259.500}");
         assertThat(get("/telemetry/nope").statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void gpuLimitsReachTheBoardsOfGpuNodesAndTheirTelemetryDescribesThem() throws Exception {
+        GpuModel a100 = NodeCatalog.types().get("gpu-a100x8").gpu();
+        AgentEndpoints withGpus = new AgentEndpoints(List.of("node-0001", "node-0002"), Map.of("node-0002", a100), updates::add);
+        withGpus.start();
+        try {
+            String base = "http://127.0.0.1:" + withGpus.port();
+            assertThat(send(base + "/control/node-0002", "{\"node\":\"node-0002\",\"action\":\"gpu.set_power_cap_watts\","
+                    + "\"capWattsPerGpu\":240,\"ts\":\"2026-01-01T00:00:00Z\"}").statusCode()).isEqualTo(200);
+            HttpResponse<String> cpuNode = send(base + "/control/node-0001", "{\"action\":\"gpu.set_power_cap_watts\",\"capWattsPerGpu\":240}");
+            assertThat(cpuNode.statusCode()).isEqualTo(400);
+            assertThat(cpuNode.body()).contains("node-0001 has no GPU boards");
+            assertThat(send(base + "/control/node-0002", "{\"action\":\"gpu.set_power_cap_watts\",\"capWattsPerGpu\":0}").statusCode())
+                    .isEqualTo(400);
+            drain();
+            assertThat(applied).containsExactly("node-0002 gpu cap 240.0");
+            assertThat(withGpus.gpuCaps()).containsExactly(Map.entry("node-0002", 240.0));
+
+            // 1,000 W on the node, 900 W of it its boards (2 busy at 240 W, 6 idle at 70 W), every board limited to 240 W
+            withGpus.snapshot(new double[]{80, 1000}, new double[]{0, 900}, new double[]{0, 240});
+            JsonNode t = new ObjectMapper().readTree(http.send(HttpRequest.newBuilder(URI.create(base + "/telemetry/node-0002")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body());
+            assertThat(t.path("packagePowerWatts").asDouble()).as("the CPU part").isEqualTo(100.0);
+            assertThat(t.path("gpu").path("devices")).hasSize(8);
+            assertThat(t.path("gpu").path("devices").path(7).path("powerWatts").asDouble()).isEqualTo(112.5);
+            assertThat(t.path("gpu").path("devices").path(0).path("capWatts").asDouble()).isEqualTo(240.0);
+            JsonNode board = t.path("hardware").path("gpu").path("devices").path(3);
+            assertThat(board.path("minWatts").asDouble()).isEqualTo(100.0);
+            assertThat(board.path("maxWatts").asDouble()).as("what a percent cap is a share of").isEqualTo(400.0);
+            assertThat(board.path("defaultWatts").asDouble()).isEqualTo(400.0);
+            assertThat(t.path("hardware").path("gpu").path("count").asInt()).isEqualTo(8);
+        } finally {
+            withGpus.close();
+        }
+    }
+
+    private HttpResponse<String> send(String url, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 }
