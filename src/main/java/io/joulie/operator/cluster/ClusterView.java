@@ -25,7 +25,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -90,7 +89,7 @@ public class ClusterView {
     public ClusterView(KubernetesClient client, Clock clock) {
         this.client = client;
         this.clock = clock;
-        this.sightings = new PodSightings(clock, node -> new HashSet<>(podFacts.onNode(node)),
+        this.sightings = new PodSightings(clock, node -> podFacts.performanceKeys(node),
                 node -> nodes != null && nodes.getStore().getByKey(node) != null);
     }
 

@@ -8,6 +8,7 @@ import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -176,6 +177,14 @@ public final class PodFacts {
         List<String> keys = new ArrayList<>(performanceByNode.getOrDefault(node, Set.of()));
         keys.sort(null);
         return keys;
+    }
+
+    /**
+     * The node's active performance-only Pods as {@code namespace/name}: a read-only view, not a copy (the Pod watch
+     * asks on every event); read it at once, since a node left without such Pods gets a new set when one comes.
+     */
+    Set<String> performanceKeys(String node) {
+        return Collections.unmodifiableSet(performanceByNode.getOrDefault(node, Set.of()));
     }
 
     /** Active performance-only Pods cluster-wide, scheduled or pending. */

@@ -56,4 +56,29 @@ class PodFactsDemandTest {
         assertThat(facts.size()).isEqualTo(1);
         assertThat(facts.demand()).isEqualTo(new ClusterContext.CpuDemand(0, 0, 0));
     }
+
+    @Test
+    void theIndexByNodeIsAReadOnlyViewNotACopyOfTheActivePerformanceOnlyPods() {
+        Pod perf = pod("perf", "performance", false, "1");
+        perf.getSpec().setNodeName("n1");
+        Pod other = pod("other", null, false, "1");
+        other.getSpec().setNodeName("n1");
+        java.util.Set<String> onN1 = facts.performanceKeys("n1");
+        assertThat(onN1).isEmpty();
+        facts.put(perf, 1);
+        facts.put(other, 1);
+        java.util.Set<String> view = facts.performanceKeys("n1");
+        assertThat(view).containsExactly("ns/perf");
+        assertThat(facts.onNode("n1")).containsExactly("ns/perf");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> view.add("ns/intruder"))
+                .isInstanceOf(UnsupportedOperationException.class);
+        Pod second = pod("second", "performance", false, "1");
+        second.getSpec().setNodeName("n1");
+        facts.put(second, 1);
+        assertThat(view).as("the same view shows the change").containsExactlyInAnyOrder("ns/perf", "ns/second");
+        facts.remove(perf);
+        facts.remove(second);
+        assertThat(facts.performanceKeys("n1")).isEmpty();
+        assertThat(facts.performanceKeys("n2")).isEmpty();
+    }
 }
