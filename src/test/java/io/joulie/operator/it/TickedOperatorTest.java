@@ -6,7 +6,6 @@ import io.joulie.operator.runtime.PlannerLoop;
 import io.quarkus.scheduler.Scheduler;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 
 /** Base of the operator tests that drive the planner tick themselves, on a stopped clock ({@link Ticks}). */
 abstract class TickedOperatorTest extends OperatorTest {
@@ -23,8 +22,13 @@ abstract class TickedOperatorTest extends OperatorTest {
 
     Ticks ticks;
 
-    @BeforeEach
-    void takeTheTick() {
+    /**
+     * The tick is taken before the cluster is reset: a scheduled tick (or a watchdog recheck) of the previous test's
+     * nodes still running while the reset deletes their NodePowerProfiles could write one back for the next test's node
+     * of the same name (the likely cause of a rare failure: node-a without a state after two ticks).
+     */
+    @Override
+    void quiesce() {
         ticks = new Ticks(loop, scheduler, clock, cluster, leader, watch);
         ticks.take();
     }

@@ -45,6 +45,8 @@ final class Ticks {
         await().atMost(WAIT).until(leader::isLeader);
         scheduler.pause(PlannerLoop.JOB);
         watch.hold(true);
+        // a tick or a recheck already running finishes first: both hold the loop's lock, as an empty recheck does
+        loop.recheck(java.util.List.of());
         clock.stop();
     }
 
