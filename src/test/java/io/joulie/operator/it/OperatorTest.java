@@ -19,9 +19,14 @@ abstract class OperatorTest {
         cluster = new Cluster(client, view);
         quiesce();
         cluster.reset();
+        afterReset();
     }
 
     /** Stops what would write on its own during the reset (the ticked tests take the tick first). */
     void quiesce() {
+    }
+
+    /** Runs on the empty cluster. */
+    void afterReset() {
     }
 }
