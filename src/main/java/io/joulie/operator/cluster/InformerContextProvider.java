@@ -79,7 +79,7 @@ public class InformerContextProvider implements ContextProvider {
                 }
                 continue;
             }
-            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            NodePower power = power(node);
             ClusterContext.Exclusion exclusion = exclusion(name, labels, power);
             if (exclusion != null) {
                 excluded.add(exclusion);
@@ -110,7 +110,7 @@ public class InformerContextProvider implements ContextProvider {
             }
             Map<String, String> labels = node.getMetadata().getLabels() == null ? Map.of() : node.getMetadata().getLabels();
             NodePowerProfile npp = ownProfile(name);
-            NodePower power = NodePower.of(view.hardware(name), advertisedGpus(node));
+            NodePower power = power(node);
             if (isManaged(labels) && exclusion(name, labels, power) == null) {
                 managed.add(managedNode(node, labels, npp, power, now));
             }
@@ -171,9 +171,14 @@ public class InformerContextProvider implements ContextProvider {
         return null;
     }
 
+    /** What can be capped on the node: its NodeHardware inventory, and the GPU boards it advertises. */
+    private NodePower power(Node node) {
+        return NodePower.of(view.hardware(node.getMetadata().getName()), advertisedGpus(node));
+    }
+
     /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
     static int advertisedGpus(Node node) {
-        return gpusAllocatable(node).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
+        return allocatable(node, GPU_RESOURCES).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
     }
 
     /**
@@ -182,9 +187,7 @@ public class InformerContextProvider implements ContextProvider {
      * advertises as allocatable, which {@link #advertisedGpus} reads; the rest of the Node stays whole.
      */
     static void trimStatus(Node node) {
-        Map<String, Quantity> allocatable = allocatable(node);
-        Map<String, Quantity> kept = new TreeMap<>();
-        KEPT_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> kept.put(r, allocatable.get(r)));
+        Map<String, Quantity> kept = allocatable(node, KEPT_RESOURCES);
         node.setStatus(kept.isEmpty() ? null : new NodeStatusBuilder().withAllocatable(kept).build());
     }
 
@@ -198,11 +201,12 @@ public class InformerContextProvider implements ContextProvider {
         return node.getStatus() == null || node.getStatus().getAllocatable() == null ? Map.of() : node.getStatus().getAllocatable();
     }
 
-    private static Map<String, Quantity> gpusAllocatable(Node node) {
+    /** The Node's allocatable quantities of these resources, the ones it has. */
+    private static Map<String, Quantity> allocatable(Node node, List<String> resources) {
         Map<String, Quantity> allocatable = allocatable(node);
-        Map<String, Quantity> gpus = new TreeMap<>();
-        GPU_RESOURCES.stream().filter(allocatable::containsKey).forEach(r -> gpus.put(r, allocatable.get(r)));
-        return gpus;
+        Map<String, Quantity> subset = new TreeMap<>();
+        resources.stream().filter(allocatable::containsKey).forEach(r -> subset.put(r, allocatable.get(r)));
+        return subset;
     }
 
     boolean isManaged(Map<String, String> labels) {
