@@ -65,10 +65,18 @@ public final class FileGpuOriginals implements GpuOriginals {
         }
         Optional<String> stored = root.path("bootId").isTextual() ? Optional.of(root.path("bootId").asText()) : Optional.empty();
         if (HostOriginals.otherBoot(stored, bootId)) {
-            file.delete();
+            // a file that cannot be removed is still of another boot: its limits are not this boot's originals, and
+            // GPU control goes on (as the CPU's originals do)
+            String removal;
+            try {
+                file.delete();
+                removal = "removed";
+            } catch (IOException e) {
+                removal = "not removed (" + e.getMessage() + ")";
+            }
             log.accept("The GPU originals in " + describe() + " are of boot " + stored.get() + ", this is boot " + bootId.get()
                     + ": the node rebooted and the driver reset the boards' limits, so the limits in force now are the originals; "
-                    + "the file was removed");
+                    + "the file was " + removal);
             return Optional.empty();
         }
         return Optional.of(limits);

@@ -94,11 +94,6 @@ public final class NvmlGpus implements Gpus {
         return boards;
     }
 
-    /** Boards NVML counts but could not describe, with NVML's reason. */
-    public List<String> problems() {
-        return problems;
-    }
-
     @Override
     public GpuReading read(int index) throws IOException {
         return new GpuReading(index, nvml.limitMw(index), nvml.powerMw(index), nvml.energyMj(index));
