@@ -144,9 +144,13 @@ public final class JavaApp implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** GET on the management interface (metrics, health): the body, or null while it does not answer 200. */
+    /**
+     * GET on the management interface (metrics, health): the body, or null while it does not answer 200. HTTP/1.1, as
+     * {@code PrometheusText.scrape}: the JDK client's h2c upgrade can leave a request to the management port unanswered.
+     */
     public String get(String path) {
-        try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()) {
+        try (HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2))
+                .build()) {
             HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + path))
                     .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 ? r.body() : null;

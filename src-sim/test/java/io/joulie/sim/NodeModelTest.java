@@ -100,4 +100,25 @@ class NodeModelTest {
         assertThat(NodeModel.jobSpeed(4, 0.0, 0.5)).as("insensitive job ignores f").isEqualTo(4.0);
         assertThat(NodeModel.jobSpeed(4, 0.8, 0.625)).isCloseTo(2.8, within(1e-12));
     }
+
+    /**
+     * The calibrated scenarios set each server type's eco cap at its knee for memory-bound work (docs/simulation.md):
+     * the watts in the scenario table are the model's knee caps, rounded to the watt.
+     */
+    @Test
+    void theCalibratedScenariosEcoCapsAreTheTypesKneeCaps() {
+        double memoryBound = Double.parseDouble(Main.SCENARIOS.get("day").get("workload.memoryBoundSensitivityMin"));
+        Map<String, Double> knee = new java.util.TreeMap<>();
+        for (String type : java.util.List.of("dell-r640", "dell-r940")) {
+            knee.put(type, (double) Math.round(NodeCatalog.types().get(type).model().kneeCapWatts(memoryBound)));
+        }
+        assertThat(Double.parseDouble(Main.SCENARIOS.get("day").get("planner.ecoCapWatts"))).isEqualTo(knee.get("dell-r640"));
+        for (String scenario : java.util.List.of("day-mixed", "hetero")) {
+            Map<String, Double> byType = new java.util.TreeMap<>();
+            for (String entry : Main.SCENARIOS.get(scenario).get("planner.ecoCapWattsByType").split(",")) {
+                byType.put(entry.split("=")[0], Double.parseDouble(entry.split("=")[1]));
+            }
+            assertThat(byType).as(scenario).containsAllEntriesOf(knee);
+        }
+    }
 }

@@ -63,11 +63,6 @@ final class MemoryCgroup implements AutoCloseable {
         return wrapped;
     }
 
-    /** Memory charged to the cgroup now (anonymous memory and page cache), in bytes. */
-    long usageBytes() {
-        return read(v2 ? "memory.current" : "memory.usage_in_bytes");
-    }
-
     /** The highest charge since creation (-1 where the kernel does not keep it: cgroup v2 before 5.19). */
     long peakBytes() {
         Path peak = dir.resolve(v2 ? "memory.peak" : "memory.max_usage_in_bytes");

@@ -80,6 +80,8 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
     private final SimConfig config;
     private final Options options;
     private final List<String> nodeNames;
+    /** Each node's type, in node order. */
+    private final Map<String, NodeType> types = new LinkedHashMap<>();
     private final ConcurrentLinkedQueue<Consumer<NodeControls>> updates = new ConcurrentLinkedQueue<>();
     private final Map<String, String> labels = new ConcurrentHashMap<>();
     private final Map<String, PowerState> printed = new ConcurrentHashMap<>();
@@ -102,14 +104,16 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         this.config = config;
         this.options = options;
         this.nodeNames = Simulation.nodeNames(config.nodes());
-        Map<String, GpuModel> gpus = new HashMap<>();
         List<Integer> typeOf = config.typeOfEachNode();
         for (int i = 0; i < nodeNames.size(); i++) {
-            NodeType type = config.nodeTypes().get(typeOf.get(i));
-            if (type.hasGpus()) {
-                gpus.put(nodeNames.get(i), type.gpu());
-            }
+            types.put(nodeNames.get(i), config.nodeTypes().get(typeOf.get(i)));
         }
+        Map<String, GpuModel> gpus = new HashMap<>();
+        types.forEach((node, type) -> {
+            if (type.hasGpus()) {
+                gpus.put(node, type.gpu());
+            }
+        });
         endpoints = new AgentEndpoints(nodeNames, gpus, updates::add);
     }
 
@@ -125,11 +129,6 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         }
         api = ApiServer.start(options.kubeconfig());
         api.installCrds();
-        Map<String, NodeType> types = new LinkedHashMap<>();
-        List<Integer> typeOf = config.typeOfEachNode();
-        for (int i = 0; i < nodeNames.size(); i++) {
-            types.put(nodeNames.get(i), config.nodeTypes().get(typeOf.get(i)));
-        }
         objects = new TwinObjects(api.client(), types);
         pods = new PodMirror(api.client(), !api.embedded());
         endpoints.start();
