@@ -337,7 +337,7 @@ public final class PlannerSetting<T> {
 
     /**
      * Eco must never allow more than performance: of each family (CPU, GPU), an eco cap above the performance cap in
-     * force is an error wherever the two meet (at start in the environment, in {@code spec.policy} over it), never
+     * force (for the CPU, a type's eco cap too) is an error wherever the two meet (at start in the environment, in {@code spec.policy} over it), never
      * normalised. Caps in different units (watts and a percent) can only be compared on a node's hardware: its agent
      * refuses an eco cap above the performance cap there.
      *
@@ -355,6 +355,17 @@ public final class PlannerSetting<T> {
                 problems.add("%s (%s %s) must not exceed %s (%s %s): eco must never allow more than performance".formatted(
                         eco.apply(e), number(capValue(e, s)), unit, performance.apply(p), number(capValue(p, s)), unit));
             }
+        }
+        // a type's eco cap replaces the eco CPU cap on its nodes: it meets the performance CPU cap too
+        PlannerSetting<?> cpu = inForce(CAP_PAIRS.getFirst(), s);
+        if (cpu.kind == Kind.OPTIONAL_WATTS) {
+            double limit = capValue(cpu, s);
+            s.ecoCapWattsByType().forEach((type, watts) -> {
+                if (watts > limit) {
+                    problems.add("%s (%s=%s W) must not exceed %s (%s W): eco must never allow more than performance".formatted(
+                            eco.apply(ECO_CAP_WATTS_BY_TYPE), type, number(watts), performance.apply(cpu), number(limit)));
+                }
+            });
         }
     }
 

@@ -24,7 +24,7 @@ class PlannerSettingTest {
             .gpuEcoCapWattsPerGpu(OptionalDouble.empty()).gpuEcoCapPercent(45).escalation(Escalation.EVICT).downgradeTimeout(Duration.ofMinutes(90))
             .reconcileInterval(Duration.ofSeconds(15)).settleTime(Duration.ofMillis(2500))
             .capConfirmationTimeout(Duration.ofMinutes(3)).maxTransitionsPerTick(7).maxEvictionsPerTick(2).demandHeadroomFrac(0.35)
-            .ecoCapWattsByType(Map.of("dell-r940", 507.5, "dell-r640", 260.0)).build();
+            .ecoCapWattsByType(Map.of("dell-r940", 407.5, "dell-r640", 260.0)).build();
 
     @Test
     void everySettingHasItsOwnNamesAndTheVariableIsThePropertyInCapitals() {
@@ -85,6 +85,20 @@ class PlannerSettingTest {
                 percent)).isEmpty();
         assertThat(percent.lines()).containsExactly("spec.policy.ecoCapPercent (60 %) must not exceed performanceCapPercent "
                 + "(50 %): eco must never allow more than performance");
+        // a type's eco cap replaces the eco CPU cap on its nodes, so it is held to the performance cap as well
+        Map<String, String> byType = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        byType.put("PERFORMANCE_CAP_WATTS", "500");
+        byType.put("ECO_CAP_WATTS_BY_TYPE", "big=900,small=200");
+        Problems typed = new Problems();
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> byType.get(s.env()), PlannerSetting::env, typed)
+                .settings()).isEmpty();
+        assertThat(typed.lines()).containsExactly("ECO_CAP_WATTS_BY_TYPE (big=900 W) must not exceed PERFORMANCE_CAP_WATTS "
+                + "(500 W): eco must never allow more than performance");
+        Problems typedSpec = new Problems();
+        assertThat(PlannerSetting.overlay(base, Map.<String, Object>of("ecoCapWattsByType", Map.of("big", 6000.0))::get, typedSpec))
+                .isEmpty();
+        assertThat(typedSpec.lines()).containsExactly("spec.policy.ecoCapWattsByType (big=6000 W) must not exceed "
+                + "performanceCapWatts (5000 W): eco must never allow more than performance");
         // watts and a percent meet only on a node's hardware, where the agent compares them
         Problems mixed = new Problems();
         assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("ecoCapWatts", 6000.0)::get, mixed))
@@ -111,7 +125,7 @@ class PlannerSettingTest {
         Map<String, String> env = PlannerSetting.environment(OTHER);
         assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")
                 .containsEntry("QUEUE_HP_MIN", "2").containsEntry("DOWNGRADE_TIMEOUT", "1h30m")
-                .containsEntry("DOWNGRADE_ESCALATION", "evict").containsEntry("ECO_CAP_WATTS_BY_TYPE", "dell-r640=260.0,dell-r940=507.5")
+                .containsEntry("DOWNGRADE_ESCALATION", "evict").containsEntry("ECO_CAP_WATTS_BY_TYPE", "dell-r640=260.0,dell-r940=407.5")
                 .hasSize(PlannerSetting.ALL.size());
         assertThat(PlannerSetting.environment(PlannerSettings.defaults())).containsEntry("ECO_CAP_WATTS_BY_TYPE", "none");
 
@@ -128,7 +142,7 @@ class PlannerSettingTest {
         Map<String, Object> fields = PlannerSetting.specFields(OTHER);
         assertThat(fields).containsEntry("type", "queue_aware_v1").containsEntry("staticHpFrac", 0.25)
                 .containsEntry("queueHpMin", 2).containsEntry("downgradeTimeout", "1h30m")
-                .containsEntry("ecoCapWattsByType", Map.of("dell-r640", 260.0, "dell-r940", 507.5));
+                .containsEntry("ecoCapWattsByType", Map.of("dell-r640", 260.0, "dell-r940", 407.5));
         // one unit per cap: the watts where they are the cap, else the percent
         assertThat(fields).containsEntry("performanceCapWatts", 450.5).doesNotContainKey("performanceCapPercent")
                 .containsEntry("ecoCapPercent", 55.0).doesNotContainKey("ecoCapWatts")
