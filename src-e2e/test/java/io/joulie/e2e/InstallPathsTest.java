@@ -101,8 +101,7 @@ public class InstallPathsTest {
 
     /** The helm binary: hack/helm/build.sh builds it from the Go module proxy on first use, then finds it cached. */
     public static Path helm() throws IOException, InterruptedException {
-        String out = run(List.of("bash", REPO.resolve("hack/helm/build.sh").toString())).strip();
-        return Path.of(out.substring(out.lastIndexOf('\n') + 1));
+        return RepoFiles.built(REPO, "hack/helm/build.sh", ": helm is built from the Go module proxy");
     }
 
     @Test

@@ -6,13 +6,13 @@ import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.e2e.RepoFiles;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,11 +51,7 @@ class DayTwoIT extends ClusterScenario {
 
     /** The plugin, as kubectl-joulie/build.sh builds it (its unit tests first) or finds it cached. */
     static Path built() throws IOException, InterruptedException {
-        Process build = new ProcessBuilder("bash", RealCluster.REPO.resolve("kubectl-joulie/build.sh").toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        assertThat(build.waitFor()).as("kubectl-joulie/build.sh").isZero();
-        return Path.of(out.substring(out.lastIndexOf('\n') + 1));
+        return RepoFiles.built(RealCluster.REPO, "kubectl-joulie/build.sh", "");
     }
 
     /** kubectl joulie, as kubectl runs a plugin it finds on the PATH. */

@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.e2e.InstallPathsTest;
+import io.joulie.e2e.RepoFiles;
 import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -42,9 +43,7 @@ class InstallPathsIT {
 
     /** The first line of docs/install.md that starts with this: the documented command of an install path. */
     static String documented(String start) throws IOException {
-        return Files.readAllLines(INSTALL_DOC).stream().filter(l -> l.startsWith(start)).findFirst()
-                .map(l -> l.replaceFirst("\\s+#.*$", ""))
-                .orElseThrow(() -> new IllegalStateException("docs/install.md has no line starting with '" + start + "'"));
+        return RepoFiles.documented(INSTALL_DOC, start);
     }
 
     /** A Joulie installed by one path, its operator running. */

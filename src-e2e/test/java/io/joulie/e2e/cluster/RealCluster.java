@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.e2e.RepoFiles;
 import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
@@ -125,27 +126,16 @@ public final class RealCluster implements AutoCloseable {
         if (!given.isBlank()) {
             return Path.of(given);
         }
-        Process build = new ProcessBuilder("bash", REPO.resolve("hack/control-plane/build.sh").toString())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-        if (build.waitFor() != 0) {
-            throw new IOException("hack/control-plane/build.sh failed (exit " + build.exitValue() + "): the real control plane"
-                    + " is built from the Go module proxy; pass -De2e.cluster=skip to skip these scenarios explicitly");
-        }
-        return Path.of(out.substring(out.lastIndexOf('\n') + 1));
+        return RepoFiles.built(REPO, "hack/control-plane/build.sh", ": the real control plane is built from the Go module "
+                + "proxy; pass -De2e.cluster=skip to skip these scenarios explicitly");
     }
 
     private static String installCommand() {
         try {
-            for (String line : Files.readAllLines(REPO.resolve("README.md"))) {
-                if (line.startsWith("kubectl apply -f kubernetes/")) {
-                    return line.replaceFirst("\\s+#.*$", "");
-                }
-            }
+            return RepoFiles.documented(REPO.resolve("README.md"), "kubectl apply -f kubernetes/");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        throw new IllegalStateException("README.md has no line starting with 'kubectl apply -f kubernetes/'");
     }
 
     /** Installs Joulie once, exactly with the README's command, as the cluster admin; the result of that one run. */
