@@ -3,6 +3,7 @@
 # repository, and prints the directory that holds the binaries (its last line of output).
 #
 #   kube-apiserver, kube-controller-manager, kube-scheduler  k8s.io/kubernetes   (hack/control-plane/go.mod)
+#   kubelet (the real node of the e2e suite)                 k8s.io/kubernetes   (same pins)
 #   etcd                                                     go.etcd.io/etcd/server/v3 (same module graph)
 #   kwok                                                     sigs.k8s.io/kwok    (hack/kwok/go.mod)
 #
@@ -19,7 +20,7 @@ k8s_version="$(required k8s.io/kubernetes "$here/go.mod")"
 kwok_version="$(required sigs.k8s.io/kwok "$kwok_dir/go.mod")"
 pin="$(cat "$here/go.mod" "$here/go.sum" "$here/etcd/main.go" "$kwok_dir/go.mod" "$kwok_dir/go.sum" "$0" | sha256sum | cut -c1-10)"
 out="${JOULIE_CACHE:-$HOME/.cache/joulie}/k8s-${k8s_version}-kwok-${kwok_version}-${pin}"
-bins=(kube-apiserver kube-controller-manager kube-scheduler etcd kwok)
+bins=(kube-apiserver kube-controller-manager kube-scheduler kubelet etcd kwok)
 
 complete=1
 for b in "${bins[@]}"; do [ -x "$out/$b" ] || complete=0; done
@@ -36,9 +37,10 @@ minor="${k8s_version#v1.}"; minor="${minor%%.*}"
 version_pkg=k8s.io/component-base/version
 ldflags="-s -w -X $version_pkg.gitVersion=$k8s_version -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor -X $version_pkg.gitTreeState=clean -X $version_pkg.buildDate=1970-01-01T00:00:00Z"
 start=$SECONDS
-echo "building Kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler) and etcd into $out" >&2
+echo "building Kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet) and etcd into $out" >&2
 (cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler)
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
+  k8s.io/kubernetes/cmd/kubelet)
 (cd "$here" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" ./etcd)
 echo "building kwok $kwok_version" >&2
 (cd "$kwok_dir" && go build -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" -o "$out.tmp/" sigs.k8s.io/kwok/cmd/kwok)

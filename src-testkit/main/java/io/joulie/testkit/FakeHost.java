@@ -230,10 +230,10 @@ public final class FakeHost {
         return dir.resolve("scaling_max_freq");
     }
 
-    /** A {@code proc/cpuinfo} of two processors of this vendor and model. */
+    /** A {@code proc/cpuinfo} of two processors of this vendor and model (with a clock speed, which a kubelet needs). */
     public void cpuinfo(String vendorId, String modelName) {
         String processor = "processor\t: %d\nvendor_id\t: " + vendorId + "\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: "
-                + modelName + "\nflags\t\t: fpu msr\n\n";
+                + modelName + "\ncpu MHz\t\t: 2400.000\nflags\t\t: fpu msr\n\n";
         write(proc().resolve("cpuinfo"), processor.formatted(0) + processor.formatted(1));
     }
 

@@ -46,6 +46,8 @@ public final class ControlPlane implements AutoCloseable {
     private final Path work;
     private final Tuning tuning;
     private final String adminToken = token();
+    /** The real node's kubelet: user system:node:<name> in group system:nodes (the Node authorizer, NodeRestriction). */
+    private final String realNodeToken = token();
     private final List<Process> processes = new ArrayList<>();
     private final Map<Process, String> names = new ConcurrentHashMap<>();
     private final Thread shutdownHook = new Thread(this::stopAll, "control-plane-stop");
@@ -116,7 +118,8 @@ public final class ControlPlane implements AutoCloseable {
                 adminToken + ",admin,admin,system:masters",
                 kcmToken + ",system:kube-controller-manager,kcm",
                 schedulerToken + ",system:kube-scheduler,scheduler",
-                kwokToken + ",kwok,kwok,system:masters") + "\n");
+                kwokToken + ",kwok,kwok,system:masters",
+                realNodeToken + ",system:node:" + RealNode.NAME + ",kubelet-" + RealNode.NAME + ",system:nodes") + "\n");
         // every request, but those of the simulated kubelets (Lease renewals and Pod status, thousands at scale)
         Path auditPolicy = write("audit-policy.yaml", """
                 apiVersion: audit.k8s.io/v1
@@ -139,6 +142,10 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-key-file=" + saPub, "--service-account-signing-key-file=" + saKey,
                 "--service-cluster-ip-range=10.96.0.0/16",
                 "--enable-admission-plugins=NodeRestriction",
+                // MutatingAdmissionPolicy (beta, off by default in 1.35): the real node's network shim (RealNode)
+                "--feature-gates=MutatingAdmissionPolicy=true", "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+                // logs and exec of the real node's Pods: the kubelet listens on loopback
+                "--kubelet-preferred-address-types=InternalIP,Hostname",
                 "--audit-policy-file=" + auditPolicy, "--audit-log-path=" + auditLog(), "--audit-log-format=json",
                 "--audit-log-maxsize=0", "--audit-log-mode=blocking",
                 "--profiling=false", "--v=1"));
@@ -195,6 +202,19 @@ public final class ControlPlane implements AutoCloseable {
 
     public Path workDir() {
         return work;
+    }
+
+    /** A binary of the control plane's build ({@code hack/control-plane/build.sh}), e.g. the kubelet. */
+    public Path binary(String name) {
+        return bin.resolve(name);
+    }
+
+    /** The static bearer token of this node's kubelet; only {@link RealNode#NAME} has one. */
+    String nodeToken(String node) {
+        if (!node.equals(RealNode.NAME)) {
+            throw new IllegalArgumentException("no kubelet token for " + node + ": only " + RealNode.NAME + " is a real node");
+        }
+        return realNodeToken;
     }
 
     public Path auditLog() {
