@@ -23,12 +23,15 @@ java_home="${JAVA_HOME:?JAVA_HOME must point to a JDK 25}"
 #   java.base java.desktop java.naming java.net.http java.rmi java.sql jdk.compiler jdk.management jdk.unsupported
 #   (jdeps --ignore-missing-deps --multi-release 25 --print-module-deps --class-path 'jars/*' jars/*.jar)
 # for both. Left out: jdk.compiler, which only vertx-codegen's annotation processor uses (a build-time tool on the
-# class path). Added: jdk.naming.dns, the JNDI DNS provider Netty's resolver asks for the name servers, and
-# jdk.crypto.ec, the provider name that TLS configurations may still ask for.
+# class path). Added, as jdeps cannot see what is only reached through a service lookup: jdk.zipfs, the jar: file
+# system provider SmallRye Config opens the application's jars with (without it Quarkus exits with status 1 and no
+# output while it reads its configuration; found by running both applications on this runtime), and jdk.naming.dns,
+# the JNDI DNS provider Netty's resolver asks for the name servers. (jdk.crypto.ec is empty since JDK 22: the EC
+# provider is in java.base.)
 # java.desktop stays for java.beans (Jackson, Quarkus, commons-compress); its X11, sound and image natives are
 # excluded below, as the applications run headless.
 modules=java.base,java.desktop,java.naming,java.net.http,java.rmi,java.sql,jdk.management,jdk.unsupported
-modules="$modules,jdk.zipfs,jdk.naming.dns,jdk.crypto.ec"
+modules="$modules,jdk.zipfs,jdk.naming.dns"
 
 # The fixed modification time of every entry (1970-01-01T00:00:01Z, the same as Jib's files).
 mtime=@1
