@@ -2,6 +2,7 @@ package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.joulie.e2e.image.JoulieImage;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.AfterAll;
@@ -22,12 +23,12 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The agent's footprint as its image runs it (issue 13): the packaged agent in node mode, started with the JVM options
- * and environment of {@code src-agent/main/docker/Dockerfile.jvm}, inside a memory cgroup with the limit the operator
- * gives the agent DaemonSet (read from the DaemonSet it created), first idle and then under churn: the plan of every
- * managed node flips between performance and eco every few seconds, so the agent writes caps, publishes its
- * TelemetryProfile status and reads its energy counters all the while. It must never be OOM-killed, must still follow
- * the plan at the end, and its anonymous memory (what the kernel cannot reclaim: heap, metaspace, code, stacks, malloc)
- * must leave a margin below the limit. The process's RSS is reported too, but it counts the JDK's shared files (its
+ * and environment of its image (the configuration of src-agent/target/joulie-agent-image.tar), inside a memory cgroup
+ * with the limit the operator gives the agent DaemonSet (read from the DaemonSet it created), first idle and then under
+ * churn: the plan of every managed node flips between performance and eco every few seconds, so the agent writes caps,
+ * publishes its TelemetryProfile status and reads its energy counters all the while. It must never be OOM-killed, must
+ * still follow the plan at the end, and its anonymous memory (what the kernel cannot reclaim: heap, metaspace, code,
+ * stacks, malloc) must leave a margin below the limit. The process's RSS is reported too, but it counts the JDK's shared files (its
  * libraries, the CDS archive) that the page cache already holds for other processes and the cgroup is not charged for.
  *
  * <p>The suite churns for {@code e2e.footprint.seconds} (90 by default); the benchmark command of docs/benchmarks.md
@@ -72,15 +73,14 @@ class AgentFootprintIT extends ClusterScenario {
     void theAgentAsItsImageRunsItStaysWithinItsLimitIdleAndUnderChurnWithoutAnOomKill() throws Exception {
         long limit = daemonSetLimitBytes();
         Duration churn = Duration.ofSeconds(Long.getLong("e2e.footprint.seconds", 90));
-        Path dockerfile = RealCluster.REPO.resolve("src-agent/main/docker/Dockerfile.jvm");
 
         FakeHost host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-footprint-" + NODE), 2, 400);
-        Map<String, String> env = new HashMap<>(ImageEntrypoint.environment(dockerfile));
+        Map<String, String> env = new HashMap<>(ImageEntrypoint.environment(JoulieImage.AGENT));
         env.putAll(host.agentEnvironment());
         env.put("AGENT_RECONCILE_INTERVAL", "1s");
         cgroup = MemoryCgroup.create("agent", limit);
         cluster.policy("{\"type\":\"static_partition\",\"staticHpFrac\":1.0}");
-        List<String> jvm = new ArrayList<>(ImageEntrypoint.jvmOptions(dockerfile));
+        List<String> jvm = new ArrayList<>(ImageEntrypoint.jvmOptions(JoulieImage.AGENT));
         if (Boolean.getBoolean("e2e.footprint.nmt")) {
             jvm.add("-XX:NativeMemoryTracking=summary"); // where the memory goes, at a small cost of its own
         }

@@ -1,52 +1,61 @@
 package io.joulie.e2e.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.joulie.e2e.image.JoulieImage;
+import io.joulie.e2e.image.OciArchive;
+
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Set;
 
 /**
- * How a container image starts its application: the JVM options of the Dockerfile's exec-form ENTRYPOINT and the
- * environment of its {@code ENV NAME=VALUE} lines.
+ * How a container image starts its application, read from the image the build wrote (its OCI archive's
+ * configuration): the JVM options of its entrypoint and its environment. The entrypoint is written in one place, the
+ * application module's pom.xml (jib-maven-plugin), and Jib copies it into the image; tests that run the jars
+ * "as the image does" take it from here.
  */
 final class ImageEntrypoint {
-    private static final Pattern ENTRYPOINT = Pattern.compile("^ENTRYPOINT\\s*\\[(.*)]\\s*$", Pattern.MULTILINE);
-    private static final Pattern ENV = Pattern.compile("^ENV\\s+([A-Za-z_][A-Za-z0-9_]*)=(\\S+)\\s*$", Pattern.MULTILINE);
-    private static final Pattern ARGUMENT = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\"");
+    /** Variables that locate the image's own runtime (/opt/java/openjdk): meaningless for a JVM started on the host. */
+    static final Set<String> RUNTIME_LOCATION = Set.of("PATH", "JAVA_HOME");
 
     private ImageEntrypoint() {
     }
 
-    /** The arguments between {@code java} and {@code -jar}. */
-    static List<String> jvmOptions(Path dockerfile) throws IOException {
-        Matcher m = ENTRYPOINT.matcher(Files.readString(dockerfile));
-        if (!m.find()) {
-            throw new IllegalStateException(dockerfile + " has no exec-form ENTRYPOINT");
-        }
+    /** The arguments between {@code java} and {@code -jar} of the image's entrypoint. */
+    static List<String> jvmOptions(JoulieImage image) throws IOException {
+        return jvmOptions(config(image), image.tarball(RealCluster.REPO).toString());
+    }
+
+    /** The variables the image sets for the application: its {@code Env} less {@link #RUNTIME_LOCATION}. */
+    static Map<String, String> environment(JoulieImage image) throws IOException {
+        return environment(config(image));
+    }
+
+    private static JsonNode config(JoulieImage image) throws IOException {
+        return OciArchive.readMetadata(image.tarball(RealCluster.REPO)).config();
+    }
+
+    static List<String> jvmOptions(JsonNode config, String where) {
         List<String> args = new ArrayList<>();
-        Matcher a = ARGUMENT.matcher(m.group(1));
-        while (a.find()) {
-            args.add(a.group(1));
-        }
+        config.path("config").path("Entrypoint").forEach(a -> args.add(a.asText()));
         int jar = args.indexOf("-jar");
-        if (args.isEmpty() || !args.getFirst().equals("java") || jar < 0) {
-            throw new IllegalStateException(dockerfile + ": the ENTRYPOINT does not run java ... -jar: " + args);
+        if (args.isEmpty() || !(args.getFirst().equals("java") || args.getFirst().endsWith("/bin/java")) || jar < 0) {
+            throw new IllegalStateException(where + ": the entrypoint does not run java ... -jar: " + args);
         }
         return List.copyOf(args.subList(1, jar));
     }
 
-    /** The variables the image sets ({@code ENV NAME=VALUE}, one per line). */
-    static Map<String, String> environment(Path dockerfile) throws IOException {
+    static Map<String, String> environment(JsonNode config) {
         Map<String, String> env = new LinkedHashMap<>();
-        Matcher m = ENV.matcher(Files.readString(dockerfile));
-        while (m.find()) {
-            env.put(m.group(1), m.group(2));
-        }
+        config.path("config").path("Env").forEach(e -> {
+            String[] kv = e.asText().split("=", 2);
+            if (!RUNTIME_LOCATION.contains(kv[0])) {
+                env.put(kv[0], kv.length > 1 ? kv[1] : "");
+            }
+        });
         return env;
     }
 }

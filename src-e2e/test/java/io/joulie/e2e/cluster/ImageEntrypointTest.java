@@ -1,44 +1,51 @@
 package io.joulie.e2e.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.joulie.e2e.image.JoulieImage;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ImageEntrypointTest {
 
-    @Test
-    void theOptionsBetweenJavaAndJarAndTheImagesVariables(@TempDir Path dir) throws Exception {
-        Path dockerfile = Files.writeString(dir.resolve("Dockerfile"), """
-                FROM eclipse-temurin:25-jre
-                ENV MALLOC_ARENA_MAX=2
-                ENV JAVA_TOOL_OPTIONS=-Xlog:disable
-                # ENV COMMENTED=out
-                ENTRYPOINT ["java", "-XX:+UseSerialGC", "-Xss512k", "-jar", "/deployments/quarkus-run.jar"]
-                """);
-        assertThat(ImageEntrypoint.jvmOptions(dockerfile)).containsExactly("-XX:+UseSerialGC", "-Xss512k");
-        assertThat(ImageEntrypoint.environment(dockerfile))
-                .containsExactly(java.util.Map.entry("MALLOC_ARENA_MAX", "2"), java.util.Map.entry("JAVA_TOOL_OPTIONS", "-Xlog:disable"));
+    static JsonNode config(String json) throws Exception {
+        return new ObjectMapper().readTree(json);
     }
 
     @Test
-    void aShellFormEntrypointIsRefusedRatherThanReadAsNoOptions(@TempDir Path dir) throws Exception {
-        Path dockerfile = Files.writeString(dir.resolve("Dockerfile"), "FROM x\nENTRYPOINT java -Xss512k -jar app.jar\n");
-        assertThatThrownBy(() -> ImageEntrypoint.jvmOptions(dockerfile)).hasMessageContaining("no exec-form ENTRYPOINT");
+    void theOptionsBetweenJavaAndJarAndTheImagesOwnVariables() throws Exception {
+        JsonNode config = config("""
+                {"config": {
+                  "Env": ["PATH=/opt/java/openjdk/bin:/usr/bin", "JAVA_HOME=/opt/java/openjdk", "MALLOC_ARENA_MAX=2",
+                          "JAVA_TOOL_OPTIONS=-Xlog:disable"],
+                  "Entrypoint": ["java", "-XX:+UseSerialGC", "-Xss512k", "-jar", "/deployments/quarkus-run.jar"]}}
+                """);
+        assertThat(ImageEntrypoint.jvmOptions(config, "image")).containsExactly("-XX:+UseSerialGC", "-Xss512k");
+        assertThat(ImageEntrypoint.environment(config))
+                .containsExactly(Map.entry("MALLOC_ARENA_MAX", "2"), Map.entry("JAVA_TOOL_OPTIONS", "-Xlog:disable"));
+    }
+
+    @Test
+    void anEntrypointThatDoesNotRunAJarIsRefusedRatherThanReadAsNoOptions() throws Exception {
+        JsonNode shell = config("""
+                {"config": {"Entrypoint": ["/bin/sh", "-c", "java -Xss512k -jar app.jar"]}}""");
+        assertThatThrownBy(() -> ImageEntrypoint.jvmOptions(shell, "image")).hasMessageContaining("does not run java ... -jar");
+        assertThatThrownBy(() -> ImageEntrypoint.jvmOptions(config("{}"), "image")).hasMessageContaining("does not run java");
     }
 
     @Test
     void bothImagesStartTheJvmWithTheirSizingOptions() throws Exception {
-        for (String image : new String[] {"src/main/docker/Dockerfile.jvm", "src-agent/main/docker/Dockerfile.jvm"}) {
-            Path dockerfile = RealCluster.REPO.resolve(image);
-            assertThat(ImageEntrypoint.jvmOptions(dockerfile)).as(image)
+        for (JoulieImage image : JoulieImage.values()) {
+            assertThat(ImageEntrypoint.jvmOptions(image)).as(image.name())
                     .contains("--sun-misc-unsafe-memory-access=allow", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
                     .anyMatch(o -> o.startsWith("-XX:MaxRAMPercentage="));
-            assertThat(ImageEntrypoint.environment(dockerfile)).as(image).containsEntry("MALLOC_ARENA_MAX", "2");
+            assertThat(ImageEntrypoint.environment(image)).as(image.name())
+                    .containsEntry("MALLOC_ARENA_MAX", "2")
+                    .doesNotContainKeys("PATH", "JAVA_HOME");
         }
     }
 }

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.e2e.image.JoulieImage;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The scale benchmark (not part of the test run; docs/benchmarks.md): for each size in {@code -De2e.scale.nodes}
  * (default {@code 1000,5000}), a fresh real control plane with that many kwok nodes handed to Joulie and 20 Pods
  * bound to each (one node in ten also runs a performance-only Pod); then the packaged operator as its own
- * ServiceAccount, started the way its container image starts it (the JVM options of the Dockerfile's entrypoint) with
+ * ServiceAccount, started the way its container image starts it (the JVM options of the image's entrypoint) with
  * the memory of its container ({@code -XX:MaxRAM=512m}, the limit in {@code kubernetes/20-operator.yml}). Measures the
  * time from its start to every NodePowerProfile written, the tick duration, the API requests per steady tick (audit
  * log), and its RSS and heap.
@@ -156,9 +157,8 @@ class ScaleBenchmark {
         Map<String, String> env = new LinkedHashMap<>(Map.of("RECONCILE_INTERVAL", INTERVAL));
         for (String option : variant.split("\\s+")) {
             if (option.equals("image")) {
-                Path dockerfile = RealCluster.REPO.resolve("src/main/docker/Dockerfile.jvm");
-                jvm.addAll(ImageEntrypoint.jvmOptions(dockerfile));
-                env.putAll(ImageEntrypoint.environment(dockerfile));
+                jvm.addAll(ImageEntrypoint.jvmOptions(JoulieImage.OPERATOR));
+                env.putAll(ImageEntrypoint.environment(JoulieImage.OPERATOR));
             } else if (option.startsWith("env:")) {
                 String[] kv = option.substring(4).split("=", 2);
                 env.put(kv[0], kv[1]);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs an image built by `./mvnw package` (an OCI archive, e.g. src-agent/target/joulie-agent-image.tar) without a
+# container runtime: unpacks its layers into a temporary directory and starts its entrypoint there with unshare --root,
+# as the image's user, in its working directory, with its environment only, in new mount, PID and network namespaces
+# (loopback only: nothing leaves the machine), /proc mounted. Needs root, jq and unshare (util-linux).
+#
+#   hack/images/chroot-run.sh <image.tar> [argument...]          the entrypoint, with the arguments appended
+#   RUN_AS_COMMAND=1 hack/images/chroot-run.sh <image.tar> cmd...  a command instead of the entrypoint
+#   TIMEOUT=20s ...                                               stop it after that long (exit status 124)
+#   RUN_ENV="NODE_NAME=n1 QUARKUS_LOG_LEVEL=DEBUG" ...              more variables (NAME=VALUE, space-separated)
+#
+# A check that the image's runtime and libraries are complete, not a stand-in for a kubelet: no cgroups, no
+# seccomp, no capabilities dropped. The directory is removed afterwards.
+set -euo pipefail
+
+tarball="$(realpath "${1:?usage: $0 <image.tar> [argument...]}")"
+shift
+[ "$(id -u)" -eq 0 ] || { echo "unshare --root needs root" >&2; exit 1; }
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/joulie-image.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/oci" "$work/rootfs"
+tar -xf "$tarball" -C "$work/oci"
+blob() { echo "$work/oci/blobs/${1/://}"; }
+manifest="$(blob "$(jq -r '.manifests[0].digest' "$work/oci/index.json")")"
+config="$(blob "$(jq -r '.config.digest' "$manifest")")"
+# The layers in order (these images have no whiteouts to apply).
+for layer in $(jq -r '.layers[].digest' "$manifest"); do
+  tar --warning=no-unknown-keyword -xzf "$(blob "$layer")" -C "$work/rootfs"
+done
+mkdir -p "$work/rootfs/proc" "$work/rootfs/dev"
+
+user="$(jq -r '.config.User // "0"' "$config")"
+[[ "$user" == *:* ]] || user="$user:0"
+workdir="$(jq -r '.config.WorkingDir // "/"' "$config")"
+mapfile -t env < <(jq -r '.config.Env // [] | .[]' "$config")
+read -r -a extra_env <<< "${RUN_ENV:-}"
+env+=("${extra_env[@]}")
+if [ "${RUN_AS_COMMAND:-}" = 1 ]; then
+  argv=("$@")
+else
+  mapfile -t argv < <(jq -r '.config.Entrypoint // [] | .[]' "$config")
+  argv+=("$@")
+fi
+[ "${#argv[@]}" -gt 0 ] || { echo "nothing to run" >&2; exit 1; }
+
+# unshare changes the root and the working directory, mounts /proc inside it, drops to the image's user and runs
+# the command with the image's environment only (a command without a slash is looked up in the image's PATH).
+set +e
+env -i "${env[@]}" ${TIMEOUT:+timeout --signal=TERM --kill-after=5s "$TIMEOUT"} \
+  "$(command -v unshare)" --mount --pid --net --fork --root="$work/rootfs" --wd="$workdir" --mount-proc=/proc \
+  --setuid="${user%%:*}" --setgid="${user#*:}" -- "${argv[@]}"
+status=$?
+set -e
+echo "exit status $status" >&2
+exit "$status"
