@@ -1,14 +1,13 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.e2e.image.OciArchive;
+
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -107,11 +106,7 @@ final class PauseImage {
         System.arraycopy(bytes, 0, header, offset, bytes.length);
     }
 
-    static String sha256(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    private static String sha256(byte[] bytes) {
+        return OciArchive.sha256(bytes).substring("sha256:".length());
     }
 }

@@ -50,13 +50,27 @@ public final class RealNode implements AutoCloseable {
     private final Path socket;
     private final Process process;
     private final Instant started = Instant.now();
+    private final java.nio.channels.FileChannel lock;
 
-    private RealNode(ControlPlane controlPlane, Path work, FakeHost host, Path socket, Process process) {
+    private RealNode(ControlPlane controlPlane, Path work, FakeHost host, Path socket, Process process,
+            java.nio.channels.FileChannel lock) {
         this.controlPlane = controlPlane;
         this.work = work;
         this.host = host;
         this.socket = socket;
         this.process = process;
+        this.lock = lock;
+    }
+
+    /**
+     * One real node per machine at a time: kubelets share the machine's {@code kubepods} cgroups, and each removes
+     * them when it stops. Another checkout's suite waits here until the node it runs is gone.
+     */
+    static java.nio.channels.FileChannel machineLock() throws IOException {
+        java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(Path.of("/tmp/joulie-real-node.lock"),
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+        channel.lock();
+        return channel;
     }
 
     /** What this machine lacks for a real node, each with how to get it; empty when nothing is missing. */
@@ -172,7 +186,14 @@ public final class RealNode implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(work.resolve("node.log").toFile());
         pb.environment().putAll(Map.of("WORK", work.toString(), "FAKE_HOST", host.root().toString(), "KUBELET", kubelet.toString(),
                 "CONTAINERD_CONFIG", containerdConfig.toString(), "CONTAINERD_SOCKET", socket.toString()));
-        RealNode node = new RealNode(controlPlane, work, host, socket, pb.start());
+        java.nio.channels.FileChannel lock = machineLock();
+        RealNode node;
+        try {
+            node = new RealNode(controlPlane, work, host, socket, pb.start(), lock);
+        } catch (IOException | RuntimeException e) {
+            lock.close();
+            throw e;
+        }
         try {
             node.awaitSocket();
             node.importImage(PauseImage.build(work.resolve("pause"), SANDBOX_IMAGE));
@@ -449,6 +470,11 @@ public final class RealNode implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         removeKubeletCgroups();
+        try {
+            lock.close();
+        } catch (IOException e) {
+            System.err.println("real node: the machine lock was not released: " + e);
+        }
     }
 
     private boolean containerdRuns() {
