@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The e2e suite's real node: containerd and a kubelet, run by RealNode as PID 1 of a private mount and PID namespace
 # (unshare --mount --propagation private --pid --fork --mount-proc). Inside that namespace, and only there, the fake
-# host tree stands where a server has its hardware (/sys/class/powercap, the cpufreq policies, /proc/cpuinfo) and the
+# host tree stands where a server has its hardware (/sys/class/powercap and /sys/devices/virtual/powercap, the cpufreq
+# policies, /dev/cpu when the fake has devices there, /proc/cpuinfo) and the
 # directories a kubelet writes at fixed paths (/var/log, /var/lib/joulie of the agent's hostPath, /run) are the work
 # directory's. The machine's own /sys, /var and /run are never written. Stops both daemons on SIGTERM; when this
 # process ends, the kernel ends every process left in the namespace and its mounts go with it.
@@ -29,10 +30,17 @@ shadow() {
   done
 }
 
-# The hardware: powercap (absent on these machines), cpufreq policies, /dev/cpu and the CPU's description.
+# The hardware: powercap (absent on these machines), cpufreq policies, /dev/cpu and the CPU's description. As on a
+# kernel, the zones are directories under /sys/devices/virtual/powercap and /sys/class/powercap holds relative links to
+# them (FakeHost lays them out so): both places are the fake's, each in a shadow of its parent directory.
 shadow /sys/class
 mkdir -p /sys/class/powercap
 mount --bind "$FAKE_HOST/sys/class/powercap" /sys/class/powercap
+if [ -d "$FAKE_HOST/sys/devices/virtual/powercap" ]; then
+  shadow /sys/devices/virtual
+  mkdir -p /sys/devices/virtual/powercap
+  mount --bind "$FAKE_HOST/sys/devices/virtual/powercap" /sys/devices/virtual/powercap
+fi
 if [ -d "$FAKE_HOST/sys/devices/system/cpu/cpufreq" ] && [ -d /sys/devices/system/cpu/cpufreq ]; then
   mount --bind "$FAKE_HOST/sys/devices/system/cpu/cpufreq" /sys/devices/system/cpu/cpufreq
 fi

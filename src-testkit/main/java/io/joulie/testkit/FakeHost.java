@@ -13,7 +13,8 @@ import java.util.TreeMap;
 
 /**
  * A fake host under a directory: {@code sys/}, {@code proc/} and {@code dev/} laid out like the real ones,
- * with sysfs values ending in a newline as the kernel prints them. The agent's host layer reads and writes
+ * with sysfs values ending in a newline as the kernel prints them, and the powercap zones where the kernel puts them
+ * ({@code sys/devices/virtual/powercap}, reached through the symbolic links of {@code sys/class/powercap}). The agent's host layer reads and writes
  * these files exactly as it would the real ones, in unit tests (FFM on a temp tree), in the agent's
  * {@code @QuarkusTest} and in the black-box tests of the packaged agent ({@link #agentEnvironment()}).
  * Register addresses and sysfs names are written from the kernel's and Intel's documentation, not taken
@@ -106,18 +107,76 @@ public final class FakeHost {
         }
     }
 
+    /**
+     * {@code sys/class/powercap}: where the agent looks for zones. As on a kernel, it holds only symbolic links, one per
+     * control type and one per zone, into {@link #powercapDevices()}.
+     */
     public Path powercap() {
         return sys().resolve("class/powercap");
     }
 
-    /** A zone directory with name, energy_uj, max_energy_range_uj and enabled. */
-    public Path zone(String id, String name, long energyUj) {
-        Path dir = powercap().resolve(id);
-        write(dir.resolve("name"), name);
-        write(dir.resolve("energy_uj"), Long.toString(energyUj));
-        write(dir.resolve("max_energy_range_uj"), Long.toString(MAX_ENERGY_RANGE_UJ));
-        write(dir.resolve("enabled"), "1");
+    /**
+     * {@code sys/devices/virtual/powercap}: where the zones' directories and files are. The powercap framework registers
+     * each control type as a virtual device ({@code intel-rapl}, also on AMD, whose RAPL the same driver serves; {@code
+     * intel-rapl-mmio}, ...), each zone as a child device of its control type ({@code intel-rapl:N}) and each sub-zone as
+     * a child of its zone ({@code intel-rapl:N:M}), so a sub-zone's directory is inside its zone's.
+     */
+    public Path powercapDevices() {
+        return sys().resolve("devices/virtual/powercap");
+    }
+
+    /**
+     * The directory a zone's files are in, under {@link #powercapDevices()}: {@code intel-rapl:0:1} is
+     * {@code intel-rapl/intel-rapl:0/intel-rapl:0:1}. The control type is the id up to its first colon.
+     */
+    public Path zoneDevice(String id) {
+        String[] parts = id.split(":");
+        if (parts.length < 2 || parts[0].isEmpty()) {
+            throw new IllegalArgumentException("not a powercap zone id (<control type>:<n>[:<m>]): " + id);
+        }
+        Path dir = powercapDevices().resolve(parts[0]);
+        StringBuilder name = new StringBuilder(parts[0]);
+        for (int i = 1; i < parts.length; i++) {
+            name.append(':').append(parts[i]);
+            dir = dir.resolve(name.toString());
+        }
         return dir;
+    }
+
+    /**
+     * A zone with name, energy_uj, max_energy_range_uj and enabled, laid out as the kernel does: its directory under
+     * {@link #powercapDevices()} ({@link #zoneDevice}), with {@code sys/class/powercap/<id>} and
+     * {@code sys/class/powercap/<control type>} relative symbolic links to it and to its control type (whose
+     * {@code enabled} is 1). Returns the zone's path under {@link #powercap()}, the one the agent opens and names.
+     */
+    public Path zone(String id, String name, long energyUj) {
+        Path device = zoneDevice(id);
+        Path controlType = powercapDevices().resolve(id.substring(0, id.indexOf(':')));
+        if (!Files.exists(controlType.resolve("enabled"))) {
+            write(controlType.resolve("enabled"), "1");
+        }
+        write(device.resolve("name"), name);
+        write(device.resolve("energy_uj"), Long.toString(energyUj));
+        write(device.resolve("max_energy_range_uj"), Long.toString(MAX_ENERGY_RANGE_UJ));
+        write(device.resolve("enabled"), "1");
+        link(powercap().resolve(controlType.getFileName().toString()), controlType);
+        return link(powercap().resolve(id), device);
+    }
+
+    /** A relative symbolic link {@code link} to {@code target}, as sysfs makes its class links; kept if it is there. */
+    private static Path link(Path link, Path target) {
+        createDirectories(link.getParent());
+        if (Files.isSymbolicLink(link)) {
+            return link;
+        }
+        if (Files.exists(link)) {
+            throw new IllegalStateException(link + " exists and is no symbolic link: a powercap class entry is a link to its device");
+        }
+        try {
+            return Files.createSymbolicLink(link, link.getParent().relativize(target));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**
@@ -215,6 +274,37 @@ public final class FakeHost {
     public Path intelMsr(int cpu, long powerLimit) {
         return msr(cpu, Map.of(INTEL_RAPL_POWER_UNIT, INTEL_UNITS, INTEL_PKG_POWER_LIMIT, powerLimit,
                 INTEL_PKG_ENERGY_STATUS, powerLimit >>> 8, INTEL_PKG_POWER_INFO, powerLimit >>> 32));
+    }
+
+    /** The msr driver's character device major number (Documentation/admin-guide/devices.txt: 202 char, CPU model-specific registers). */
+    public static final int MSR_MAJOR = 202;
+
+    /**
+     * A real character device {@code dev/cpu/N/msr} with the msr driver's numbers (major {@link #MSR_MAJOR}, minor the
+     * CPU), made with {@code mknod}: needs root, and a file system that allows device nodes. Opening it reaches the
+     * machine's msr driver (ENXIO where it is not loaded), or, in a container, the runtime's device cgroup first, which
+     * refuses every device it was not told to allow (EPERM). Never made under the machine's own {@code /dev}.
+     */
+    public Path msrDevice(int cpu) {
+        Path file = dev().resolve("cpu/" + cpu + "/msr");
+        if (file.toAbsolutePath().normalize().startsWith(Path.of("/dev"))) {
+            throw new IllegalArgumentException("refusing to make a device node under the machine's /dev: " + file);
+        }
+        createDirectories(file.getParent());
+        try {
+            Process mknod = new ProcessBuilder("mknod", file.toString(), "c", Integer.toString(MSR_MAJOR), Integer.toString(cpu))
+                    .redirectErrorStream(true).start();
+            String out = new String(mknod.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            if (mknod.waitFor() != 0) {
+                throw new IllegalStateException("mknod " + file + " c " + MSR_MAJOR + " " + cpu + " failed (needs root): " + out.strip());
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return file;
     }
 
     public void topology(int cpu, int physicalPackageId) {

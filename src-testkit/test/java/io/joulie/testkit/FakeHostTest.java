@@ -30,6 +30,56 @@ class FakeHostTest {
     }
 
     @Test
+    void zonesAreDirectoriesOfTheirControlTypeReachedThroughRelativeClassLinksAsTheKernelLaysThemOut() throws IOException {
+        FakeHost host = FakeHost.intelNode(root, 2, 400);
+        host.zone("intel-rapl:0:1", "uncore", 4);
+        Path packageZone = root.resolve("sys/devices/virtual/powercap/intel-rapl/intel-rapl:0");
+        assertThat(host.zoneDevice("intel-rapl:0")).isEqualTo(packageZone);
+        assertThat(host.zoneDevice("intel-rapl:0:1")).isEqualTo(packageZone.resolve("intel-rapl:0:1"));
+        assertThat(host.zoneDevice("intel-rapl-mmio:0")).isEqualTo(root.resolve("sys/devices/virtual/powercap/intel-rapl-mmio/intel-rapl-mmio:0"));
+        assertThat(packageZone.resolve("constraint_0_power_limit_uw")).isRegularFile();
+        assertThat(packageZone.resolve("intel-rapl:0:1/name")).hasContent("uncore");
+        assertThat(root.resolve("sys/devices/virtual/powercap/intel-rapl/enabled")).hasContent("1");
+
+        Path classDir = root.resolve("sys/class/powercap");
+        try (var entries = Files.list(classDir)) {
+            assertThat(entries.map(p -> p.getFileName().toString()))
+                    .containsExactlyInAnyOrder("intel-rapl", "intel-rapl:0", "intel-rapl:1", "intel-rapl:0:1");
+        }
+        try (var entries = Files.list(classDir)) {
+            assertThat(entries).allSatisfy(p -> assertThat(Files.isSymbolicLink(p)).as(p + " is a link").isTrue());
+        }
+        assertThat(Files.readSymbolicLink(classDir.resolve("intel-rapl"))).isEqualTo(Path.of("../../devices/virtual/powercap/intel-rapl"));
+        assertThat(Files.readSymbolicLink(classDir.resolve("intel-rapl:1")))
+                .isEqualTo(Path.of("../../devices/virtual/powercap/intel-rapl/intel-rapl:1"));
+        assertThat(Files.readSymbolicLink(classDir.resolve("intel-rapl:0:1")))
+                .isEqualTo(Path.of("../../devices/virtual/powercap/intel-rapl/intel-rapl:0/intel-rapl:0:1"));
+        assertThat(host.intelZone(0)).isEqualTo(classDir.resolve("intel-rapl:0"));
+        assertThat(host.intelZone(0).toRealPath()).isEqualTo(packageZone.toRealPath());
+        // a write through the class link lands in the device's file
+        host.energy(0, 7);
+        assertThat(packageZone.resolve("energy_uj")).hasContent("7");
+    }
+
+    @Test
+    void aZoneIdWithoutAControlTypeIsRefused() {
+        FakeHost host = new FakeHost(root);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> host.zone("package-0", "package-0", 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a powercap zone id");
+    }
+
+    @Test
+    void anMsrDeviceIsACharacterDeviceWithTheDriversNumbers() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("root".equals(System.getProperty("user.name")), "mknod needs root");
+        FakeHost host = new FakeHost(root);
+        Path device = host.msrDevice(1);
+        assertThat(device).isEqualTo(root.resolve("dev/cpu/1/msr"));
+        Process stat = new ProcessBuilder("stat", "-c", "%F %t %T", device.toString()).start();
+        assertThat(new String(stat.getInputStream().readAllBytes()).strip()).isEqualTo("character special file ca 1");
+        assertThat(stat.waitFor()).isZero();
+    }
+
+    @Test
     void theExpectedLimitSharesTheCapEvenlyAndStopsAtThePackageMaximum() {
         FakeHost host = FakeHost.intelNode(root, 2, 400);
         assertThat(host.expectedLimit(0, 240)).isEqualTo("120000000");

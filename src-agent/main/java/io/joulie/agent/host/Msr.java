@@ -12,8 +12,41 @@ public interface Msr extends AutoCloseable {
     /** The package's RAPL registers; empty if the package has no MSR device. */
     Optional<PackageMsr> read(int packageIndex) throws IOException;
 
+    /**
+     * Why the MSR devices the host has cannot be read, when they cannot (e.g. the container runtime's device cgroup
+     * refuses them): the agent then reads none and says so ({@link #packages()} is empty). Empty when they can be read
+     * or when there are none.
+     */
+    default Optional<String> unavailable() {
+        return Optional.empty();
+    }
+
     @Override
     void close();
+
+    /** MSR devices that exist but cannot be read, and why: no package is read. */
+    static Msr unavailable(String why) {
+        return new Msr() {
+            @Override
+            public List<Integer> packages() {
+                return List.of();
+            }
+
+            @Override
+            public Optional<PackageMsr> read(int packageIndex) {
+                return Optional.empty();
+            }
+
+            @Override
+            public Optional<String> unavailable() {
+                return Optional.of(why);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
 
     /** For hosts without the msr driver, or CPUs whose RAPL registers are not known. */
     static Msr absent() {

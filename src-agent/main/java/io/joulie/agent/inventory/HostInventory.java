@@ -24,7 +24,7 @@ import java.util.stream.Collectors;
 /**
  * Node mode: the host as the agent found it. The CPU part is taken once, at start (vendor, model and topology from
  * cpuinfo; per package the long-term power range from powercap and the TDP from its MSR; the cpufreq range; how the
- * CPU can be capped, from the start-up probe); the GPU part is NVML's boards with their constraints and the limits
+ * CPU can be capped, from the start-up probe; why the MSRs cannot be read, when they cannot); the GPU part is NVML's boards with their constraints and the limits
  * just read, or why there is no GPU control.
  */
 public final class HostInventory implements Inventory {
@@ -83,7 +83,7 @@ public final class HostInventory implements Inventory {
         Integer sockets = info.sockets().isPresent() ? (Integer) info.sockets().getAsInt() : packages.isEmpty() ? null : packages.size();
         return new NodeHardwareStatus.Cpu(info.vendor().label(), info.model().isEmpty() ? null : info.model(),
                 sockets, info.cores().isPresent() ? info.cores().getAsInt() : null, info.threads() > 0 ? info.threads() : null,
-                packages.isEmpty() ? null : packages, cpufreq, control);
+                packages.isEmpty() ? null : packages, cpufreq, control, host.msr().unavailable().orElse(null));
     }
 
     private static OptionalDouble tdp(Host host, PowercapZone zone) {

@@ -25,7 +25,7 @@ public interface Inventory {
     static Inventory remote() {
         return (node, route, boards, described) -> described.map(d -> new NodeHardwareStatus(
                 d.cpu() == null ? null : new NodeHardwareStatus.Cpu(d.cpu().vendor(), d.cpu().model(), d.cpu().sockets(), d.cpu().cores(),
-                        d.cpu().threads(), d.cpu().packages(), d.cpu().cpufreq(), control(route.cpuControl())),
+                        d.cpu().threads(), d.cpu().packages(), d.cpu().cpufreq(), control(route.cpuControl()), d.cpu().message()),
                 d.gpu() == null ? null : new NodeHardwareStatus.Gpu(d.gpu().vendor(), d.gpu().model(),
                         d.gpu().count() != null ? d.gpu().count() : d.gpu().devices() == null ? null : d.gpu().devices().size(),
                         d.gpu().devices(), control(route.gpu().control()), d.gpu().message()),

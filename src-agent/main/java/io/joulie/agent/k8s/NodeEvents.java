@@ -22,7 +22,8 @@ import java.util.Optional;
  * status of that family changes (decision 13): a converged node, and an agent that restarts into the same outcome,
  * record nothing. The Event names the Node by name as its uid, as the kubelet's own do, so
  * {@code kubectl describe node} lists it without the agent reading the Node. A failure is logged and counted,
- * never fatal.
+ * never fatal. At start it records {@code MsrUnavailable} (Warning) when the host's MSR devices cannot be read, with
+ * why and what would make them readable.
  */
 public final class NodeEvents implements StatusPublisher.Changes {
     private static final Logger LOG = Logger.getLogger(NodeEvents.class);
@@ -32,7 +33,9 @@ public final class NodeEvents implements StatusPublisher.Changes {
     public enum Reason {
         CapApplied("Normal"),
         CapBlocked("Warning"),
-        CapError("Warning");
+        CapError("Warning"),
+        /** At start: the host has MSR devices the agent cannot read (e.g. refused by the runtime's device cgroup). */
+        MsrUnavailable("Warning");
 
         final String type;
 
@@ -66,16 +69,19 @@ public final class NodeEvents implements StatusPublisher.Changes {
     }
 
     private void record(String node, ControlOutcome outcome) {
-        Reason.of(outcome).ifPresent(reason -> {
-            var about = new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(node).withUid(node).build();
-            var event = JoulieEvents.event(about, reason.type, reason.name(), message(outcome), COMPONENT, node, clock.instant());
-            try {
-                client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
-            } catch (KubernetesClientException e) {
-                metrics.error(node, ErrorKind.EVENT);
-                LOG.warnf("Node %s: could not record the %s Event: %s", node, reason, e.getMessage());
-            }
-        });
+        Reason.of(outcome).ifPresent(reason -> record(node, reason, message(outcome)));
+    }
+
+    /** Records one Event about the Node; a failure is logged and counted. */
+    public void record(String node, Reason reason, String message) {
+        var about = new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(node).withUid(node).build();
+        var event = JoulieEvents.event(about, reason.type, reason.name(), message, COMPONENT, node, clock.instant());
+        try {
+            client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
+        } catch (KubernetesClientException e) {
+            metrics.error(node, ErrorKind.EVENT);
+            LOG.warnf("Node %s: could not record the %s Event: %s", node, reason, e.getMessage());
+        }
     }
 
     static String message(ControlOutcome outcome) {

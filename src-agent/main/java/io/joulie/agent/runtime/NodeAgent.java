@@ -85,6 +85,7 @@ public class NodeAgent {
         Gpus hostGpus = null;
         Inventory inventory = Inventory.remote();
         Optional<NodeLabeller> labeller = Optional.empty();
+        NodeEvents events = new NodeEvents(client, clock, metrics);
         if (settings.mode() == AgentMode.NODE) {
             String node = settings.nodeName().orElseThrow();
             Host host = hosts.get();
@@ -99,6 +100,7 @@ public class NodeAgent {
             LOG.infof("Node %s: %d RAPL packages, %d cpufreq policies, %d GPU boards%s, capabilities %s", node,
                     host.powercap().packages().size(), host.cpufreq().policies().size(), hostGpus.boards().size(),
                     hostGpus.unavailable().map(why -> " (" + why + ")").orElse(""), capabilities.labels());
+            host.msr().unavailable().ifPresent(why -> events.record(node, NodeEvents.Reason.MsrUnavailable, why));
         }
         probed = true;
         view = new InformerView(client);
@@ -107,7 +109,7 @@ public class NodeAgent {
         PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
                 new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
-                new StatusPublisher(new StatusWriter(client, clock), new NodeEvents(client, clock, metrics), metrics),
+                new StatusPublisher(new StatusWriter(client, clock), events, metrics),
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);

@@ -60,7 +60,7 @@ class HostCapabilitiesTest {
     void anAmdHostWithRaplButAnUnreadableMsr() throws IOException {
         FakeHost host = new FakeHost(root);
         host.cpuinfo("AuthenticAMD", "AMD EPYC 9654 96-Core Processor");
-        Path zone = host.zone("amd-rapl:0", "package-0", 1);
+        Path zone = host.zone("intel-rapl:0", "package-0", 1); // the kernel's RAPL driver names AMD zones so too
         host.constraint(zone, 0, "long_term", 360_000_000, 400_000_000, 1_000_000);
         host.msr(0, Map.of());
 

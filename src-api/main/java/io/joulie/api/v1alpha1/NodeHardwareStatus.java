@@ -37,7 +37,15 @@ public record NodeHardwareStatus(
             @JsonPropertyDescription("Logical CPUs (hardware threads).") Integer threads,
             @JsonPropertyDescription("RAPL packages with their long-term power range.") List<CpuPackage> packages,
             @JsonPropertyDescription("The cpufreq range over all policies.") FrequencyRange cpufreq,
-            @JsonPropertyDescription("How the CPU power can be capped: powercap, dvfs, http or none.") Control control) {
+            @JsonPropertyDescription("How the CPU power can be capped: powercap, dvfs, http or none.") Control control,
+            @JsonPropertyDescription("What the agent cannot read or use on these CPUs and why, when there is something (e.g. "
+                    + "the MSR devices refused by the container runtime's device cgroup).") String message) {
+
+        /** Without a message: everything found can be used. */
+        public Cpu(String vendor, String model, Integer sockets, Integer cores, Integer threads, List<CpuPackage> packages,
+                   FrequencyRange cpufreq, Control control) {
+            this(vendor, model, sockets, cores, threads, packages, cpufreq, control, null);
+        }
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -389,7 +389,10 @@ public final class RealNode implements AutoCloseable {
                         .output().strip().equals("true"));
     }
 
-    /** The fake hardware this node's Pods see at {@code /sys/class/powercap}, cpufreq and {@code /proc/cpuinfo}. */
+    /**
+     * The fake hardware this node's Pods see at {@code /sys/class/powercap} and {@code /sys/devices/virtual/powercap},
+     * cpufreq, {@code /dev/cpu} (when the fake has devices there) and {@code /proc/cpuinfo}.
+     */
     public FakeHost host() {
         return host;
     }
@@ -515,16 +518,24 @@ public final class RealNode implements AutoCloseable {
     }
 
     private boolean containerdRuns() {
+        return containerdPid().isPresent();
+    }
+
+    /**
+     * The host PID of this node's containerd, a process of the node's mount namespace: its {@code mountinfo} is the
+     * node's mount table, where the fake hardware and the shadows stand. Empty when it does not run.
+     */
+    public Optional<Long> containerdPid() {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            return procs.anyMatch(p -> {
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).filter(p -> {
                 try {
                     return Files.readString(p.resolve("cmdline")).contains(work.resolve("containerd.toml").toString());
                 } catch (IOException | UncheckedIOException gone) {
                     return false;
                 }
-            });
+            }).map(p -> Long.parseLong(p.getFileName().toString())).min(Comparator.naturalOrder());
         } catch (IOException e) {
-            return false;
+            return Optional.empty();
         }
     }
 

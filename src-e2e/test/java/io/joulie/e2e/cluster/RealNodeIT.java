@@ -60,6 +60,9 @@ class RealNodeIT {
     static void start() throws Exception {
         cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-real-node"));
         host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-" + NODE), 2, (long) PACKAGE_MAX_WATTS);
+        // the msr driver's device nodes, as a server has them (this VM has none): the node binds them over /dev/cpu
+        host.msrDevice(0);
+        host.msrDevice(1);
         node = RealNode.start(cluster.controlPlane, host, Images.archives());
         // the cluster's side of this node's networking, in force before the first Pod of the namespace
         cluster.kubectl(null, "create", "namespace", NS).ok();
@@ -153,6 +156,196 @@ class RealNodeIT {
         awaitLimits(Long.parseLong(host.expectedLimit(0, 2 * PACKAGE_MAX_WATTS)), "performance (100 %) as planned");
         cluster.policy("{\"staticHpFrac\":0.0}");
         awaitLimits(eco(), "eco again");
+    }
+
+    /** Where the agent writes (decision 128), in its container; and what it only reads. */
+    static final String HOST_SYS = "/host/sys";
+    static final String POWERCAP_WINDOW = "/host/sys/devices/virtual";
+    static final String CPUFREQ_WINDOW = "/host/sys/devices/system/cpu/cpufreq";
+    static final String STATE = "/var/lib/joulie";
+    /** What the runtime and the kubelet mount into every container, writable or not: not the DaemonSet's doing. */
+    static final List<String> RUNTIME_OWN = List.of("/dev", "/dev/pts", "/dev/mqueue", "/dev/shm", "/dev/termination-log",
+            "/etc/hosts", "/etc/hostname", "/etc/resolv.conf");
+
+    /**
+     * The runtime's own: the list above, {@code /proc} and the files it masks there, the {@code emptyDir} at {@code /tmp},
+     * and the tmpfs runc puts at the container's own {@code /sys/fs/cgroup} on cgroup v1 (private to the container, it
+     * holds only the mount points of the hierarchies, which are read-only).
+     */
+    static boolean runtimeOwn(MountTable.Mount m) {
+        return RUNTIME_OWN.contains(m.mountPoint()) || m.atOrBelow("/proc") || m.mountPoint().equals("/tmp")
+                || m.mountPoint().equals("/sys/fs/cgroup") && m.type().equals("tmpfs");
+    }
+
+    static java.util.Set<String> writableAtOrBelow(List<MountTable.Mount> mounts, String path) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        mounts.stream().filter(m -> m.atOrBelow(path) && !m.readOnly()).forEach(m -> out.add(m.mountPoint()));
+        return out;
+    }
+
+    /** Where the node has {@code path} mounted, and what below it, as the container's mount points under {@code /host}. */
+    static java.util.Set<String> nodeMountsAtOrBelow(MountTable nodeMounts, String path) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        nodeMounts.visible().stream().filter(m -> m.atOrBelow(path)).forEach(m -> out.add("/host" + m.mountPoint()));
+        return out;
+    }
+
+    /**
+     * Least host privilege, read from the agent container's own mount table: the host's sysfs is read-only at
+     * {@code /host/sys}, and the only writable mounts a path reaches, besides the runtime's own, are the two windows the
+     * agent writes through (with what is mounted below them on the host) and its state directory. A runtime without
+     * recursive read-only mounts (the Pod's status says which) leaves the file systems mounted below the host's
+     * {@code /sys} writable inside the read-only one: those must be exactly the node's own. A write through each mount is
+     * tried with access(2) through {@code /proc/<pid>/root}, which meets the mount flags as the agent would (EROFS).
+     */
+    @Test
+    @Order(3)
+    void theAgentCanWriteOnlyThroughItsTwoSysfsWindowsAndItsStateDirectory() throws IOException {
+        Pod agent = awaitReady("joulie-agent");
+        long pid = node.containerPid(agent).orElseThrow();
+        MountTable container = MountTable.of(pid);
+        MountTable nodeMounts = MountTable.of(node.containerdPid().orElseThrow());
+        String rro = Optional.ofNullable(container(agent).getVolumeMounts()).orElse(List.of()).stream()
+                .filter(m -> m.getMountPath().equals(HOST_SYS))
+                .map(io.fabric8.kubernetes.api.model.VolumeMountStatus::getRecursiveReadOnly).findFirst().orElse(null);
+        var handlers = cluster.admin.nodes().withName(NODE).get().getStatus().getRuntimeHandlers();
+        System.out.printf("real node: %s recursiveReadOnly %s (runtime handlers: %s)%n", HOST_SYS, rro, handlers);
+
+        System.out.println("real node: the agent container's mount table (/proc/" + pid + "/mountinfo), as judged:");
+        List<String> unexpected = new ArrayList<>();
+        java.util.Set<String> leftWritable = new java.util.TreeSet<>();
+        List<MountTable.Mount> visible = container.visible();
+        for (MountTable.Mount m : container.mounts()) {
+            String verdict;
+            if (!visible.contains(m)) {
+                verdict = "hidden (a mount is stacked on it or on what it hangs on)";
+            } else if (m.readOnly()) {
+                verdict = "read-only";
+            } else if (runtimeOwn(m)) {
+                verdict = "writable: the runtime's own";
+            } else if (m.atOrBelow(POWERCAP_WINDOW)) {
+                verdict = "writable: the powercap window";
+            } else if (m.atOrBelow(CPUFREQ_WINDOW)) {
+                verdict = "writable: the cpufreq window";
+            } else if (m.atOrBelow(STATE)) {
+                verdict = "writable: the state directory";
+            } else if (m.atOrBelow(HOST_SYS)) {
+                verdict = "writable: mounted below the host's /sys, left writable by a read-only bind that is not recursive";
+                leftWritable.add(m.mountPoint());
+            } else {
+                verdict = "WRITABLE AND NOT ALLOWED";
+                unexpected.add(m.line());
+            }
+            System.out.printf("  %-100s  <- %s%n", m.line(), verdict);
+        }
+        assertThat(unexpected).as("writable mounts the agent does not need").isEmpty();
+        assertThat(container.at(HOST_SYS).readOnly()).as(HOST_SYS + " read-only").isTrue();
+        assertThat(container.at(HOST_SYS).type()).isEqualTo("sysfs");
+        assertThat(container.at(POWERCAP_WINDOW).readOnly()).as(POWERCAP_WINDOW + " writable").isFalse();
+        assertThat(container.at(CPUFREQ_WINDOW).readOnly()).as(CPUFREQ_WINDOW + " writable").isFalse();
+        assertThat(container.at(STATE).readOnly()).as(STATE + " writable").isFalse();
+        assertThat(container.at("/host/dev/cpu").readOnly()).isTrue();
+        assertThat(container.at("/host/proc/cpuinfo").readOnly()).isTrue();
+        assertThat(container.at("/host/proc/sys/kernel/random/boot_id").readOnly()).isTrue();
+        assertThat(container.at("/").readOnly()).as("read-only root file system").isTrue();
+        // each window is the node's directory with exactly what the node has mounted below it, all writable
+        java.util.Set<String> powercapWindow = new java.util.TreeSet<>(nodeMountsAtOrBelow(nodeMounts, "/sys/devices/virtual"));
+        powercapWindow.add(POWERCAP_WINDOW);
+        java.util.Set<String> cpufreqWindow = new java.util.TreeSet<>(nodeMountsAtOrBelow(nodeMounts, "/sys/devices/system/cpu/cpufreq"));
+        cpufreqWindow.add(CPUFREQ_WINDOW);
+        assertThat(writableAtOrBelow(visible, POWERCAP_WINDOW)).as("the powercap window and what the node mounts below it")
+                .isEqualTo(powercapWindow);
+        assertThat(writableAtOrBelow(visible, CPUFREQ_WINDOW)).as("the cpufreq window and what the node mounts below it")
+                .isEqualTo(cpufreqWindow);
+        // the fake's powercap zones are reached through the writable window (a bind of the node's shadow of /sys/devices/virtual)
+        assertThat(container.at(POWERCAP_WINDOW + "/powercap").root()).endsWith("/sys/devices/virtual/powercap");
+        assertThat(container.at(POWERCAP_WINDOW + "/powercap").readOnly()).isFalse();
+
+        // What a read-only bind that is not recursive leaves writable below /host/sys: exactly the file systems the node
+        // has mounted below its /sys outside the two windows, and nothing where the runtime does recursive read-only.
+        java.util.Set<String> nodeBelowSys = new java.util.TreeSet<>();
+        for (MountTable.Mount m : nodeMounts.visible()) {
+            if (m.atOrBelow("/sys") && !m.mountPoint().equals("/sys") && !m.readOnly() && !m.atOrBelow("/sys/devices/virtual")
+                    && !m.atOrBelow("/sys/devices/system/cpu/cpufreq")) {
+                nodeBelowSys.add("/host" + m.mountPoint());
+            }
+        }
+        if ("Enabled".equals(rro)) {
+            assertThat(leftWritable).as("recursive read-only: nothing below " + HOST_SYS + " writable").isEmpty();
+        } else {
+            assertThat(rro).as("the kubelet reports what became of IfPossible").isEqualTo("Disabled");
+            assertThat(leftWritable).as("writable below " + HOST_SYS + " = the node's own mounts below /sys").isEqualTo(nodeBelowSys);
+            System.out.printf("real node: without recursive read-only mounts, %d file systems mounted below the node's /sys "
+                    + "stay writable inside %s: %s%n", leftWritable.size(), HOST_SYS, leftWritable);
+        }
+
+        // A write as the agent would meet it: access(2) through the container's root honours the mount flags (EROFS; not
+        // for device nodes, which a read-only mount does not stop writing to, so none is tried here).
+        Path root = Path.of("/proc/" + pid + "/root");
+        java.util.Map<String, Boolean> expected = new java.util.LinkedHashMap<>();
+        expected.put("/host/sys/class/powercap/intel-rapl:0/constraint_0_power_limit_uw", true);
+        expected.put("/host/sys/devices/virtual/powercap/intel-rapl/intel-rapl:1/constraint_0_power_limit_uw", true);
+        expected.put("/host/sys/devices/system/cpu/cpufreq", true);
+        expected.put("/var/lib/joulie", true);
+        expected.put("/host/sys/class/powercap", leftWritable.contains("/host/sys/class/powercap"));
+        expected.put("/host/sys/devices/system/cpu/cpu0", false);
+        expected.put("/host/sys/kernel", false);
+        expected.put("/host/sys/module", false);
+        expected.put("/host/proc/cpuinfo", false);
+        java.util.Map<String, Boolean> writable = new java.util.LinkedHashMap<>();
+        for (String path : expected.keySet()) {
+            writable.put(path, Files.isWritable(root.resolve(path.substring(1))));
+        }
+        System.out.println("real node: writable through the agent's mounts: " + writable);
+        assertThat(writable).containsExactlyEntriesOf(expected);
+    }
+
+    /**
+     * The runtime's device cgroup refuses the agent the msr devices (EPERM) although they are mounted and it has
+     * CAP_SYS_RAWIO: the agent says so where an admin looks (an Event on the Node, its NodeHardware, its label, its log)
+     * and caps through powercap all the same. From outside the container the same device node is no refusal: this VM has
+     * no msr driver (ENXIO), or, where it has, root opens it.
+     */
+    @Test
+    @Order(3)
+    void msrDevicesRefusedByTheRuntimeAreReportedAndCappingGoesOn() throws Exception {
+        Pod agent = awaitReady("joulie-agent");
+        try (var outside = new java.io.FileInputStream(host.dev().resolve("cpu/0/msr").toFile())) {
+            System.out.println("real node: the fake msr device opens from outside the container (an msr driver is loaded)");
+        } catch (IOException e) {
+            System.out.println("real node: the fake msr device from outside the container: " + e.getMessage());
+            assertThat(e.getMessage()).as("outside, no device cgroup refuses it").doesNotContain("Operation not permitted");
+        }
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            List<io.fabric8.kubernetes.api.model.Event> events = cluster.admin.v1().events().inNamespace("default").list().getItems()
+                    .stream().filter(e -> NODE.equals(e.getInvolvedObject().getName()) && "MsrUnavailable".equals(e.getReason())).toList();
+            assertThat(events).as("MsrUnavailable Events on " + NODE).isNotEmpty().allSatisfy(e -> {
+                assertThat(e.getType()).isEqualTo("Warning");
+                assertThat(e.getMessage()).contains("open /host/dev/cpu/0/msr: EPERM (1, operation not permitted)",
+                        "the container runtime's device cgroup does not allow /dev/cpu/*/msr", "capping goes on through powercap",
+                        "privileged container", "device plugin");
+            });
+        });
+        String event = cluster.admin.v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "MsrUnavailable".equals(e.getReason())).map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                .findFirst().orElseThrow();
+        System.out.println("real node: Event MsrUnavailable on " + NODE + ": " + event);
+        NodeHardware nhw = cluster.admin.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
+        System.out.println("real node: NodeHardware status.cpu: " + nhw.getStatus().cpu());
+        assertThat(nhw.getStatus().cpu().message()).isEqualTo(event);
+        assertThat(nhw.getStatus().cpu().control()).isEqualTo(NodeHardwareStatus.Control.POWERCAP);
+        assertThat(nhw.getStatus().cpu().packages()).allSatisfy(p -> assertThat(p.tdpWatts()).as("no TDP without the MSR").isNull());
+        assertThat(cluster.admin.nodes().withName(NODE).get().getMetadata().getLabels())
+                .containsEntry("feature.joulie.io/msr", "false").containsEntry("feature.joulie.io/rapl-writable", "true");
+        String log = cluster.kubectl(null, "logs", "-n", NS, agent.getMetadata().getName()).ok().output();
+        String line = log.lines().filter(l -> l.contains("MSR: ")).findFirst().orElseThrow(() -> new AssertionError("no MSR line in\n" + log));
+        System.out.println("real node: agent log: " + line.strip());
+        assertThat(line).contains("WARN", "EPERM");
+        var tp = cluster.admin.resources(io.joulie.api.v1alpha1.TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
+        System.out.println("real node: TelemetryProfile status.control.cpu: " + tp.getStatus().control().cpu());
+        assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("powercap");
+        assertThat(tp.getStatus().control().cpu().result()).isEqualTo(io.joulie.api.v1alpha1.TelemetryProfileStatus.Result.APPLIED);
+        awaitLimits(eco(), "still capped through powercap");
     }
 
     @Test

@@ -47,9 +47,10 @@ import java.util.TreeMap;
  * {@code joulie-agent} the install creates) and metrics Service, and the operator's metrics Service, all in
  * the operator's namespace. The agent gets only what RAPL, MSR, cpufreq and NVML access need (NVML through the
  * NVIDIA container toolkit where it runs):
- * host {@code /sys} and {@code /dev/cpu} mounted, root (sysfs files are root-owned), every capability
+ * host {@code /sys} read-only with two writable windows ({@code /sys/devices/virtual}, which holds the powercap zones,
+ * and the cpufreq policies), {@code /dev/cpu} read-only, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
- * root file system, and not {@code privileged} (docs/install.md). The host directory {@code /var/lib/joulie} keeps what
+ * root file system, and not {@code privileged} (docs/install.md, decision 128). The host directory {@code /var/lib/joulie} keeps what
  * the agent found on the hardware before its first write across agent restarts, and the kernel's boot id tells the
  * agent whether the node rebooted since (docs/agent-host.md).
  */
@@ -68,6 +69,17 @@ public class AgentTemplate {
     /** Where the agent keeps the originals across its restarts, on the host and in the container (JOULIE_STATE_DIR). */
     static final String STATE_DIR = "/var/lib/joulie";
     static final String BOOT_ID = "/proc/sys/kernel/random/boot_id";
+    /**
+     * The narrowest host directory that holds every powercap zone and exists on every Linux node: the zones are devices
+     * under {@code /sys/devices/virtual/powercap/<control type>/}, but that directory exists only where a powercap driver
+     * registered, and a hostPath the runtime does not find it tries to create, which sysfs refuses: the agent Pod would
+     * fail on every node without RAPL (VMs, ARM GPU servers), where it is still needed for the GPUs.
+     */
+    static final String POWERCAP_PARENT = "/sys/devices/virtual";
+    /** The cpufreq policies ({@code policyN/scaling_max_freq}); present on every kernel built with CONFIG_CPU_FREQ. */
+    static final String CPUFREQ = "/sys/devices/system/cpu/cpufreq";
+    static final String SYS_DEVICES_VIRTUAL = "sys-devices-virtual";
+    static final String SYS_CPUFREQ = "sys-cpufreq";
     /** The Service in front of the operator's own management port (metrics). */
     public static final String OPERATOR_METRICS = "joulie-operator-metrics";
     /** The operator pods' label, from the generated Deployment (kubernetes/20-operator.yml, the CSV). */
@@ -282,7 +294,12 @@ public class AgentTemplate {
                         .withReadOnlyRootFilesystem(true)
                         .withNewCapabilities().withDrop("ALL").withAdd("SYS_RAWIO").endCapabilities()
                         .endSecurityContext()
-                        .addNewVolumeMount().withName("sys").withMountPath("/host/sys").endVolumeMount()
+                        // The host's sysfs read-only (recursively where the runtime can), with writable windows onto the two
+                        // places the agent writes: the powercap zones' limits and the cpufreq policies' ceilings (decision 128)
+                        .addNewVolumeMount().withName("sys").withMountPath("/host/sys").withReadOnly(true)
+                        .withRecursiveReadOnly("IfPossible").endVolumeMount()
+                        .addNewVolumeMount().withName(SYS_DEVICES_VIRTUAL).withMountPath("/host" + POWERCAP_PARENT).endVolumeMount()
+                        .addNewVolumeMount().withName(SYS_CPUFREQ).withMountPath("/host" + CPUFREQ).endVolumeMount()
                         .addNewVolumeMount().withName("dev-cpu").withMountPath("/host/dev/cpu").withReadOnly(true).endVolumeMount()
                         .addNewVolumeMount().withName("proc-cpuinfo").withMountPath("/host/proc/cpuinfo").withReadOnly(true).endVolumeMount()
                         .addNewVolumeMount().withName("boot-id").withMountPath("/host" + BOOT_ID).withReadOnly(true).endVolumeMount()
@@ -290,6 +307,8 @@ public class AgentTemplate {
                         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
                         .build())
                 .addNewVolume().withName("sys").withHostPath(new HostPathVolumeSource("/sys", "Directory")).endVolume()
+                .addNewVolume().withName(SYS_DEVICES_VIRTUAL).withHostPath(new HostPathVolumeSource(POWERCAP_PARENT, "Directory")).endVolume()
+                .addNewVolume().withName(SYS_CPUFREQ).withHostPath(new HostPathVolumeSource(CPUFREQ, "Directory")).endVolume()
                 .addNewVolume().withName("dev-cpu").withHostPath(new HostPathVolumeSource("/dev/cpu", "")).endVolume()
                 .addNewVolume().withName("proc-cpuinfo").withHostPath(new HostPathVolumeSource("/proc/cpuinfo", "File")).endVolume()
                 .addNewVolume().withName("boot-id").withHostPath(new HostPathVolumeSource(BOOT_ID, "File")).endVolume()

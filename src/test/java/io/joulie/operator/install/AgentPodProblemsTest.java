@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class AgentPodProblemsTest {
     static final String POD_SECURITY = "Error creating: pods \"joulie-agent-x7k2p\" is forbidden: violates PodSecurity "
-            + "\"baseline:latest\": hostPath volumes (volumes \"sys\", \"dev-cpu\", \"proc-cpuinfo\")";
+            + "\"baseline:latest\": hostPath volumes (volumes \"sys\", \"sys-devices-virtual\", "
+            + "\"sys-cpufreq\", \"dev-cpu\", \"proc-cpuinfo\", \"boot-id\", \"state\")";
 
     static DaemonSet daemonSet(int desired, int created) {
         return new DaemonSetBuilder().withNewMetadata().withName("joulie-agent").withNamespace("joulie-system").withUid("ds-1")

@@ -53,6 +53,48 @@ class AgentTemplateTest {
                         .map(r -> r.getKey() + " " + r.getOperator() + " " + r.getValues()).toList().toString()).toList();
     }
 
+    /**
+     * Least host privilege (decision 128): the host's sysfs read-only, recursively where the runtime can, and writable
+     * only where the agent writes: /sys/devices/virtual (the powercap zones' parent on every node) and the cpufreq
+     * policies; each host path with the type the kubelet checks, none the runtime would try to create in sysfs.
+     */
+    @Test
+    void hostPathsAreReadOnlyButTheTwoWindowsTheAgentWritesThrough() {
+        PodSpec pod = pod("", JoulieSpec.Agent.of());
+        var container = pod.getContainers().getFirst();
+        Map<String, String> hostPaths = new java.util.TreeMap<>();
+        pod.getVolumes().stream().filter(v -> v.getHostPath() != null)
+                .forEach(v -> hostPaths.put(v.getName(), v.getHostPath().getPath() + " " + v.getHostPath().getType()));
+        assertThat(hostPaths).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "sys", "/sys Directory",
+                "sys-devices-virtual", "/sys/devices/virtual Directory",
+                "sys-cpufreq", "/sys/devices/system/cpu/cpufreq Directory",
+                "dev-cpu", "/dev/cpu ",
+                "proc-cpuinfo", "/proc/cpuinfo File",
+                "boot-id", "/proc/sys/kernel/random/boot_id File",
+                "state", "/var/lib/joulie DirectoryOrCreate"));
+        assertThat(container.getVolumeMounts()).extracting(m -> m.getName() + " " + m.getMountPath() + " "
+                        + (Boolean.TRUE.equals(m.getReadOnly()) ? "ro" : "rw") + (m.getRecursiveReadOnly() == null ? "" : " " + m.getRecursiveReadOnly()))
+                .containsExactlyInAnyOrder(
+                        "sys /host/sys ro IfPossible",
+                        "sys-devices-virtual /host/sys/devices/virtual rw",
+                        "sys-cpufreq /host/sys/devices/system/cpu/cpufreq rw",
+                        "dev-cpu /host/dev/cpu ro",
+                        "proc-cpuinfo /host/proc/cpuinfo ro",
+                        "boot-id /host/proc/sys/kernel/random/boot_id ro",
+                        "state /var/lib/joulie rw",
+                        "tmp /tmp rw");
+        assertThat(container.getVolumeMounts()).allSatisfy(m -> assertThat(m.getMountPropagation()).isNull());
+        assertThat(container.getEnv()).extracting(e -> e.getName() + "=" + e.getValue())
+                .contains("JOULIE_SYSFS_ROOT=/host/sys", "JOULIE_DEV_ROOT=/host/dev", "JOULIE_PROC_ROOT=/host/proc");
+        var security = container.getSecurityContext();
+        assertThat(security.getPrivileged()).isFalse();
+        assertThat(security.getAllowPrivilegeEscalation()).isFalse();
+        assertThat(security.getReadOnlyRootFilesystem()).isTrue();
+        assertThat(security.getCapabilities().getDrop()).containsExactly("ALL");
+        assertThat(security.getCapabilities().getAdd()).containsExactly("SYS_RAWIO");
+    }
+
     @Test
     void theOperatorsSelectorBecomesNodeAffinityEvenWhenSetBased() {
         assertThat(terms(pod("joulie.io/managed=true", JoulieSpec.Agent.of())))

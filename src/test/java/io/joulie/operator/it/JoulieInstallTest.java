@@ -92,7 +92,12 @@ class JoulieInstallTest extends OperatorTest {
         assertThat(container.getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(container.getSecurityContext().getCapabilities().getAdd()).containsExactly("SYS_RAWIO");
         assertThat(pod.getVolumes()).extracting(v -> v.getHostPath() == null ? null : v.getHostPath().getPath())
-                .contains("/sys", "/dev/cpu", "/proc/sys/kernel/random/boot_id", "/var/lib/joulie");
+                .contains("/sys", "/sys/devices/virtual", "/sys/devices/system/cpu/cpufreq", "/dev/cpu",
+                        "/proc/sys/kernel/random/boot_id", "/var/lib/joulie");
+        assertThat(container.getVolumeMounts()).anySatisfy(m -> {
+            assertThat(m.getMountPath()).isEqualTo("/host/sys");
+            assertThat(m.getReadOnly()).isTrue();
+        });
         // the originals outlive the agent's container in a host directory (docs/agent-host.md)
         assertThat(container.getEnv()).anySatisfy(e -> {
             assertThat(e.getName()).isEqualTo("JOULIE_STATE_DIR");

@@ -47,6 +47,7 @@ public final class FfmHost {
     public static Host open(HostRoots roots, double packageFloorWatts, Optional<Originals> inherited, GpuAccess gpu) throws IOException {
         CpuInfo cpu = CpuInfo.read(roots.proc());
         Msr msr = FfmMsr.open(roots, cpu.vendor());
+        msr.unavailable().ifPresent(why -> LOG.warnf("MSR: %s", why));
         SysfsFiles files = new FfmSysfsFiles();
         try {
             return new Host(roots, cpu, msr,

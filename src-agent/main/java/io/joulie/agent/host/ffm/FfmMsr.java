@@ -38,15 +38,30 @@ public final class FfmMsr implements Msr {
 
     private final Registers registers;
     private final SortedMap<Integer, Path> devices;
+    private final Opener opener;
     private final Map<Integer, NativeFile> files = new HashMap<>();
 
-    private FfmMsr(Registers registers, SortedMap<Integer, Path> devices) {
+    private FfmMsr(Registers registers, SortedMap<Integer, Path> devices, Opener opener) {
         this.registers = registers;
         this.devices = devices;
+        this.opener = opener;
     }
 
-    /** {@link Msr#absent()} for CPUs other than Intel and AMD, or when no {@code <dev>/cpu/N/msr} exists. */
+    /** How a device is opened: {@link NativeFile#open} for reading; a test injects the errno a host would give. */
+    @FunctionalInterface
+    interface Opener {
+        NativeFile open(Path device) throws NativeIoException;
+    }
+
+    /**
+     * {@link Msr#absent()} for CPUs other than Intel and AMD, or when no {@code <dev>/cpu/N/msr} exists;
+     * {@link Msr#unavailable(String)} when the first package's device exists but cannot be opened (the probe at start).
+     */
     public static Msr open(HostRoots roots, CpuVendor vendor) throws IOException {
+        return open(roots, vendor, device -> NativeFile.open(device, NativeFile.Mode.READ));
+    }
+
+    static Msr open(HostRoots roots, CpuVendor vendor, Opener opener) throws IOException {
         Registers registers = switch (vendor) {
             case INTEL -> new Registers(INTEL_RAPL_POWER_UNIT, INTEL_PKG_ENERGY_STATUS, OptionalLong.of(INTEL_PKG_POWER_LIMIT),
                     OptionalLong.of(INTEL_PKG_POWER_INFO));
@@ -57,7 +72,36 @@ public final class FfmMsr implements Msr {
             return Msr.absent();
         }
         SortedMap<Integer, Path> devices = devicesByPackage(roots);
-        return devices.isEmpty() ? Msr.absent() : new FfmMsr(registers, devices);
+        if (devices.isEmpty()) {
+            return Msr.absent();
+        }
+        FfmMsr msr = new FfmMsr(registers, devices, opener);
+        try {
+            msr.file(devices.firstKey());
+        } catch (NativeIoException e) {
+            return Msr.unavailable(whyUnavailable(e));
+        }
+        return msr;
+    }
+
+    /**
+     * What a failed open of an MSR device means, and what would make it work. EPERM in a container is the runtime's
+     * device cgroup (a non-privileged container may open only the device nodes it was allowed, and the msr devices are
+     * not among the defaults), or a missing CAP_SYS_RAWIO, which the msr driver requires; ENXIO or ENODEV: the device
+     * node is there but no msr driver behind it.
+     */
+    static String whyUnavailable(NativeIoException e) {
+        String what = "MSR reads refused (" + e.getMessage() + "): ";
+        String off = "MSR telemetry is off (TDP, firmware-lock cross-check, RAPL power unit); capping goes on through powercap";
+        return switch (e.error().orElse(Errno.EIO)) {
+            case EPERM -> what + "the container runtime's device cgroup does not allow /dev/cpu/*/msr (or CAP_SYS_RAWIO is "
+                    + "missing). " + off + ". Only a privileged container, or one that a device plugin was told to give "
+                    + "/dev/cpu/*/msr, may open them (docs/install.md, decision 128)";
+            case EACCES -> what + "the device's mode or a nodev mount refuses it. " + off;
+            case ENXIO, ENODEV -> "MSR devices not readable (" + e.getMessage() + "): the msr driver is not loaded "
+                    + "(modprobe msr on the node). " + off;
+            default -> "MSR devices not readable (" + e.getMessage() + "). " + off;
+        };
     }
 
     private static SortedMap<Integer, Path> devicesByPackage(HostRoots roots) throws IOException {
@@ -127,7 +171,7 @@ public final class FfmMsr implements Msr {
         synchronized (files) {
             NativeFile file = files.get(packageIndex);
             if (file == null) {
-                file = NativeFile.open(device, NativeFile.Mode.READ);
+                file = opener.open(device);
                 files.put(packageIndex, file);
             }
             return file;
