@@ -3,16 +3,24 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -23,6 +31,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A real node in the e2e control plane: Debian's containerd and runc and a kubelet built with the control plane
@@ -50,10 +60,10 @@ public final class RealNode implements AutoCloseable {
     private final Path socket;
     private final Process process;
     private final Instant started = Instant.now();
-    private final java.nio.channels.FileChannel lock;
+    private final FileChannel lock;
 
     private RealNode(ControlPlane controlPlane, Path work, FakeHost host, Path socket, Process process,
-            java.nio.channels.FileChannel lock) {
+            FileChannel lock) {
         this.controlPlane = controlPlane;
         this.work = work;
         this.host = host;
@@ -66,9 +76,9 @@ public final class RealNode implements AutoCloseable {
      * One real node per machine at a time: kubelets share the machine's {@code kubepods} cgroups, and each removes
      * them when it stops. Another checkout's suite waits here until the node it runs is gone.
      */
-    static java.nio.channels.FileChannel machineLock() throws IOException {
-        java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(Path.of("/tmp/joulie-real-node.lock"),
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+    static FileChannel machineLock() throws IOException {
+        FileChannel channel = FileChannel.open(Path.of("/tmp/joulie-real-node.lock"),
+                StandardOpenOption.CREATE, StandardOpenOption.WRITE);
         channel.lock();
         return channel;
     }
@@ -186,7 +196,7 @@ public final class RealNode implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(work.resolve("node.log").toFile());
         pb.environment().putAll(Map.of("WORK", work.toString(), "FAKE_HOST", host.root().toString(), "KUBELET", kubelet.toString(),
                 "CONTAINERD_CONFIG", containerdConfig.toString(), "CONTAINERD_SOCKET", socket.toString()));
-        java.nio.channels.FileChannel lock = machineLock();
+        FileChannel lock = machineLock();
         RealNode node;
         try {
             node = new RealNode(controlPlane, work, host, socket, pb.start(), lock);
@@ -253,15 +263,15 @@ public final class RealNode implements AutoCloseable {
                 // What a cloud controller does for a kubelet started with --cloud-provider=external: its addresses, then
                 // the taint that kept Pods off it removed. The kubelet refuses a loopback --node-ip.
                 if (node != null && !addressed) {
-                    admin.nodes().withName(NAME).subresource("status").patch(io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                            io.fabric8.kubernetes.client.dsl.base.PatchType.STRATEGIC_MERGE), """
+                    admin.nodes().withName(NAME).subresource("status").patch(PatchContext.of(
+                            PatchType.STRATEGIC_MERGE), """
                             {"status": {"addresses": [{"type": "InternalIP", "address": "127.0.0.1"},
                                                       {"type": "Hostname", "address": "%s"}]}}""".formatted(NAME));
                     addressed = true;
                     continue;
                 }
                 if (node != null && !untainted) {
-                    List<io.fabric8.kubernetes.api.model.Taint> taints = node.getSpec().getTaints() == null ? List.of()
+                    List<Taint> taints = node.getSpec().getTaints() == null ? List.of()
                             : node.getSpec().getTaints().stream()
                                     .filter(t -> !t.getKey().equals("node.cloudprovider.kubernetes.io/uninitialized")).toList();
                     try {
@@ -269,7 +279,7 @@ public final class RealNode implements AutoCloseable {
                         node.getSpec().setTaints(taints);
                         admin.nodes().resource(node).update();
                         untainted = true;
-                    } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                    } catch (KubernetesClientException e) {
                         if (e.getCode() != 409) {
                             throw e;
                         }
@@ -302,75 +312,70 @@ public final class RealNode implements AutoCloseable {
      * does not let two Pods share). Joulie's own objects stay as installed; these are the cluster's.
      */
     static String networkShim(String namespace, ControlPlane controlPlane) {
-        int apiPort = java.net.URI.create(controlPlane.server()).getPort();
-        int http = JavaApp.freePort();
-        int management = JavaApp.freePort();
+        return networkShim(namespace, URI.create(controlPlane.server()).getPort(), JavaApp.freePort(), JavaApp.freePort());
+    }
+
+    /** {@link #networkShim(String, ControlPlane)} with the API server's port and the operator's HTTP and management ports. */
+    static String networkShim(String namespace, int apiPort, int http, int management) {
+        return podPolicy("e2e-real-node-network", namespace, "", """
+                - patchType: ApplyConfiguration
+                  applyConfiguration:
+                    expression: >-
+                      Object{spec: Object.spec{hostNetwork: true,
+                        containers: object.spec.containers.map(c, Object.spec.containers{name: c.name,
+                          env: [Object.spec.containers.env{name: "KUBERNETES_SERVICE_HOST", value: "127.0.0.1"},
+                                Object.spec.containers.env{name: "KUBERNETES_SERVICE_PORT", value: "%d"}]})}}
+                """.formatted(apiPort)) + "---\n" + podPolicy("e2e-real-node-operator-ports", namespace, """
+                - name: operator
+                  expression: >-
+                    has(object.metadata.labels) && 'app.kubernetes.io/name' in object.metadata.labels
+                    && object.metadata.labels['app.kubernetes.io/name'] == 'joulie-operator'
+                """, """
+                - patchType: ApplyConfiguration
+                  applyConfiguration:
+                    expression: >-
+                      Object{spec: Object.spec{
+                        containers: object.spec.containers.map(c, Object.spec.containers{name: c.name,
+                          env: [Object.spec.containers.env{name: "QUARKUS_HTTP_PORT", value: "%1$d"},
+                                Object.spec.containers.env{name: "QUARKUS_MANAGEMENT_PORT", value: "%2$d"}],
+                          startupProbe: Object.spec.containers.startupProbe{httpGet: Object.spec.containers.startupProbe.httpGet{port: %2$d}},
+                          livenessProbe: Object.spec.containers.livenessProbe{httpGet: Object.spec.containers.livenessProbe.httpGet{port: %2$d}},
+                          readinessProbe: Object.spec.containers.readinessProbe{httpGet: Object.spec.containers.readinessProbe.httpGet{port: %2$d}}})}}
+                # a host-network Pod's declared ports are host ports, which the scheduler keeps apart: the agent's 9000 too
+                - patchType: JSONPatch
+                  jsonPatch:
+                    expression: >-
+                      has(object.spec.containers[0].ports) ? [JSONPatch{op: "remove", path: "/spec/containers/0/ports"}] : []
+                """.formatted(http, management));
+    }
+
+    /**
+     * A MutatingAdmissionPolicy on the creation of Pods, with these match conditions and mutations (YAML list items),
+     * and its binding to one namespace.
+     */
+    private static String podPolicy(String name, String namespace, String matchConditions, String mutations) {
         return """
                 apiVersion: admissionregistration.k8s.io/v1beta1
                 kind: MutatingAdmissionPolicy
-                metadata: {name: e2e-real-node-network}
+                metadata: {name: %1$s}
                 spec:
                   matchConstraints:
                     resourceRules:
                     - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
                   failurePolicy: Fail
                   reinvocationPolicy: Never
-                  mutations:
-                  - patchType: ApplyConfiguration
-                    applyConfiguration:
-                      expression: >-
-                        Object{spec: Object.spec{hostNetwork: true,
-                          containers: object.spec.containers.map(c, Object.spec.containers{name: c.name,
-                            env: [Object.spec.containers.env{name: "KUBERNETES_SERVICE_HOST", value: "127.0.0.1"},
-                                  Object.spec.containers.env{name: "KUBERNETES_SERVICE_PORT", value: "%1$d"}]})}}
-                ---
+                %3$s  mutations:
+                %4$s---
                 apiVersion: admissionregistration.k8s.io/v1beta1
                 kind: MutatingAdmissionPolicyBinding
-                metadata: {name: e2e-real-node-network}
+                metadata: {name: %1$s}
                 spec:
-                  policyName: e2e-real-node-network
+                  policyName: %1$s
                   matchResources:
-                    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %4$s}}
-                ---
-                apiVersion: admissionregistration.k8s.io/v1beta1
-                kind: MutatingAdmissionPolicy
-                metadata: {name: e2e-real-node-operator-ports}
-                spec:
-                  matchConstraints:
-                    resourceRules:
-                    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
-                  matchConditions:
-                  - name: operator
-                    expression: >-
-                      has(object.metadata.labels) && 'app.kubernetes.io/name' in object.metadata.labels
-                      && object.metadata.labels['app.kubernetes.io/name'] == 'joulie-operator'
-                  failurePolicy: Fail
-                  reinvocationPolicy: Never
-                  mutations:
-                  - patchType: ApplyConfiguration
-                    applyConfiguration:
-                      expression: >-
-                        Object{spec: Object.spec{
-                          containers: object.spec.containers.map(c, Object.spec.containers{name: c.name,
-                            env: [Object.spec.containers.env{name: "QUARKUS_HTTP_PORT", value: "%2$d"},
-                                  Object.spec.containers.env{name: "QUARKUS_MANAGEMENT_PORT", value: "%3$d"}],
-                            startupProbe: Object.spec.containers.startupProbe{httpGet: Object.spec.containers.startupProbe.httpGet{port: %3$d}},
-                            livenessProbe: Object.spec.containers.livenessProbe{httpGet: Object.spec.containers.livenessProbe.httpGet{port: %3$d}},
-                            readinessProbe: Object.spec.containers.readinessProbe{httpGet: Object.spec.containers.readinessProbe.httpGet{port: %3$d}}})}}
-                  # a host-network Pod's declared ports are host ports, which the scheduler keeps apart: the agent's 9000 too
-                  - patchType: JSONPatch
-                    jsonPatch:
-                      expression: >-
-                        has(object.spec.containers[0].ports) ? [JSONPatch{op: "remove", path: "/spec/containers/0/ports"}] : []
-                ---
-                apiVersion: admissionregistration.k8s.io/v1beta1
-                kind: MutatingAdmissionPolicyBinding
-                metadata: {name: e2e-real-node-operator-ports}
-                spec:
-                  policyName: e2e-real-node-operator-ports
-                  matchResources:
-                    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %4$s}}
-                """.formatted(apiPort, http, management, namespace);
+                    namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %2$s}}
+                """.formatted(name, namespace,
+                matchConditions.isEmpty() ? "" : "  matchConditions:\n" + matchConditions.indent(2),
+                mutations.indent(2));
     }
 
     /**
@@ -384,7 +389,7 @@ public final class RealNode implements AutoCloseable {
                 metadata: {name: e2e-shim-probe, namespace: %s}
                 spec: {containers: [{name: probe, image: %s}]}
                 """.formatted(namespace, SANDBOX_IMAGE);
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250))
                 .until(() -> cluster.kubectl(pod, "create", "--dry-run=server", "-f", "-", "-o", "jsonpath={.spec.hostNetwork}")
                         .output().strip().equals("true"));
     }
@@ -445,7 +450,7 @@ public final class RealNode implements AutoCloseable {
         try (KubernetesClient admin = controlPlane.adminClient()) {
             if (process.isAlive()) {
                 // a NoExecute taint no Pod tolerates: their controllers (a DaemonSet's too) put no new Pod on the node
-                taint(admin, new io.fabric8.kubernetes.api.model.Taint("NoExecute", "joulie.io/e2e-node-stopping", null, "true"));
+                taint(admin, new Taint("NoExecute", "joulie.io/e2e-node-stopping", null, "true"));
                 List<Pod> pods = admin.pods().inAnyNamespace().withField("spec.nodeName", NAME).list().getItems();
                 for (Pod p : pods) {
                     admin.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
@@ -491,7 +496,7 @@ public final class RealNode implements AutoCloseable {
             for (Path f : files.filter(Files::isRegularFile).toList()) {
                 Path target = to.resolve(from.relativize(f).toString());
                 Files.createDirectories(target.getParent());
-                Files.copy(f, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(f, target, StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException | UncheckedIOException e) {
             System.err.println("real node: its Pods' logs were not all kept: " + e);
@@ -499,17 +504,17 @@ public final class RealNode implements AutoCloseable {
     }
 
     /** Adds a taint to the Node, reading it again after a conflict (the kubelet writes the Node too). */
-    static void taint(KubernetesClient admin, io.fabric8.kubernetes.api.model.Taint taint) {
+    static void taint(KubernetesClient admin, Taint taint) {
         for (int attempt = 0; ; attempt++) {
             Node node = admin.nodes().withName(NAME).get();
-            List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>(
+            List<Taint> taints = new ArrayList<>(
                     node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints());
             taints.add(taint);
             node.getSpec().setTaints(taints);
             try {
                 admin.nodes().resource(node).update();
                 return;
-            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+            } catch (KubernetesClientException e) {
                 if (e.getCode() != 409 || attempt >= 10) {
                     throw e;
                 }

@@ -118,6 +118,28 @@ class RealNodeIT {
         });
     }
 
+    /**
+     * The node leaves Joulie (its {@code joulie.io/managed} label removed): the DaemonSet controller deletes the agent
+     * Pod, the runtime sends SIGTERM, and the agent puts back the limit it found.
+     */
+    static void leaveJoulie(String why) {
+        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
+        awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, why);
+    }
+
+    /** The node is handed to Joulie again: an agent runs and caps it at eco, as the policy plans. */
+    static void rejoinJoulie() {
+        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
+        awaitReady("joulie-agent");
+        awaitLimits(eco(), "eco again after the node came back");
+    }
+
+    /** Sends a signal to a process of the machine (a container's, seen from outside its PID namespace). */
+    static void signal(long pid, String signal) throws IOException, InterruptedException {
+        assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).inheritIO().start().waitFor())
+                .as("kill -%s %d", signal, pid).isZero();
+    }
+
     static long eco() {
         return Long.parseLong(host.expectedLimit(0, 2 * PACKAGE_MAX_WATTS * 60 / 100));
     }
@@ -355,13 +377,10 @@ class RealNodeIT {
         awaitLimits(eco(), "eco");
         assertThat(node.agentStateDir().resolve("originals.json")).as("originals kept on the host").exists();
         // the node leaves Joulie: the DaemonSet controller deletes the agent Pod, the runtime sends SIGTERM
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
-        awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "back at the limit the agent found");
+        leaveJoulie("back at the limit the agent found");
         await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertThat(pod("joulie-agent")).isEmpty());
         assertThat(node.agentStateDir().resolve("originals.json")).as("kept originals removed after the restore").doesNotExist();
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
-        awaitReady("joulie-agent");
-        awaitLimits(eco(), "eco again after the node came back");
+        rejoinJoulie();
     }
 
     @Test
@@ -370,7 +389,7 @@ class RealNodeIT {
         Pod agent = awaitReady("joulie-agent");
         awaitLimits(eco(), "eco");
         long pid = node.containerPid(agent).orElseThrow();
-        new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start().waitFor();
+        signal(pid, "KILL");
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             Pod p = current("joulie-agent");
             assertThat(container(p).getRestartCount()).as("restarts after SIGKILL").isEqualTo(1);
@@ -380,10 +399,8 @@ class RealNodeIT {
         assertThat(host.limit(0)).as("the eco cap the crash left").isEqualTo(Long.toString(eco()));
         String log = cluster.kubectl(null, "logs", "-n", NS, current("joulie-agent").getMetadata().getName()).ok().output();
         assertThat(log).contains("Using the originals an earlier agent process of this boot kept in /var/lib/joulie/originals.json");
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
-        awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "back at the limit the first agent found, not the crash's eco cap");
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
-        awaitReady("joulie-agent");
+        leaveJoulie("back at the limit the first agent found, not the crash's eco cap");
+        rejoinJoulie();
     }
 
     @Test
@@ -426,11 +443,8 @@ class RealNodeIT {
         assertThat(seen).as("every limit the packages held during the handover: the one found or the planned one")
                 .isSubsetOf(Long.toString(FakeHost.ORIGINAL_LIMIT_UW), Long.toString(eco()));
         // the originals survived the handover: leaving puts back what was found before Joulie's first write
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
-        awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "back at the limit found before the first agent");
-        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
-        awaitReady("joulie-agent");
-        awaitLimits(eco(), "eco again");
+        leaveJoulie("back at the limit found before the first agent");
+        rejoinJoulie();
     }
 
     @Test
@@ -461,7 +475,7 @@ class RealNodeIT {
         Pod operator = awaitReady("joulie-operator");
         long pid = node.containerPid(operator).orElseThrow(() -> new AssertionError("no process of the operator's container"));
         // frozen (SIGSTOP): its probes get no answer; the kubelet kills it after the liveness probe's failures
-        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).inheritIO().start().waitFor();
+        signal(pid, "STOP");
         Instant frozen = Instant.now();
         await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
             Pod p = current("joulie-operator");
