@@ -441,8 +441,11 @@ public final class RealNode implements AutoCloseable {
      */
     @Override
     public void close() {
+        keepPodLogs();
         try (KubernetesClient admin = controlPlane.adminClient()) {
             if (process.isAlive()) {
+                // a NoExecute taint no Pod tolerates: their controllers (a DaemonSet's too) put no new Pod on the node
+                taint(admin, new io.fabric8.kubernetes.api.model.Taint("NoExecute", "joulie.io/e2e-node-stopping", null, "true"));
                 List<Pod> pods = admin.pods().inAnyNamespace().withField("spec.nodeName", NAME).list().getItems();
                 for (Pod p : pods) {
                     admin.pods().inNamespace(p.getMetadata().getNamespace()).withName(p.getMetadata().getName())
@@ -477,6 +480,40 @@ public final class RealNode implements AutoCloseable {
             lock.close();
         } catch (IOException e) {
             System.err.println("real node: the machine lock was not released: " + e);
+        }
+    }
+
+    /** The node's container logs so far, copied to {@code pod-logs/}: the kubelet deletes a Pod's logs with the Pod. */
+    private void keepPodLogs() {
+        Path from = work.resolve("var-log/pods");
+        Path to = work.resolve("pod-logs");
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                Files.createDirectories(target.getParent());
+                Files.copy(f, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("real node: its Pods' logs were not all kept: " + e);
+        }
+    }
+
+    /** Adds a taint to the Node, reading it again after a conflict (the kubelet writes the Node too). */
+    static void taint(KubernetesClient admin, io.fabric8.kubernetes.api.model.Taint taint) {
+        for (int attempt = 0; ; attempt++) {
+            Node node = admin.nodes().withName(NAME).get();
+            List<io.fabric8.kubernetes.api.model.Taint> taints = new ArrayList<>(
+                    node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints());
+            taints.add(taint);
+            node.getSpec().setTaints(taints);
+            try {
+                admin.nodes().resource(node).update();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409 || attempt >= 10) {
+                    throw e;
+                }
+            }
         }
     }
 

@@ -89,6 +89,11 @@ class RealNodeIT {
                 .filter(p -> NODE.equals(p.getSpec().getNodeName()) && p.getMetadata().getDeletionTimestamp() == null).findFirst();
     }
 
+    /** The app's Pod on the node, or an AssertionError (which an await retries) while there is none. */
+    static Pod current(String app) {
+        return pod(app).orElseThrow(() -> new AssertionError("no " + app + " Pod on " + NODE + " now"));
+    }
+
     static boolean ready(Pod p) {
         return p.getStatus() != null && p.getStatus().getConditions() != null && p.getStatus().getConditions().stream()
                 .anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True"));
@@ -98,7 +103,7 @@ class RealNodeIT {
         await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
                 .untilAsserted(() -> assertThat(pod(app).filter(RealNodeIT::ready)).as(app + " Pod Ready on " + NODE + "; "
                         + cluster.kubectl(null, "get", "pods", "-n", NS, "-o", "wide").output()).isPresent());
-        return pod(app).orElseThrow();
+        return current(app);
     }
 
     static ContainerStatus container(Pod p) {
@@ -153,7 +158,7 @@ class RealNodeIT {
         awaitLimits(eco(), "eco again");
     }
 
-    /** Where the agent writes (decision 127), in its container; and what it only reads. */
+    /** Where the agent writes (decision 128), in its container; and what it only reads. */
     static final String HOST_SYS = "/host/sys";
     static final String POWERCAP_WINDOW = "/host/sys/devices/virtual";
     static final String CPUFREQ_WINDOW = "/host/sys/devices/system/cpu/cpufreq";
@@ -367,17 +372,160 @@ class RealNodeIT {
         long pid = node.containerPid(agent).orElseThrow();
         new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start().waitFor();
         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-            Pod p = pod("joulie-agent").orElseThrow();
+            Pod p = current("joulie-agent");
             assertThat(container(p).getRestartCount()).as("restarts after SIGKILL").isEqualTo(1);
             assertThat(container(p).getLastState().getTerminated().getExitCode()).isEqualTo(137);
             assertThat(ready(p)).isTrue();
         });
         assertThat(host.limit(0)).as("the eco cap the crash left").isEqualTo(Long.toString(eco()));
-        String log = cluster.kubectl(null, "logs", "-n", NS, pod("joulie-agent").orElseThrow().getMetadata().getName()).ok().output();
+        String log = cluster.kubectl(null, "logs", "-n", NS, current("joulie-agent").getMetadata().getName()).ok().output();
         assertThat(log).contains("Using the originals an earlier agent process of this boot kept in /var/lib/joulie/originals.json");
         cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
         awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "back at the limit the first agent found, not the crash's eco cap");
         cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
         awaitReady("joulie-agent");
+    }
+
+    @Test
+    @Order(6)
+    void aRollingUpdateOfTheAgentHandsTheNodeOverWithinItsRangeAndKeepsTheOriginals() throws Exception {
+        Pod before = awaitReady("joulie-agent");
+        awaitLimits(eco(), "eco");
+        // every value the packages hold during the handover, sampled every 20 ms
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        java.util.concurrent.atomic.AtomicBoolean sampling = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread sampler = Thread.ofPlatform().daemon().start(() -> {
+            while (sampling.get()) {
+                for (int pkg = 0; pkg < host.packages(); pkg++) {
+                    seen.add(host.limit(pkg).strip());
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        });
+        try {
+            // a new agent setting: the DaemonSet's template changes and its controller replaces the Pod
+            cluster.kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p", "{\"spec\":{\"agent\":{\"reconcileInterval\":\"10s\"}}}")
+                    .ok();
+            await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                Pod after = current("joulie-agent");
+                assertThat(after.getMetadata().getUid()).isNotEqualTo(before.getMetadata().getUid());
+                assertThat(after.getSpec().getContainers().getFirst().getEnv())
+                        .anySatisfy(e -> assertThat(e.getName() + "=" + e.getValue()).isEqualTo("AGENT_RECONCILE_INTERVAL=10s"));
+                assertThat(ready(after)).isTrue();
+            });
+            awaitLimits(eco(), "eco under the new agent");
+        } finally {
+            sampling.set(false);
+            sampler.join();
+        }
+        System.out.println("real node: limits seen during the rolling update (µW): " + new java.util.TreeSet<>(seen));
+        assertThat(seen).as("every limit the packages held during the handover: the one found or the planned one")
+                .isSubsetOf(Long.toString(FakeHost.ORIGINAL_LIMIT_UW), Long.toString(eco()));
+        // the originals survived the handover: leaving puts back what was found before Joulie's first write
+        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed-").ok();
+        awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "back at the limit found before the first agent");
+        cluster.kubectl(null, "label", "node", NODE, "joulie.io/managed=true").ok();
+        awaitReady("joulie-agent");
+        awaitLimits(eco(), "eco again");
+    }
+
+    @Test
+    @Order(7)
+    void podSecurityBaselineRefusesTheAgentAndTheJoulieStatusSaysWhy() {
+        awaitReady("joulie-agent");
+        cluster.kubectl(null, "label", "namespace", NS, "pod-security.kubernetes.io/enforce=baseline", "--overwrite").ok();
+        try {
+            cluster.kubectl(null, "delete", "pod", "-n", NS, current("joulie-agent").getMetadata().getName()).ok();
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+                var available = cluster.admin.resources(io.joulie.api.v1alpha1.Joulie.class).withName("joulie").get().getStatus()
+                        .conditions().stream().filter(c -> c.getType().equals("Available")).findFirst().orElseThrow(() -> new AssertionError("no Available condition yet"));
+                assertThat(available.getReason()).isEqualTo("AgentPodsRefused");
+                assertThat(available.getMessage()).contains("violates PodSecurity", "baseline");
+            });
+            assertThat(pod("joulie-agent")).as("no agent Pod admitted").isEmpty();
+            awaitLimits(FakeHost.ORIGINAL_LIMIT_UW, "the deleted agent put back what it found");
+        } finally {
+            cluster.kubectl(null, "label", "namespace", NS, "pod-security.kubernetes.io/enforce=privileged", "--overwrite").ok();
+        }
+        awaitReady("joulie-agent");
+        awaitLimits(eco(), "eco again once admitted");
+    }
+
+    @Test
+    @Order(8)
+    void anOperatorThatStopsAnsweringIsRestartedByItsLivenessProbe() throws Exception {
+        Pod operator = awaitReady("joulie-operator");
+        long pid = node.containerPid(operator).orElseThrow(() -> new AssertionError("no process of the operator's container"));
+        // frozen (SIGSTOP): its probes get no answer; the kubelet kills it after the liveness probe's failures
+        new ProcessBuilder("kill", "-STOP", Long.toString(pid)).inheritIO().start().waitFor();
+        Instant frozen = Instant.now();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            Pod p = current("joulie-operator");
+            assertThat(container(p).getRestartCount()).as("operator restarts").isEqualTo(1);
+            assertThat(ready(p)).isTrue();
+        });
+        String events = cluster.kubectl(null, "get", "events", "-n", NS, "--field-selector",
+                "involvedObject.name=" + operator.getMetadata().getName()).ok().output();
+        assertThat(events).contains("Liveness probe failed").contains("will be restarted");
+        System.out.printf("real node: frozen operator restarted and Ready again %d s later%n",
+                Duration.between(frozen, Instant.now()).toSeconds());
+    }
+
+    @Test
+    @Order(9)
+    void bothPodsRunThroughPlanChurnAtTheirMemoryLimits() throws Exception {
+        Pod operator = awaitReady("joulie-operator");
+        Pod agent = awaitReady("joulie-agent");
+        int operatorRestarts = container(operator).getRestartCount();
+        long seconds = Long.getLong("e2e.realnode.churn.seconds", 60);
+        Instant end = Instant.now().plusSeconds(seconds);
+        int flips = 0;
+        while (Instant.now().isBefore(end)) {
+            cluster.policy("{\"staticHpFrac\":" + (flips++ % 2 == 0 ? "1.0" : "0.0") + "}");
+            Thread.sleep(3000);
+        }
+        cluster.policy("{\"staticHpFrac\":0.0}");
+        awaitLimits(eco(), "the last plan applied after the churn");
+        for (Pod p : List.of(current("joulie-operator"), current("joulie-agent"))) {
+            ContainerStatus c = container(p);
+            String name = p.getMetadata().getLabels().get("app.kubernetes.io/name");
+            assertThat(c.getRestartCount()).as(name + " restarts during the churn")
+                    .isEqualTo(name.equals("joulie-operator") ? operatorRestarts : 0);
+            assertThat(c.getLastState() == null || c.getLastState().getTerminated() == null
+                    || name.equals("joulie-operator") && operatorRestarts > 0).as(name + " lastState " + c.getLastState()).isTrue();
+            String limit = p.getSpec().getContainers().getFirst().getResources().getLimits().get("memory").toString();
+            PodMemory m = PodMemory.of(p);
+            System.out.printf("real node: %s over %d s of churn (%d plan changes) at its %s limit: peak %d MiB (cgroup "
+                    + "memory.max_usage_in_bytes, page cache included), rss %d MiB, OOM kills %d%n", name, seconds, flips, limit,
+                    m.peakBytes() >> 20, m.rssBytes() >> 20, m.oomKills());
+            assertThat(m.oomKills()).as(name + " OOM kills in its cgroup").isZero();
+        }
+        assertThat(agent.getMetadata().getUid()).isEqualTo(current("joulie-agent").getMetadata().getUid());
+    }
+
+    /** A Pod's memory as the kubelet's cgroup (v1) counts it. */
+    record PodMemory(long peakBytes, long rssBytes, long oomKills) {
+        static PodMemory of(Pod p) throws IOException {
+            Path root = Path.of("/sys/fs/cgroup/memory/kubepods");
+            String name = "pod" + p.getMetadata().getUid();
+            Path dir;
+            try (var walk = Files.walk(root, 3)) {
+                dir = walk.filter(d -> d.getFileName().toString().equals(name)).findFirst()
+                        .orElseThrow(() -> new AssertionError("no memory cgroup " + name + " under " + root));
+            }
+            long peak = Long.parseLong(Files.readString(dir.resolve("memory.max_usage_in_bytes")).strip());
+            long rss = stat(dir.resolve("memory.stat"), "total_rss");
+            long kills = stat(dir.resolve("memory.oom_control"), "oom_kill");
+            return new PodMemory(peak, rss, kills);
+        }
+
+        static long stat(Path file, String key) throws IOException {
+            return Files.readAllLines(file).stream().map(l -> l.split(" ")).filter(f -> f[0].equals(key))
+                    .mapToLong(f -> Long.parseLong(f[1])).findFirst().orElse(0);
+        }
     }
 }

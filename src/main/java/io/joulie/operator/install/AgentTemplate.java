@@ -50,7 +50,7 @@ import java.util.TreeMap;
  * host {@code /sys} read-only with two writable windows ({@code /sys/devices/virtual}, which holds the powercap zones,
  * and the cpufreq policies), {@code /dev/cpu} read-only, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
- * root file system, and not {@code privileged} (docs/install.md, decision 127). The host directory
+ * root file system, and not {@code privileged} (docs/install.md, decision 128). The host directory
  * {@code /var/lib/joulie} keeps what the agent found on the hardware before its first write across agent restarts, and
  * the kernel's boot id tells the agent whether the node rebooted since (docs/agent-host.md).
  */
@@ -296,7 +296,7 @@ public class AgentTemplate {
                         .withNewCapabilities().withDrop("ALL").withAdd("SYS_RAWIO").endCapabilities()
                         .endSecurityContext()
                         // The host's sysfs read-only (recursively where the runtime can), with writable windows onto the two
-                        // places the agent writes: the powercap zones' limits and the cpufreq policies' ceilings (decision 127)
+                        // places the agent writes: the powercap zones' limits and the cpufreq policies' ceilings (decision 128)
                         .addNewVolumeMount().withName("sys").withMountPath("/host/sys").withReadOnly(true)
                         .withRecursiveReadOnly("IfPossible").endVolumeMount()
                         .addNewVolumeMount().withName(SYS_DEVICES_VIRTUAL).withMountPath("/host" + POWERCAP_PARENT).endVolumeMount()

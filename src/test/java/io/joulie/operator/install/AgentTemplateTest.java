@@ -54,7 +54,7 @@ class AgentTemplateTest {
     }
 
     /**
-     * Least host privilege (decision 127): the host's sysfs read-only, recursively where the runtime can, and writable
+     * Least host privilege (decision 128): the host's sysfs read-only, recursively where the runtime can, and writable
      * only where the agent writes: /sys/devices/virtual (the powercap zones' parent on every node) and the cpufreq
      * policies; each host path with the type the kubelet checks, none the runtime would try to create in sysfs.
      */

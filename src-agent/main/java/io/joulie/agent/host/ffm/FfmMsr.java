@@ -96,7 +96,7 @@ public final class FfmMsr implements Msr {
         return switch (e.error().orElse(Errno.EIO)) {
             case EPERM -> what + "the container runtime's device cgroup does not allow /dev/cpu/*/msr (or CAP_SYS_RAWIO is "
                     + "missing). " + off + ". Only a privileged container, or one that a device plugin was told to give "
-                    + "/dev/cpu/*/msr, may open them (docs/install.md, decision 127)";
+                    + "/dev/cpu/*/msr, may open them (docs/install.md, decision 128)";
             case EACCES -> what + "the device's mode or a nodev mount refuses it. " + off;
             case ENXIO, ENODEV -> "MSR devices not readable (" + e.getMessage() + "): the msr driver is not loaded "
                     + "(modprobe msr on the node). " + off;
