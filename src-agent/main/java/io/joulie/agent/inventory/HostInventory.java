@@ -24,8 +24,8 @@ import java.util.stream.Collectors;
 /**
  * Node mode: the host as the agent found it. The CPU part is taken once, at start (vendor, model and topology from
  * cpuinfo; per package the long-term power range from powercap and the TDP from its MSR; the cpufreq range; how the
- * CPU can be capped, from the start-up probe; why the MSRs cannot be read, when they cannot); the GPU part is NVML's boards with their constraints and the limits
- * just read, or why there is no GPU control.
+ * CPU can be capped, from the start-up probe; why the MSRs cannot be read, when they cannot); the GPU part is NVML's
+ * boards with their constraints and the limits just read, or why there is no GPU control.
  */
 public final class HostInventory implements Inventory {
     private final NodeHardwareStatus.Cpu cpu;

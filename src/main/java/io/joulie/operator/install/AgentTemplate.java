@@ -50,9 +50,9 @@ import java.util.TreeMap;
  * host {@code /sys} read-only with two writable windows ({@code /sys/devices/virtual}, which holds the powercap zones,
  * and the cpufreq policies), {@code /dev/cpu} read-only, root (sysfs files are root-owned), every capability
  * dropped but {@code SYS_RAWIO} (reading {@code /dev/cpu/N/msr}), no privilege escalation, a read-only
- * root file system, and not {@code privileged} (docs/install.md, decision 128). The host directory {@code /var/lib/joulie} keeps what
- * the agent found on the hardware before its first write across agent restarts, and the kernel's boot id tells the
- * agent whether the node rebooted since (docs/agent-host.md).
+ * root file system, and not {@code privileged} (docs/install.md, decision 128). The host directory
+ * {@code /var/lib/joulie} keeps what the agent found on the hardware before its first write across agent restarts, and
+ * the kernel's boot id tells the agent whether the node rebooted since (docs/agent-host.md).
  */
 @Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
@@ -72,8 +72,9 @@ public class AgentTemplate {
     /**
      * The narrowest host directory that holds every powercap zone and exists on every Linux node: the zones are devices
      * under {@code /sys/devices/virtual/powercap/<control type>/}, but that directory exists only where a powercap driver
-     * registered, and a hostPath the runtime does not find it tries to create, which sysfs refuses: the agent Pod would
-     * fail on every node without RAPL (VMs, ARM GPU servers), where it is still needed for the GPUs.
+     * registered, and a missing hostPath source fails the Pod (the kubelet's type check; without a type, the runtime's
+     * mkdir, which sysfs refuses): the agent would not run on any node without RAPL (VMs, ARM GPU servers), where it is
+     * still needed for the GPUs.
      */
     static final String POWERCAP_PARENT = "/sys/devices/virtual";
     /** The cpufreq policies ({@code policyN/scaling_max_freq}); present on every kernel built with CONFIG_CPU_FREQ. */
