@@ -26,44 +26,28 @@ public interface Msr extends AutoCloseable {
 
     /** MSR devices that exist but cannot be read, and why: no package is read. */
     static Msr unavailable(String why) {
-        return new Msr() {
-            @Override
-            public List<Integer> packages() {
-                return List.of();
-            }
-
-            @Override
-            public Optional<PackageMsr> read(int packageIndex) {
-                return Optional.empty();
-            }
-
-            @Override
-            public Optional<String> unavailable() {
-                return Optional.of(why);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return new None(Optional.of(why));
     }
 
     /** For hosts without the msr driver, or CPUs whose RAPL registers are not known. */
     static Msr absent() {
-        return new Msr() {
-            @Override
-            public List<Integer> packages() {
-                return List.of();
-            }
+        return new None(Optional.empty());
+    }
 
-            @Override
-            public Optional<PackageMsr> read(int packageIndex) {
-                return Optional.empty();
-            }
+    /** No MSR is read: none exists, or, with a reason, none may be opened. */
+    record None(Optional<String> unavailable) implements Msr {
+        @Override
+        public List<Integer> packages() {
+            return List.of();
+        }
 
-            @Override
-            public void close() {
-            }
-        };
+        @Override
+        public Optional<PackageMsr> read(int packageIndex) {
+            return Optional.empty();
+        }
+
+        @Override
+        public void close() {
+        }
     }
 }
