@@ -418,21 +418,11 @@ public final class RealNode implements AutoCloseable {
     public Optional<Long> containerPid(Pod pod) {
         String uid = pod.getMetadata().getUid();
         String cgroupName = uid.replace('-', '_');
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
-                    .filter(p -> {
-                        try {
-                            String cgroup = Files.readString(p.resolve("cgroup"));
-                            String comm = Files.readString(p.resolve("comm")).strip();
-                            return (cgroup.contains("pod" + uid) || cgroup.contains("pod" + cgroupName)) && !comm.equals("pause");
-                        } catch (IOException | UncheckedIOException gone) {
-                            return false;
-                        }
-                    })
-                    .map(p -> Long.parseLong(p.getFileName().toString())).min(Comparator.naturalOrder());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return firstProcess(p -> {
+            String cgroup = Files.readString(p.resolve("cgroup"));
+            String comm = Files.readString(p.resolve("comm")).strip();
+            return (cgroup.contains("pod" + uid) || cgroup.contains("pod" + cgroupName)) && !comm.equals("pause");
+        });
     }
 
     String log() {
@@ -531,16 +521,26 @@ public final class RealNode implements AutoCloseable {
      * node's mount table, where the fake hardware and the shadows stand. Empty when it does not run.
      */
     public Optional<Long> containerdPid() {
+        return firstProcess(p -> Files.readString(p.resolve("cmdline")).contains(work.resolve("containerd.toml").toString()));
+    }
+
+    /** A test on a process's {@code /proc/<pid>} directory, which may be gone by the time it is read. */
+    interface ProcessTest {
+        boolean test(Path proc) throws IOException;
+    }
+
+    /** The lowest PID of the machine's processes that pass the test (a process that ends meanwhile does not). */
+    static Optional<Long> firstProcess(ProcessTest test) {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit)).filter(p -> {
                 try {
-                    return Files.readString(p.resolve("cmdline")).contains(work.resolve("containerd.toml").toString());
+                    return test.test(p);
                 } catch (IOException | UncheckedIOException gone) {
                     return false;
                 }
             }).map(p -> Long.parseLong(p.getFileName().toString())).min(Comparator.naturalOrder());
         } catch (IOException e) {
-            return Optional.empty();
+            throw new UncheckedIOException(e);
         }
     }
 
