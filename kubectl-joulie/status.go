@@ -27,8 +27,8 @@ type row struct {
 var columns = []string{"NODE", "PROFILE", "STATE", "SINCE", "CAP", "APPLIED (W)", "GPU CAP", "GPU APPLIED (W)", "RESULT",
 	"ANSWERED", "AGENT", "PERF PODS", "WHY"}
 
-// cells are the row's columns, each on one line with single spaces (a message may hold tabs or newlines), so that
-// the table's columns stay apart by two spaces or more.
+// cells are the row's columns, each on one line with single spaces (a message may hold tabs or newlines) and "-" for
+// an empty one, so that the table's columns stay apart by two spaces or more.
 func (r row) cells() []string {
 	cells := []string{r.node, r.profile, r.state, r.since, r.desired, r.applied, r.gpuDesired, r.gpuApplied, r.result,
 		r.answered, r.agent, r.perfPods, r.why}
@@ -49,8 +49,8 @@ func rows(s snapshot, now time.Time, only string) []row {
 			continue
 		}
 		r := row{node: node}
-		r.profile = orDash(str(npp.Object, "spec", "profile"))
-		r.state = orDash(str(npp.Object, "status", "state"))
+		r.profile = str(npp.Object, "spec", "profile")
+		r.state = str(npp.Object, "status", "state")
 		r.since = age(str(npp.Object, "status", "since"), now)
 		r.desired = capOf(npp.Object, "cpu", "packagePowerCapWatts", "packagePowerCapPercent")
 		r.gpuDesired = capOf(npp.Object, "gpu", "powerCapWattsPerGpu", "powerCapPercent")
@@ -58,7 +58,7 @@ func rows(s snapshot, now time.Time, only string) []row {
 		if n, ok := number(npp.Object, "status", "performancePods"); ok {
 			r.perfPods = strconv.FormatInt(n, 10)
 		}
-		r.agent = orDash(str(npp.Object, "status", "agent"))
+		r.agent = str(npp.Object, "status", "agent")
 		r.answered = answered(npp)
 		r.applied = cpuApplied(npp.Object)
 		r.gpuApplied = gpuApplied(npp.Object)
@@ -70,7 +70,7 @@ func rows(s snapshot, now time.Time, only string) []row {
 			if !ok || result == "" {
 				continue
 			}
-			if result == "None" && !asks(npp.Object, family) { // nothing to control there, nothing asked: nothing to show
+			if strings.EqualFold(result, "None") && !asks(npp.Object, family) { // nothing to control there, nothing asked: nothing to show
 				continue
 			}
 			shown := strings.ToLower(result)
@@ -78,15 +78,15 @@ func rows(s snapshot, now time.Time, only string) []row {
 				shown += "/" + backend
 			}
 			results = append(results, shown)
-			if result != "Applied" && str(a, "message") != "" {
+			if !strings.EqualFold(result, "Applied") && str(a, "message") != "" {
 				why = append(why, "agent: "+str(a, "message"))
 			}
 		}
-		r.result = orDash(strings.Join(results, " "))
+		r.result = strings.Join(results, " ")
 		if m := str(npp.Object, "status", "agentMessage"); m != "" && !saidAlready(why, m) {
 			why = append(why, m)
 		}
-		r.why = orDash(join(why...))
+		r.why = join(why...)
 		out = append(out, r)
 	}
 	if s.joulie != nil {
@@ -97,9 +97,7 @@ func rows(s snapshot, now time.Time, only string) []row {
 			if only != "" && node != only {
 				continue
 			}
-			out = append(out, row{node: node, profile: "-", state: "Excluded", since: "-", desired: "-", applied: "-",
-				gpuDesired: "-", gpuApplied: "-", result: "-", answered: "-", agent: "-", perfPods: "-",
-				why: orDash(join(str(m, "reason"), str(m, "message")))})
+			out = append(out, row{node: node, state: "Excluded", why: join(str(m, "reason"), str(m, "message"))})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].node < out[j].node })
