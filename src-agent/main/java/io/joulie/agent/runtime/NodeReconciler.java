@@ -18,13 +18,13 @@ import io.joulie.agent.power.GpuSample;
 import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.routing.Route;
 import io.joulie.agent.routing.Routing;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Device;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Timer;
 import org.jboss.logging.Logger;
 
@@ -146,29 +146,20 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
         Optional<String> refused = power.refusal(node);
         cpuDone.ifPresent(d -> {
-            ControlOutcome out = answering(d.out(), npp);
+            ControlOutcome out = d.out();
             out = watts.isPresent() ? out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : out;
             outcomes.put(Family.CPU, refused.isPresent() ? out.withMessage(out.message() + "; " + refused.get()) : out);
         });
         List<GpuSample> read = boards;
-        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(answering(d.out(), npp), read)));
+        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(d.out(), read)));
         cpuDone.ifPresent(d -> record(node, Family.CPU, d.kind(), outcomes.get(Family.CPU)));
         gpuDone.ifPresent(d -> record(node, Family.GPU, d.kind(), outcomes.get(Family.GPU)));
-        status.publish(node, view.telemetryProfiles(), outcomes);
+        status.publish(node, npp, outcomes);
         hardware.publish(node, route, boards, described);
     }
 
     /** What a family's reconcile did, to be counted and reported with the readings taken after it. */
     private record Done(Optional<Action> kind, ControlOutcome out) {
-    }
-
-    /**
-     * The outcome naming the {@code metadata.generation} of the NodePowerProfile it answered: the operator labels the node
-     * performance only once the performance cap of the generation in force is applied.
-     */
-    private static ControlOutcome answering(ControlOutcome out, Optional<NodePowerProfile> npp) {
-        Long generation = npp.map(p -> p.getMetadata().getGeneration()).orElse(null);
-        return generation == null ? out : out.withObserved(Observed.PROFILE_GENERATION, generation);
     }
 
     /** A valid cap of a performance profile is the one no later eco cap of the family may be above. */
@@ -219,7 +210,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
                 case NodePowerProfileValidator.Cap(var request) -> {
                     int rewritesBefore = controls.hostRewrites();
                     out = controls.control(node, route).enforce(request, facts);
-                    if (controls.type(route) == ControlType.HOST && out.result() != Result.BLOCKED && out.result() != Result.NONE) {
+                    if (controls.type(route) == ControlType.HOST && out.result() != ControlResult.BLOCKED && out.result() != ControlResult.NONE) {
                         st.hostTouched = true;
                     }
                     boolean drift = controls.hostRewrites() > rewritesBefore;
@@ -247,7 +238,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         ControlOutcome out;
         Optional<? extends io.joulie.agent.control.Control> http = controls.http(node);
         if (controls.type(route) == ControlType.HTTP && http.isPresent()) {
-            out = http.get().restore();
+            out = http.get().restore().restored();
         } else if (st.hostTouched) {
             out = restoreHost(st, controls);
             LOG.infof("Node %s: %s; %s", node, why, out.message());
@@ -268,8 +259,8 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         if (boards.isEmpty()) {
             return out;
         }
-        List<Device> devices = boards.stream().map(b -> new Device(b.index(), b.name().isEmpty() ? null : b.name(), boxed(b.capWatts()),
-                boxed(b.powerWatts()), boxed(b.energyJoules()))).toList();
+        List<Device> devices = boards.stream().map(b -> new Device(b.index(), b.name().isEmpty() ? null : b.name(), boxed(b.capWatts())))
+                .toList();
         ControlOutcome with = out.withDevices(devices);
         return boards.stream().allMatch(b -> b.powerWatts().isPresent())
                 ? with.withObserved(Observed.GPU_POWER_WATTS, boards.stream().mapToDouble(b -> b.powerWatts().getAsDouble()).sum())

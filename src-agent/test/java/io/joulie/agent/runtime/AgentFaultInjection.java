@@ -334,7 +334,7 @@ final class AgentFaultInjection {
             throw new IOException("no remote source on the simulated node");
         };
         PowerReader power = new PowerReader(new PackagePowerMeter(opened.host().powercap(), clock), noRemote, metrics, clock);
-        StatusPublisher status = new StatusPublisher((node, own, outcomes) -> { }, metrics);
+        StatusPublisher status = new StatusPublisher((npp, applied) -> { }, metrics);
         HardwarePublisher hardware = new HardwarePublisher((node, route, boards, described) -> Optional.empty(),
                 new HardwarePublisher.Sink() {
                     @Override
@@ -496,7 +496,7 @@ final class AgentFaultInjection {
             Optional<ControlOutcome> restored = controls.restoreOnExit();
             agent = null;
             restored.ifPresent(r -> {
-                if (r.result() == io.joulie.api.v1alpha1.TelemetryProfileStatus.Result.APPLIED && owned && !storeHolds()) {
+                if (r.result() == io.joulie.api.v1alpha1.ControlResult.RESTORED && owned && !storeHolds()) {
                     checkRestored();
                 }
             });

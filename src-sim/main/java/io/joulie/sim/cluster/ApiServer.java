@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.harness.JavaApp;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +19,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The API server cluster mode runs on: the embedded fabric8 mock server (crud mode), or the one of a kubeconfig
+ * The API server cluster mode runs on: the embedded fabric8 mock server (crud mode, with server-side apply as
+ * {@link ServerSideApplyDispatcher} emulates it), or the one of a kubeconfig
  * file (a real cluster). Holds the twin's client and installs Joulie's CRDs where they are missing.
  */
 final class ApiServer implements AutoCloseable {
@@ -47,6 +49,7 @@ final class ApiServer implements AutoCloseable {
             KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                     new KubernetesCrudDispatcher(), true);
             server.init();
+            ServerSideApplyDispatcher.install(server); // the operator and the agent write with server-side apply
             return new ApiServer(server, null, server.createClient());
         }
         return new ApiServer(null, kubeconfig,

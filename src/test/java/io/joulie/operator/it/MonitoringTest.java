@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * deleting the Joulie resource removes every object it made.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class MonitoringTest extends OperatorTest {
     static final ResourceDefinitionContext SM = new ResourceDefinitionContext.Builder().withGroup("monitoring.coreos.com")
             .withVersion("v1").withKind("ServiceMonitor").withPlural("servicemonitors").withNamespaced(true).build();

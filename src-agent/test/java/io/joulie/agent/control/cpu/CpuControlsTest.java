@@ -9,10 +9,10 @@ import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import io.joulie.agent.routing.Route;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
@@ -91,7 +91,7 @@ class CpuControlsTest {
                 httpControls, false);
         keep.control("a", route(ControlType.HOST, null)).enforce(240, OptionalDouble.empty());
         ControlOutcome kept = keep.restoreHost();
-        assertThat(kept.result()).isEqualTo(Result.NONE);
+        assertThat(kept.result()).isEqualTo(ControlResult.NONE);
         assertThat(kept.message()).isEqualTo("limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
         assertThat(keep.restoreOnExit()).isEmpty();
         assertThat(fake.limit(0)).isEqualTo("120000000");
@@ -101,7 +101,7 @@ class CpuControlsTest {
                 HostOriginals.inMemory(restored, Cpufreq.absent()), clock), httpControls, true);
         restore.control("a", route(ControlType.HOST, null)).enforce(300, OptionalDouble.empty());
         assertThat(fake.limit(0)).isEqualTo("150000000");
-        assertThat(restore.restoreOnExit()).hasValueSatisfying(r -> assertThat(r.result()).isEqualTo(Result.APPLIED));
+        assertThat(restore.restoreOnExit()).hasValueSatisfying(r -> assertThat(r.result()).isEqualTo(ControlResult.RESTORED));
         // what this instance found at start: the 120 W the other one left
         assertThat(fake.limit(0)).isEqualTo("120000000");
     }
