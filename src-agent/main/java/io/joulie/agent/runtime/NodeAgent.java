@@ -10,10 +10,11 @@ import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.inventory.HostInventory;
 import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
@@ -56,7 +57,7 @@ public class NodeAgent {
     private final AgentMetrics metrics;
     private final Clock clock;
     private final Instance<Host> hosts;
-    private final Instance<HostOriginals> originals;
+    private final Instance<KeptOriginals<CpuOriginals>> originals;
     private final HttpClient http;
     private volatile boolean probed;
     private volatile Instant started;
@@ -67,7 +68,7 @@ public class NodeAgent {
     private Thread worker;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
-                     Instance<HostOriginals> originals, HttpClient http) {
+                     Instance<KeptOriginals<CpuOriginals>> originals, HttpClient http) {
         this.client = client;
         this.settings = settings;
         this.metrics = metrics;

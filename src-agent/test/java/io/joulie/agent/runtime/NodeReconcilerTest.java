@@ -16,9 +16,7 @@ import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
-import io.joulie.agent.host.GpuOriginals;
 import io.joulie.agent.host.Host;
-import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.inventory.HostInventory;
@@ -682,8 +680,8 @@ class NodeReconcilerTest {
         agent.reconcile(NODE, false);
 
         assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
-        assertThat(gpuStatus().message()).startsWith("cannot read the GPU limits an earlier run kept (" + gpuOriginalsFile()
-                + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
+        assertThat(gpuStatus().message()).startsWith("the GPU originals in " + gpuOriginalsFile() + " cannot be read ("
+                + gpuOriginalsFile() + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
         assertThat(nvml.limitsSet()).isEmpty();
         assertThat(host.limit(0)).isEqualTo("120000000");
     }
