@@ -25,9 +25,8 @@ import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -107,9 +106,9 @@ public class NodeAgent {
         view = new InformerView(client);
         cpuControls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
         gpuControls = new GpuControls(hostGpuControl, (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
-        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        NodeTelemetry.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
-                new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
+                new NodeTelemetry(meter, hostGpus, fetch, metrics, clock),
                 new StatusPublisher(new StatusWriter(client, clock), events, metrics),
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());

@@ -25,9 +25,8 @@ import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
@@ -332,10 +331,11 @@ final class AgentFaultInjection {
         GpuControls gpuControls = new GpuControls(new HostGpuControl(opened.host().gpus()), (node, s) -> {
             throw new IllegalStateException("no http control on the simulated node");
         }, true);
-        PowerReader.Fetch noRemote = (url, timeout) -> {
+        NodeTelemetry.Fetch noRemote = (url, timeout) -> {
             throw new IOException("no remote source on the simulated node");
         };
-        PowerReader power = new PowerReader(new PackagePowerMeter(opened.host().powercap(), clock), noRemote, metrics, clock);
+        NodeTelemetry telemetry = new NodeTelemetry(new PackagePowerMeter(opened.host().powercap(), clock), opened.host().gpus(), noRemote,
+                metrics, clock);
         StatusPublisher status = new StatusPublisher((node, own, outcomes) -> { }, metrics);
         HardwarePublisher hardware = new HardwarePublisher((node, route, boards, described) -> Optional.empty(),
                 new HardwarePublisher.Sink() {
@@ -349,8 +349,8 @@ final class AgentFaultInjection {
                         return true;
                     }
                 }, metrics);
-        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power,
-                new GpuReader(opened.host().gpus(), noRemote, metrics), status, hardware, metrics);
+        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, telemetry, status,
+                hardware, metrics);
     }
 
     private void profile(Profile profile, Double cap) {
