@@ -129,11 +129,8 @@ public final class NodeTelemetry {
                 metrics.error(node, ErrorKind.TELEMETRY);
                 watts = OptionalDouble.empty();
             }
-        } catch (IOException | RuntimeException e) {
-            LOG.debugf("Node %s: no package power reading (%s)", node, e.toString());
-            metrics.error(node, ErrorKind.TELEMETRY);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            noReading(node, "package power", e);
         }
         if (watts.isPresent()) {
             double joules = l.at == null ? 0 : watts.getAsDouble() * Duration.between(l.at, now).toNanos() / 1e9;
@@ -179,16 +176,23 @@ public final class NodeTelemetry {
                 PowerTelemetry.Answer answer = answer(source.http(), node, pass);
                 l.gpuHardware = answer.hardware();
                 boards = answer.gpus();
-            } catch (IOException | RuntimeException e) {
-                LOG.debugf("Node %s: no GPU reading (%s)", node, e.toString());
-                metrics.error(node, ErrorKind.TELEMETRY);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                noReading(node, "GPU", e);
             }
         }
         l.boards = boards;
         l.boardsRead = true;
         return recorded(node, boards);
+    }
+
+    /** A family's source gave no reading: a telemetry error, unless the worker is being stopped. */
+    private void noReading(String node, String family, Exception e) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        LOG.debugf("Node %s: no %s reading (%s)", node, family, e.toString());
+        metrics.error(node, ErrorKind.TELEMETRY);
     }
 
     /** The endpoint's answer for the node: GET and parsed on its first use in this pass, reused after. */
