@@ -18,9 +18,9 @@ import java.util.function.Supplier;
  * limits in force are read as the originals and kept ({@link KeptOriginals}, the CPU's lifecycle): a write whose
  * originals cannot be kept does not happen. An earlier run that kept originals and never wrote them back (it crashed
  * with the boards capped) leaves them to this one: they, not the limits in force, are what a restore writes. A cap is
- * resolved per board (watts, or a percent of the board's maximum), clamped to the board's constraints, and written to every board or
- * none: a board that could not be enumerated blocks the cap, and a set that fails puts back the limits already
- * written. A refusal by the driver (NVML_ERROR_NO_PERMISSION, NVML_ERROR_NOT_SUPPORTED) blocks; any other failure is
+ * resolved per board (watts, or a percent of the board's maximum), clamped to the board's constraints, and written to
+ * every board or none: a board that could not be enumerated blocks the cap, and a set that fails puts back the limits
+ * already written. A refusal by the driver (NVML_ERROR_NO_PERMISSION, NVML_ERROR_NOT_SUPPORTED) blocks; any other failure is
  * an error. Not thread-safe: the agent's worker calls it.
  */
 public final class NvmlGpus implements Gpus {
