@@ -283,6 +283,45 @@ class NvmlGpusTest {
         assertThat(fake.limitMw(1)).isEqualTo(350_000);
     }
 
+    /** As for the CPU: originals whose file cannot be removed stay held, and the next restore writes them again. */
+    @Test
+    void aRestoreWhoseFileCannotBeRemovedKeepsTheOriginalsHeld() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
+        OriginalsStore<Map<Integer, Long>> memory = OriginalsStore.memory();
+        Gpus gpus = open(new OriginalsStore<>() {
+            @Override
+            public Optional<Stored<Map<Integer, Long>>> load() throws IOException {
+                return memory.load();
+            }
+
+            @Override
+            public void save(Stored<Map<Integer, Long>> limitsMw) throws IOException {
+                memory.save(limitsMw);
+            }
+
+            @Override
+            public void clear() throws IOException {
+                throw new IOException("read-only file system");
+            }
+
+            @Override
+            public String describe() {
+                return "a store under test";
+            }
+        });
+        gpus.apply(new CapRequest.Watts(300));
+
+        GpuCapResult r = gpus.restore();
+
+        assertThat(r.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(r.message()).isEqualTo("restored the GPU limits found before the first write on 1 board; the kept originals "
+                + "in a store under test could not be removed (read-only file system), the next start restores them again");
+        assertThat(fake.limitMw(0)).isEqualTo(700_000);
+        assertThat(gpus.held()).as("the file still holds them").isTrue();
+        assertThat(gpus.restore().message()).startsWith("restored the GPU limits found before the first write on 1 board");
+        assertThat(fake.limitsSet()).containsExactly("0 300000", "0 700000", "0 700000");
+    }
+
     @Test
     void aRefusedRestoreIsReportedAndTheRecordKept() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
