@@ -12,10 +12,11 @@ import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.inventory.HostInventory;
 import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
@@ -26,9 +27,8 @@ import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.quarkus.runtime.ShutdownEvent;
@@ -61,7 +61,7 @@ public class NodeAgent {
     private final AgentMetrics metrics;
     private final Clock clock;
     private final Instance<Host> hosts;
-    private final Instance<HostOriginals> originals;
+    private final Instance<KeptOriginals<CpuOriginals>> originals;
     private final HttpClient http;
     private volatile boolean probed;
     private volatile Instant started;
@@ -73,7 +73,7 @@ public class NodeAgent {
     private StatusPublisher status;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
-                     Instance<HostOriginals> originals, HttpClient http) {
+                     Instance<KeptOriginals<CpuOriginals>> originals, HttpClient http) {
         this.client = client;
         this.settings = settings;
         this.metrics = metrics;
@@ -112,9 +112,9 @@ public class NodeAgent {
         view = new InformerView(client);
         cpuControls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
         gpuControls = new GpuControls(hostGpuControl, (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
-        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        NodeTelemetry.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
-                new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
+                new NodeTelemetry(meter, hostGpus, fetch, metrics, clock),
                 status = new StatusPublisher(new StatusWriter(client, clock), events, metrics),
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());

@@ -13,9 +13,8 @@ import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.Action;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
 import io.joulie.agent.power.GpuSample;
-import io.joulie.agent.power.PowerReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.routing.Route;
 import io.joulie.agent.routing.Routing;
 import io.joulie.api.v1alpha1.ControlResult;
@@ -62,22 +61,20 @@ final class NodeReconciler implements AgentLoop.Reconciler {
     private final AgentView view;
     private final CpuControls cpu;
     private final GpuControls gpu;
-    private final PowerReader power;
-    private final GpuReader gpus;
+    private final NodeTelemetry telemetry;
     private final StatusPublisher status;
     private final HardwarePublisher hardware;
     private final AgentMetrics metrics;
     /** By node; concurrent, because the watches' threads list the nodes to visit (Memory is the worker's alone). */
     private final Map<String, Map<Family, Memory>> nodes = new ConcurrentHashMap<>();
 
-    NodeReconciler(ServedNodes served, AgentView view, CpuControls cpu, GpuControls gpu, PowerReader power, GpuReader gpus,
+    NodeReconciler(ServedNodes served, AgentView view, CpuControls cpu, GpuControls gpu, NodeTelemetry telemetry,
                    StatusPublisher status, HardwarePublisher hardware, AgentMetrics metrics) {
         this.served = served;
         this.view = view;
         this.cpu = cpu;
         this.gpu = gpu;
-        this.power = power;
-        this.gpus = gpus;
+        this.telemetry = telemetry;
         this.status = status;
         this.hardware = hardware;
         this.metrics = metrics;
@@ -103,8 +100,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
                 nodes.remove(node);
                 cpu.forget(node);
                 gpu.forget(node);
-                power.forget(node);
-                gpus.forget(node);
+                telemetry.forget(node);
                 status.forget(node);
                 hardware.forget(node);
                 metrics.forget(node);
@@ -125,12 +121,13 @@ final class NodeReconciler implements AgentLoop.Reconciler {
             nodes.put(node, st);
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);
-        OptionalDouble watts = power.read(node, route, periodic);
         // a remote GPU source is read first (it describes the hardware percents resolve against); the host's boards
         // after the caps, so that status and inventory show the limits now in force
+        NodeTelemetry.Reading sampled = telemetry.read(node, route, periodic);
+        OptionalDouble watts = sampled.packageWatts();
         boolean hostBoards = route.gpu().source() == SourceType.HOST;
-        List<GpuSample> boards = hostBoards ? List.of() : gpus.read(node, route, periodic);
-        Optional<NodeHardwareStatus> described = remoteHardware(node);
+        List<GpuSample> boards = sampled.boards();
+        Optional<NodeHardwareStatus> described = sampled.hardware();
         NodeFacts facts = new NodeFacts(watts, described);
         Optional<NodePowerProfile> npp = view.profileFor(node);
 
@@ -141,10 +138,10 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         Optional<Done> gpuDone = enforce(node, gpuMemory, gpu, route,
                 npp.map(p -> remember(p, gpuMemory, NodePowerProfileValidator.gpu(p, gpuMemory.performanceCap))), facts, periodic);
         if (hostBoards) {
-            boards = gpus.read(node, route, periodic);
+            boards = telemetry.hostBoards(node);
         }
         Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
-        Optional<String> refused = power.refusal(node);
+        Optional<String> refused = sampled.refusal();
         cpuDone.ifPresent(d -> {
             ControlOutcome out = d.out();
             out = watts.isPresent() ? out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : out;
@@ -269,16 +266,5 @@ final class NodeReconciler implements AgentLoop.Reconciler {
 
     private static Double boxed(OptionalDouble value) {
         return value.isPresent() ? value.getAsDouble() : null;
-    }
-
-    /** The hardware the node's HTTP telemetry describes: the CPU part from the CPU source, the GPU part from the GPU source. */
-    private Optional<NodeHardwareStatus> remoteHardware(String node) {
-        Optional<NodeHardwareStatus> fromCpu = power.hardware(node);
-        Optional<NodeHardwareStatus> fromGpu = gpus.hardware(node);
-        if (fromCpu.isEmpty() && fromGpu.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new NodeHardwareStatus(fromCpu.map(NodeHardwareStatus::cpu).orElse(null),
-                fromGpu.or(() -> fromCpu).map(NodeHardwareStatus::gpu).orElse(null), null));
     }
 }

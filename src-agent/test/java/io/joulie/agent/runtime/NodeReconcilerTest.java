@@ -16,9 +16,7 @@ import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
-import io.joulie.agent.host.GpuOriginals;
 import io.joulie.agent.host.Host;
-import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.inventory.HostInventory;
@@ -26,9 +24,8 @@ import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.ControlResult;
@@ -142,9 +139,8 @@ class NodeReconcilerTest {
                 (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
         this.controls = controls;
         this.gpuControls = gpuControls;
-        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
-        PowerReader power = new PowerReader(h == null ? null : new PackagePowerMeter(h.powercap(), clock), fetch, metrics, clock);
-        GpuReader gpus = new GpuReader(h == null ? null : h.gpus(), fetch, metrics);
+        NodeTelemetry telemetry = new NodeTelemetry(h == null ? null : new PackagePowerMeter(h.powercap(), clock), h == null ? null : h.gpus(),
+                (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
         StatusPublisher status = new StatusPublisher(this::writeStatus,
                 (node, changed) -> changed.forEach((family, out) -> (family == Family.CPU ? written : gpuWritten).add(out)), metrics);
         HardwarePublisher hardware = new HardwarePublisher(inventory, new HardwarePublisher.Sink() {
@@ -159,7 +155,7 @@ class NodeReconcilerTest {
                 return true;
             }
         }, metrics);
-        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power, gpus, status, hardware, metrics);
+        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, telemetry, status, hardware, metrics);
     }
 
     /**
@@ -627,7 +623,7 @@ class NodeReconcilerTest {
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
         assertThat(nvml.limitMw(1)).isEqualTo(350_000);
         assertThat(gpuOriginalsFile()).as("removed after a restore that put every board back").doesNotExist();
-        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(ControlResult.APPLIED);
+        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(ControlResult.RESTORED);
         assertThat(originalsFile()).doesNotExist();
     }
 
@@ -681,8 +677,8 @@ class NodeReconcilerTest {
         agent.reconcile(NODE, false);
 
         assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
-        assertThat(gpuStatus().message()).startsWith("cannot read the GPU limits an earlier run kept (" + gpuOriginalsFile()
-                + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
+        assertThat(gpuStatus().message()).startsWith("the GPU originals in " + gpuOriginalsFile() + " cannot be read ("
+                + gpuOriginalsFile() + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
         assertThat(nvml.limitsSet()).isEmpty();
         assertThat(host.limit(0)).isEqualTo("120000000");
     }
@@ -805,6 +801,61 @@ class NodeReconcilerTest {
             assertThat(gpuStatus().devices()).containsExactly(new NodePowerProfileStatus.Device(0, "sim-H100", 700.0));
             assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.HTTP);
             assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /**
+     * The twin's cluster mode gives the CPU and the GPU family the same telemetry endpoint: each periodic pass asks it
+     * once, and its one answer gives the package power, the boards and the hardware the percent resolves against.
+     */
+    @Test
+    void aPoolAgentAsksAnEndpointServingBothFamiliesOncePerPass() throws IOException {
+        List<String> reads = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            if ("GET".equals(ex.getRequestMethod())) {
+                reads.add(ex.getRequestURI().getPath());
+                byte[] body = ("{\"packagePowerWatts\":180,\"gpu\":{\"devices\":[{\"index\":0,\"name\":\"sim-H100\",\"capWatts\":700,"
+                        + "\"powerWatts\":300,\"energyJoules\":5}]},\"hardware\":{\"gpu\":{\"vendor\":\"nvidia\",\"model\":\"sim-H100\","
+                        + "\"devices\":[{\"index\":0,\"minWatts\":200,\"maxWatts\":700}]}}}").getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, body.length);
+                ex.getResponseBody().write(body);
+            } else {
+                ex.getRequestBody().readAllBytes();
+                ex.sendResponseHeaders(200, -1);
+            }
+            ex.close();
+        });
+        server.start();
+        try {
+            AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
+                    LabelSelector.parse(""), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
+            NodeReconciler agent = assemble(pool, null, Inventory.remote());
+            view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            TelemetryProfileSpec.Source telemetry = new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                    new TelemetryProfileSpec.HttpEndpoint(base + "/telemetry/{node}", 2), null);
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.setMetadata(new ObjectMetaBuilder().withName("simulated").build());
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
+                    new TelemetryProfileSpec.Sources(telemetry, telemetry, null, null),
+                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                            new TelemetryProfileSpec.CpuHttpControl(base + "/control/{node}", 2, null)),
+                            new TelemetryProfileSpec.GpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                                    new TelemetryProfileSpec.GpuHttpControl(base + "/control/{node}", 2, null)))));
+            view.put(tp);
+            profile("sim-1", Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+
+            agent.reconcile("sim-1", true);
+            assertThat(reads).containsExactly("/telemetry/sim-1");
+            assertThat(cpuStatus().observed()).containsEntry(Observed.PACKAGE_POWER_WATTS, 180.0);
+            assertThat(gpuStatus().devices()).containsExactly(new NodePowerProfileStatus.Device(0, "sim-H100", 700.0));
+            assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+
+            agent.reconcile("sim-1", true);
+            assertThat(reads).containsExactly("/telemetry/sim-1", "/telemetry/sim-1");
         } finally {
             server.stop(0);
         }

@@ -7,9 +7,10 @@ import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.ZoneReading;
@@ -31,21 +32,21 @@ import java.util.OptionalDouble;
  * read-back (not the value written, which the kernel may quantise) is the reference: each later call
  * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
  * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
- * or the limits are restored. Nothing is written before the originals are kept ({@link HostOriginals#beforeWrite}):
+ * or the limits are restored. Nothing is written before the originals are kept ({@link KeptOriginals#beforeWrite}):
  * a write whose originals could not outlive this process would make a crash poison them. A restore that put
  * everything back removes the kept originals. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl, HostControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
-    private final HostOriginals originals;
+    private final KeptOriginals<CpuOriginals> originals;
     private final InstantSource clock;
     private DvfsController dvfs;
     private final LimitReference<String, CapResult> reference = new LimitReference<>();
     /** A cpufreq ceiling has been written (the DVFS loop) since the last restore. */
     private boolean cpufreqWritten;
 
-    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, HostOriginals originals, InstantSource clock) {
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, KeptOriginals<CpuOriginals> originals, InstantSource clock) {
         this.powercap = powercap;
         this.cpufreq = cpufreq;
         this.originals = originals;
@@ -161,7 +162,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
         return outcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, r.observedUw());
     }
 
-    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link HostOriginals}). */
+    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link KeptOriginals}). */
     @Override
     public boolean leftByEarlierProcess() {
         return originals.leftByEarlierProcess();
@@ -178,7 +179,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
             @Override
             public long setScalingMaxKHz(int policyId, long kHz) throws IOException {
                 try {
-                    originals.beforeWrite();
+                    keep();
                 } catch (IOException e) {
                     throw new IOException(unkeptMessage(e), e);
                 }
@@ -203,10 +204,15 @@ public final class HostCpuControl implements CpuControl, HostControl {
                 + "that a crash cannot make the agent's own limits pass for the originals";
     }
 
+    /** Keeps what is in force as the originals, unless they are kept already: before every write. */
+    private void keep() throws IOException {
+        originals.beforeWrite(() -> CpuOriginals.inForce(powercap, cpufreq));
+    }
+
     /** Keeps the originals before a write; the outcome to report instead of writing when they cannot be kept. */
     private Optional<ControlOutcome> keepOriginals(CpuBackend backend, Map<String, Long> current) {
         try {
-            originals.beforeWrite();
+            keep();
             return Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.of(outcome(backend, ControlResult.ERROR, unkeptMessage(e), current));

@@ -5,9 +5,10 @@ import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
+import io.joulie.agent.host.OriginalsKind;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.SysfsCpufreq;
@@ -111,7 +112,7 @@ class HostCpuControlTest {
             }
         };
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), kernel)) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU),
                     InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(ControlResult.APPLIED);
@@ -138,7 +139,7 @@ class HostCpuControlTest {
         Path p0 = host.intelPackage(0);
         FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0"); // no known maximum, no MSR: blocked
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), () -> { })) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU),
                     InstantSource.system());
             ControlOutcome first = control.enforce(100, OptionalDouble.empty());
             assertThat(first.result()).isEqualTo(ControlResult.BLOCKED);
@@ -158,7 +159,7 @@ class HostCpuControlTest {
     void theDvfsFallbackWithoutAPowerReadingIsBlocked() throws IOException {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
         Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
-        HostCpuControl control = new HostCpuControl(Powercap.absent(), cpufreq, HostOriginals.inMemory(Powercap.absent(), cpufreq),
+        HostCpuControl control = new HostCpuControl(Powercap.absent(), cpufreq, KeptOriginals.inMemory(OriginalsKind.CPU),
                 InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
         assertThat(out.backend()).isEqualTo(CpuBackend.DVFS);
