@@ -24,12 +24,13 @@ abstract class ClusterScenario {
 
     /**
      * After a scenario whose agents have stopped for good: their answers ({@code status.applied} of every
-     * NodePowerProfile) go too. A stale answer holds the closed loop of the next scenarios, as it should on a cluster
-     * whose agent is gone: a node going up keeps its eco label until its agent confirms the performance cap (decisions
-     * 102, 129).
+     * NodePowerProfile) and the nodes' NodeHardware go too. A stale answer, or a NodeHardware saying an agent serves the
+     * node, holds the closed loop of the next scenarios, as it should on a cluster whose agent is gone: a node going up
+     * keeps its eco label until its agent confirms the performance cap (decisions 102, 129).
      */
     static void removeAgentReports() {
         if (cluster != null) {
+            cluster.kubectl(null, "delete", "nodehardwares", "--all", "--ignore-not-found", "--wait=true").ok();
             for (NodePowerProfile npp : cluster.admin.resources(NodePowerProfile.class).list().getItems()) {
                 if (npp.getStatus() != null && npp.getStatus().applied() != null) {
                     cluster.admin.resources(NodePowerProfile.class).withName(npp.getMetadata().getName()).subresource("status")

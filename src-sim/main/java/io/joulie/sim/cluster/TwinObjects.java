@@ -95,7 +95,7 @@ final class TwinObjects {
 
     /**
      * On a cluster that outlives the run: removes the twin's Pods (by label: other Pods in the namespace stay), its
-     * Nodes, their NodePowerProfiles, the agent's node-scoped TelemetryProfiles and NodeHardware, and its cluster
+     * Nodes, their NodePowerProfiles (with the agent's answers in them) and NodeHardware, and its cluster
      * TelemetryProfile.
      * Nothing when this run created nothing (it was refused).
      */
@@ -108,9 +108,8 @@ final class TwinObjects {
             client.pods().inNamespace(NAMESPACE).withLabel(MANAGED_BY, "joulie-sim").withGracePeriod(0).delete();
             for (String name : List.copyOf(nodes.keySet())) {
                 client.nodes().withName(name).delete();
-                // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
+                // the operator's NodePowerProfile, which holds the agent's answer too
                 client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
-                client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
                 // and the agent's NodeHardware (owned by the Node: a real server collects it, the mock does not)
                 client.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
