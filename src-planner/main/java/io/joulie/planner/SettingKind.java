@@ -60,7 +60,7 @@ abstract class SettingKind<T> {
     };
     static final SettingKind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
             "must be hold, force or evict");
-    static final SettingKind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
+    static final SettingKind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::policyName,
             "is not a known policy (" + PolicyType.knownValues() + ")");
     /** A share of capacity on top of a demand: no upper bound, never negative (everywhere). */
     static final SettingKind<Double> HEADROOM = Numeric.decimal(v -> Double.isFinite(v) && v >= 0, "must be at least 0", false);
