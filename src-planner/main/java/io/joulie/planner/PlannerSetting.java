@@ -13,11 +13,14 @@ import java.util.function.BiConsumer;
 import java.util.function.Function;
 
 /**
- * The table of planner settings: each row declares one setting once, with every name it has (environment variable,
- * {@code joulie.*} property, {@code spec.policy} field of the {@code Joulie} resource, simulator parameter), its
- * default, how its text is read and what makes a value invalid. Everything else is derived from the rows: the
- * operator's property mapping and parser, the {@code spec.policy} overlay and {@code status.effectivePolicy}, the
- * simulator's parameters and the environment it starts the operator with; a test holds docs/configuration.md to them.
+ * The table of planner settings: each row declares one setting once, with every name it has ({@code spec.policy} field
+ * of the {@code Joulie} resource, the one place for planning settings; simulator parameter; and, until the next
+ * release, the environment variable and {@code joulie.*} property the operator still honours under {@code spec.policy}
+ * and reports, decision 136), its default, how its text is read and what makes a value invalid. Everything else is
+ * derived from the rows: the {@code spec.policy} overlay and {@code status.effectivePolicy}, the operator's property
+ * mapping and parser, the simulator's parameters and the {@code spec.policy} it plans with; a test holds
+ * docs/configuration.md to them. The value kinds are {@link SettingKind}; the rules between fields
+ * {@link CrossFieldRules}.
  *
  * <p>The environment is lenient where the policies clamp ({@code STATIC_HP_FRAC=1.5} is planned as 1), and an unknown
  * {@code POLICY_TYPE} falls back to {@code static_partition}; {@code spec.policy} is strict: a value out of its range
@@ -332,17 +335,6 @@ public final class PlannerSetting<T> {
 
     private Object specValue(PlannerSettings s) {
         return kind.toSpec(get(s));
-    }
-
-    /** The settings as the operator's environment variables (the simulator starts the operator with them). */
-    public static Map<String, String> environment(PlannerSettings s) {
-        Map<String, String> env = new LinkedHashMap<>();
-        ALL.forEach(row -> env.put(row.env, row.text(s)));
-        return env;
-    }
-
-    private String text(PlannerSettings s) {
-        return kind.format(get(s));
     }
 
     /** The documented defaults, read from the table ({@link PlannerSettings#defaults()} keeps them). */

@@ -76,9 +76,10 @@ class SettingsTableTest {
         String doc = Files.readString(Manifests.repository().resolve("docs/configuration.md"));
 
         for (PlannerSetting<?> s : PlannerSetting.ALL) {
-            assertThat(doc).as("docs/configuration.md, Settings").contains("| `%s` | `%s` | `%s` |".formatted(s.env(),
-                    s.property(), s.defaultText()));
-            assertThat(doc).as("docs/configuration.md, spec.policy").contains("| `%s` | `%s` |".formatted(s.specField(), s.env()));
+            String defaultValue = s.defaultText().equals("none") ? "unset" : "`" + s.defaultText() + "`";
+            assertThat(doc).as("docs/configuration.md, spec.policy").contains("| `%s` | %s |".formatted(s.specField(), defaultValue));
+            assertThat(doc).as("docs/configuration.md, planning variables in the environment")
+                    .contains("| `%s` | `%s` |".formatted(s.env(), s.specField()));
         }
     }
 }
