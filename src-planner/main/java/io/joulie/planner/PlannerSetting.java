@@ -175,10 +175,24 @@ public final class PlannerSetting<T> {
         this.simKind = simKind;
     }
 
+    /**
+     * A setting of this release's table: its {@code spec.policy} field and, honoured under it until the next release
+     * and reported (decision 136), its environment variable and property. Do not add settings with this: use
+     * {@link #spec}.
+     */
     private static <T> PlannerSetting<T> row(String env, String property, String specField, SettingKind<T> kind,
                                              String defaultText, String meaning, Function<PlannerSettings, T> get,
                                              BiConsumer<PlannerSettings.Builder, T> set) {
         return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, null, null, null);
+    }
+
+    /**
+     * A setting that lives in {@code spec.policy} only, as every setting added from decision 136 on: no environment
+     * variable and no property; the operator reads it from the {@code Joulie} resource alone.
+     */
+    static <T> PlannerSetting<T> spec(String specField, SettingKind<T> kind, String defaultText, String meaning,
+                                      Function<PlannerSettings, T> get, BiConsumer<PlannerSettings.Builder, T> set) {
+        return new PlannerSetting<>(null, null, specField, kind, defaultText, meaning, get, set, null, null, null);
     }
 
     private PlannerSetting<T> simulator(String key, String defaultValue) {
@@ -190,14 +204,22 @@ public final class PlannerSetting<T> {
         return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, key, defaultValue, textKind);
     }
 
-    /** The documented environment variable, e.g. {@code STATIC_HP_FRAC}. */
+    /**
+     * The environment variable honoured until the next release, e.g. {@code STATIC_HP_FRAC}; null for a setting that
+     * lives in {@code spec.policy} only ({@link #inEnvironment()}).
+     */
     public String env() {
         return env;
     }
 
-    /** The property, e.g. {@code joulie.static-hp-frac}. */
+    /** The property of {@link #env()}, e.g. {@code joulie.static-hp-frac}; null when it has none. */
     public String property() {
         return property;
+    }
+
+    /** Whether the operator's environment may still set it (until the next release, reported; decision 136). */
+    public boolean inEnvironment() {
+        return env != null;
     }
 
     /** The field of {@code spec.policy}, e.g. {@code staticHpFrac}. */
@@ -220,9 +242,11 @@ public final class PlannerSetting<T> {
         return Optional.ofNullable(simDefault);
     }
 
-    /** What the setting means, in a few words, naming its variable: {@code cap of the eco profile (ECO_CAP_WATTS)}. */
+    /**
+     * What the setting means, in a few words, naming its field: {@code cap of the eco profile (spec.policy.ecoCapWatts)}.
+     */
     public String meaning() {
-        return meaning + " (" + env + ")";
+        return meaning + " (spec.policy." + specField + ")";
     }
 
     public T get(PlannerSettings s) {
@@ -253,7 +277,7 @@ public final class PlannerSetting<T> {
         Optional<String> unknownPolicy = Optional.empty();
         int before = problems.lines().size();
         for (PlannerSetting<?> s : ALL) {
-            if (source == Source.SIMULATOR && s.simKey == null) {
+            if (!s.readsTextFrom(source)) {
                 continue;
             }
             String t = text.apply(s);
@@ -269,8 +293,25 @@ public final class PlannerSetting<T> {
         return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
     }
 
+    /**
+     * Whether {@link #read} takes this setting's text from {@code source}: the simulator only where it has a parameter,
+     * the environment only where it has a variable; the setting keeps its default otherwise.
+     */
+    boolean readsTextFrom(Source source) {
+        return switch (source) {
+            case SIMULATOR -> simKey != null;
+            case ENVIRONMENT -> env != null;
+            case SPEC_POLICY -> false;
+        };
+    }
+
     /** Settings read from text, and the unknown {@code POLICY_TYPE} that was replaced by static_partition, if any. */
     public record Read(Optional<PlannerSettings> settings, Optional<String> unknownPolicy) {
+    }
+
+    /** Reads the documented default into {@code b}; a problem names the {@code spec.policy} field. */
+    void readDefault(Problems problems, PlannerSettings.Builder b) {
+        readText(Source.ENVIRONMENT, defaultText, "spec.policy." + specField + " default", problems, b);
     }
 
     private void readText(Source source, String text, String where, Problems problems, PlannerSettings.Builder b) {
@@ -341,7 +382,7 @@ public final class PlannerSetting<T> {
     static PlannerSettings documentedDefaults() {
         PlannerSettings.Builder b = new PlannerSettings.Builder();
         Problems problems = new Problems();
-        ALL.forEach(s -> s.readText(Source.ENVIRONMENT, s.defaultText, s.env, problems, b));
+        ALL.forEach(s -> s.readDefault(problems, b));
         problems.throwIfAny("The planner's documented defaults are invalid");
         return b.build();
     }

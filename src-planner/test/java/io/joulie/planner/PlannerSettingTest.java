@@ -32,13 +32,48 @@ class PlannerSettingTest {
         var envs = new HashSet<String>();
         var fields = new HashSet<String>();
         for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            if (!s.inEnvironment()) {
+                assertThat(s.property()).isNull();
+                assertThat(fields.add(s.specField())).as("%s once", s.specField()).isTrue();
+                continue;
+            }
             assertThat(s.property()).startsWith("joulie.");
             assertThat(s.env()).isEqualTo(s.property().substring("joulie.".length()).replace('-', '_').toUpperCase(Locale.ROOT));
             assertThat(envs.add(s.env())).as("%s once", s.env()).isTrue();
             assertThat(fields.add(s.specField())).as("%s once", s.specField()).isTrue();
-            assertThat(s.meaning()).endsWith("(" + s.env() + ")");
+            assertThat(s.meaning()).endsWith("(spec.policy." + s.specField() + ")");
         }
         assertThat(PlannerSetting.ALL).hasSize(PlannerSettings.class.getRecordComponents().length);
+    }
+
+    @Test
+    void aSettingOfSpecPolicyOnlyHasNoVariableAndIsNeverReadFromTheEnvironment() {
+        PlannerSetting<Double> spec = PlannerSetting.spec("staticHpFrac", SettingKind.FRACTION, "0.25", "a share",
+                PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac);
+        PlannerSettings.Builder b = PlannerSettings.defaults().toBuilder();
+        Problems problems = new Problems();
+
+        spec.readDefault(problems, b);
+
+        assertThat(spec.inEnvironment()).isFalse();
+        assertThat(spec.env()).isNull();
+        assertThat(spec.readsTextFrom(PlannerSetting.Source.ENVIRONMENT)).as("keeps its default there").isFalse();
+        assertThat(spec.readsTextFrom(PlannerSetting.Source.SIMULATOR)).as("no simulator parameter").isFalse();
+        assertThat(spec.meaning()).isEqualTo("a share (spec.policy.staticHpFrac)");
+        assertThat(b.build().staticHpFrac()).isEqualTo(0.25);
+        assertThat(problems.lines()).isEmpty();
+        assertThat(PlannerSetting.STATIC_HP_FRAC.readsTextFrom(PlannerSetting.Source.ENVIRONMENT)).isTrue();
+    }
+
+    @Test
+    void aBadDefaultNamesTheField() {
+        PlannerSetting<Double> spec = PlannerSetting.spec("staticHpFrac", SettingKind.FRACTION, "half", "a share",
+                PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac);
+        Problems problems = new Problems();
+
+        spec.readDefault(problems, PlannerSettings.defaults().toBuilder());
+
+        assertThat(problems.lines()).containsExactly("spec.policy.staticHpFrac default = 'half': is not a number");
     }
 
     @Test

@@ -22,7 +22,7 @@ public record PlanningVariable(String variable, String field) {
     /** The planning variables {@code environment} sets, in the settings table's order. */
     public static List<PlanningVariable> in(Function<String, String> environment) {
         List<PlanningVariable> found = new ArrayList<>();
-        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+        for (PlannerSetting<?> s : PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).toList()) {
             for (String name : List.of(s.env(), quarkusName(s))) {
                 if (environment.apply(name) != null) {
                     found.add(new PlanningVariable(name, s.specField()));
