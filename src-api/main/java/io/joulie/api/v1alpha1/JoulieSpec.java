@@ -2,6 +2,7 @@ package io.joulie.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -158,14 +159,26 @@ public record JoulieSpec(
             return of(fields(namesAndValues));
         }
 
-        /** These planner settings with the rule fields of {@code rules} (none when it is null). */
+        /** The fields that hold rules rather than planner settings: the last ones of the record. */
+        public static final List<String> RULE_FIELDS = List.of("timeZone", "schedules", "powerBudget", "hotspots", "telemetry");
+
+        /**
+         * These planner settings with the rule fields of {@code rules} (none when it is null), by name: a planner setting
+         * added to the record needs nothing here.
+         */
         public Policy withRulesOf(Policy rules) {
-            return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
-                    queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
-                    gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
-                    downgradeEscalation, downgradeTimeout, reconcileInterval, settleTime, capConfirmationTimeout,
-                    maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac, ecoCapWattsByType, rules.timeZone,
-                    rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+            if (rules == null) {
+                return this;
+            }
+            Map<String, Object> fields = JSON.convertValue(this, FIELDS);
+            Map<String, Object> ruleFields = JSON.convertValue(rules, FIELDS);
+            for (String f : RULE_FIELDS) {
+                fields.remove(f);
+                if (ruleFields.get(f) != null) {
+                    fields.put(f, ruleFields.get(f));
+                }
+            }
+            return of(fields);
         }
     }
 
@@ -251,6 +264,8 @@ public record JoulieSpec(
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, Object>> FIELDS = new TypeReference<>() {
+    };
 
     private static Map<String, Object> fields(Object... namesAndValues) {
         Map<String, Object> fields = new LinkedHashMap<>();

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What the operator derives from the planner's settings table, and the places that must agree with it. */
 class SettingsTableTest {
-    static final List<String> RULE_FIELDS = List.of("timeZone", "schedules", "powerBudget", "hotspots", "telemetry");
+    static final List<String> RULE_FIELDS = JoulieSpec.Policy.RULE_FIELDS;
 
     @Test
     void eachPropertyTakesItsDocumentedVariableElseTheDefault() {
