@@ -57,7 +57,7 @@ class ContractGuardTest {
     void aPerformanceOnlyPodOnAnEcoNodeSendsItBackToThePerformanceCapAtOnce() {
         ManagedNode n = node(ActiveEco, "eco", List.of("hpc/late"));
 
-        Transition t = GUARD.check(n, ActiveEco, "static-partition-v1", SINCE.plusSeconds(1));
+        Transition t = GUARD.check(n, ActiveEco, "static_partition", SINCE.plusSeconds(1));
 
         assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
         assertThat(t.to()).as("the plan still wants eco: drain").isEqualTo(DrainingPerformance);
@@ -69,7 +69,7 @@ class ContractGuardTest {
         assertThat(n.violators()).containsExactly("hpc/late");
 
         // planned performance instead: the plain raise
-        Transition up = GUARD.check(n, ActivePerformance, "static-partition-v1", SINCE.plusSeconds(1));
+        Transition up = GUARD.check(n, ActivePerformance, "static_partition", SINCE.plusSeconds(1));
         assertThat(up.to()).isEqualTo(ActivePerformance);
         assertThat(up.outcome()).isEqualTo(Outcome.COMPLETED);
     }
@@ -194,14 +194,14 @@ class ContractGuardTest {
 
     @Test
     void theRecheckBetweenTicksHeadsWhereTheStateSaysAndKeepsTheReason() {
-        String reason = "selected for eco by static-partition-v1; schedule 'night'";
+        String reason = "selected for eco by static_partition; schedule 'night'";
         ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of()).withReason(reason);
-        Transition early = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(4));
+        Transition early = GUARD.recheck(draining, null, "static_partition", SINCE.plusSeconds(4));
         assertThat(early.to()).isEqualTo(DrainingPerformance);
         assertThat(early.reason()).isEqualTo(reason);
-        Transition commit = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(5));
+        Transition commit = GUARD.recheck(draining, null, "static_partition", SINCE.plusSeconds(5));
         assertThat(commit.to()).isEqualTo(ActiveEco);
-        assertThat(commit.reason()).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(commit.reason()).isEqualTo("selected for eco by static_partition");
         assertThat(GUARD.commitAt(draining)).isEqualTo(SINCE.plusSeconds(5));
 
         ManagedNode waiting = node(ActivePerformance, "eco", List.of()).withReason("selected for performance by x; note")

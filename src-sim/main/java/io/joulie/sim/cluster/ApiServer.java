@@ -27,7 +27,7 @@ final class ApiServer implements AutoCloseable {
     /** The mock server logs every request at INFO; kept referenced so the level sticks. */
     private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
     private static final List<String> CRDS = List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml",
-            "10-crd-nodehardwares.joulie.io.yml");
+            "10-crd-nodehardwares.joulie.io.yml", "10-crd-joulies.joulie.io.yml");
 
     static {
         MOCK_LOG.setLevel(java.util.logging.Level.WARNING);

@@ -23,6 +23,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.PlanningVariable;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
@@ -164,6 +165,9 @@ public class JoulieReconciler implements Reconciler<Joulie> {
         if (!policy.errors().isEmpty()) {
             status.problem(ConditionReason.InvalidPolicy, "spec.policy is not applied, the settings in "
                     + "status.effectivePolicy stay in force: " + String.join("; ", policy.errors()));
+        }
+        if (!policy.environment().isEmpty()) {
+            status.problem(ConditionReason.PlanningSettingInEnvironment, PlanningVariable.summary(policy.environment()));
         }
         if (report != null) {
             status.planner(report.nodes(), report.excluded(), report.problems(), report.budgetHold());

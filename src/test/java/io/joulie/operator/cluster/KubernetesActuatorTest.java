@@ -85,15 +85,15 @@ class KubernetesActuatorTest {
         npp.getMetadata().setResourceVersion(resourceVersion);
         npp.getMetadata().setGeneration(generation);
         npp.setSpec(new NodePowerProfileSpec("n1", profile, NodePowerProfileSpec.CpuPower.watts(cap),
-                new NodePowerProfileSpec.PolicyRef("static-partition-v1")));
+                new NodePowerProfileSpec.PolicyRef("static_partition")));
         npp.setStatus(new NodePowerProfileStatus(state, SINCE.toString(), "selected for " + profile.value()
-                + " by static-partition-v1", generation));
+                + " by static_partition", generation));
         return npp;
     }
 
     static NodeAssignment eco() {
-        return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static-partition-v1",
-                Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static-partition-v1");
+        return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static_partition",
+                Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition");
     }
 
     List<RecordedRequest> requests() throws InterruptedException {
@@ -136,7 +136,7 @@ class KubernetesActuatorTest {
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
 
         assertThat(actuator.apply(new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x",
-                Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1"))).isTrue();
+                Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition"))).isTrue();
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
                 .containsExactly("PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY, "PATCH /api/v1/nodes/n1");
@@ -263,7 +263,7 @@ class KubernetesActuatorTest {
 
     static NodeAssignment up(String label, CapStatus cap) {
         return new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x", Profile.PERFORMANCE,
-                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1", label, cap, List.of());
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition", label, cap, List.of());
     }
 
     @Test
@@ -294,7 +294,7 @@ class KubernetesActuatorTest {
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
 
         assertThat(actuator.apply(new NodeAssignment("n1", PowerState.DrainingPerformance, SINCE, "rescued", Profile.PERFORMANCE,
-                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1"))).isTrue();
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition"))).isTrue();
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
                 .containsExactly("PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY, "PATCH /api/v1/nodes/n1");

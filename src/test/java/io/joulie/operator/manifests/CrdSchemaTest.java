@@ -39,7 +39,7 @@ class CrdSchemaTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "eco with cap | {'spec':{'nodeName':'worker-01','profile':'eco','cpu':{'packagePowerCapWatts':180},'policy':{'name':'rule-swap-v1'}}}",
+            "eco with cap | {'spec':{'nodeName':'worker-01','profile':'eco','cpu':{'packagePowerCapWatts':180},'policy':{'name':'rule_swap_v1'}}}",
             "performance without cap | {'spec':{'nodeName':'worker-01','profile':'performance'}}",
             "with status | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'DrainingPerformance','since':'2026-01-01T00:00:00Z','reason':'x','observedGeneration':2}}",
     })

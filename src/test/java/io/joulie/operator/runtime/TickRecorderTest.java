@@ -53,7 +53,7 @@ class TickRecorderTest {
     }
 
     static Planner.TickPlan plan(int performanceNodes, RuleReport rules, Transition... transitions) {
-        return new Planner.TickPlan(new Plan("static-partition-v1", Map.of("a", Profile.ECO), performanceNodes, "test"),
+        return new Planner.TickPlan(new Plan("static_partition", Map.of("a", Profile.ECO), performanceNodes, "test"),
                 List.of(transitions), List.of(), rules, Map.of(), Map.of());
     }
 
