@@ -2,6 +2,7 @@ package io.joulie.agent.k8s;
 
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
@@ -12,7 +13,7 @@ import java.time.temporal.ChronoUnit;
 
 /**
  * Writes the agent's answer, {@code status.applied} of a NodePowerProfile, with server-side apply under the agent's own
- * field manager ({@link JoulieApi#AGENT_FIELD_MANAGER}) through the status subresource: the operator's fields of the
+ * field manager ({@link FieldManagers#AGENT}) through the status subresource: the operator's fields of the
  * status are another manager's and stay as they are, and no read comes first (apply needs no resourceVersion).
  */
 public final class StatusWriter implements StatusPublisher.Sink {
@@ -30,6 +31,6 @@ public final class StatusWriter implements StatusPublisher.Sink {
         answer.setMetadata(new ObjectMetaBuilder().withName(npp.getMetadata().getName()).build());
         answer.setStatus(NodePowerProfileStatus.ofApplied(new Applied(applied.generation(), applied.cpu(), applied.gpu(),
                 clock.instant().truncatedTo(ChronoUnit.SECONDS).toString())));
-        client.resource(answer).subresource("status").patch(JoulieApi.apply(JoulieApi.AGENT_FIELD_MANAGER), answer);
+        client.resource(answer).subresource("status").patch(FieldManagers.apply(FieldManagers.AGENT), answer);
     }
 }

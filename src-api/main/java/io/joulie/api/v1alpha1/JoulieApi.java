@@ -1,8 +1,5 @@
 package io.joulie.api.v1alpha1;
 
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -40,20 +37,6 @@ public final class JoulieApi {
      * agent watches only the TelemetryProfiles labelled with its node and the unlabelled ones.
      */
     public static final String NODE_LABEL = "joulie.io/node";
-
-    /**
-     * The operator's server-side apply field manager: it owns a NodePowerProfile's spec and its status but for
-     * {@code applied}, and the {@link #POWER_PROFILE_LABEL} of the Nodes.
-     */
-    public static final String OPERATOR_FIELD_MANAGER = "joulie-operator";
-    /** The agents' server-side apply field manager: it owns {@code status.applied} of the NodePowerProfiles. */
-    public static final String AGENT_FIELD_MANAGER = "joulie-agent";
-
-    /** A server-side apply by {@code fieldManager}, taking over fields another manager set (each field has one writer). */
-    public static PatchContext apply(String fieldManager) {
-        return new PatchContext.Builder().withPatchType(PatchType.SERVER_SIDE_APPLY).withFieldManager(fieldManager).withForce(true)
-                .build();
-    }
 
     private static final Pattern LABEL_VALUE = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?");
 

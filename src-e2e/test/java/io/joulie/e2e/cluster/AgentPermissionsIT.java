@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareSpec;
@@ -155,7 +156,7 @@ class AgentPermissionsIT extends ClusterScenario {
         answer.setMetadata(new ObjectMetaBuilder().withName(name).build());
         answer.setStatus(NodePowerProfileStatus.ofApplied(new NodePowerProfileStatus.Applied(1L, new NodePowerProfileStatus.Cpu(
                 ControlResult.APPLIED, "powercap", 100.0, null, null, message), null, "2026-01-01T00:00:00Z")));
-        return client.resource(answer).subresource("status").patch(JoulieApi.apply(JoulieApi.AGENT_FIELD_MANAGER), answer);
+        return client.resource(answer).subresource("status").patch(FieldManagers.apply(FieldManagers.AGENT), answer);
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.e2e.RepoFiles;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

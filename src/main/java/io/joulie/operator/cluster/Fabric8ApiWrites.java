@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 
@@ -29,7 +30,7 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
         this.api = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
                 .withRequestRetryBackoffLimit(0).withRequestTimeout(WRITE_TIMEOUT_MS)
                 // the field manager the API server records for a create (named after the user agent) is the operator's
-                .withUserAgent(JoulieApi.OPERATOR_FIELD_MANAGER).build())
+                .withUserAgent(FieldManagers.OPERATOR).build())
                 .withKubernetesSerialization(client.getKubernetesSerialization()).build();
     }
 
@@ -42,14 +43,14 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
     public NodePowerProfile update(NodePowerProfile npp) {
         NodePowerProfile spec = applied(npp);
         spec.setSpec(npp.getSpec());
-        return api.resource(spec).patch(JoulieApi.apply(JoulieApi.OPERATOR_FIELD_MANAGER), spec);
+        return api.resource(spec).patch(FieldManagers.apply(FieldManagers.OPERATOR), spec);
     }
 
     @Override
     public NodePowerProfile updateStatus(NodePowerProfile npp) {
         NodePowerProfile status = applied(npp);
         status.setStatus(npp.getStatus() == null ? null : npp.getStatus().operatorPart());
-        return api.resource(status).subresource("status").patch(JoulieApi.apply(JoulieApi.OPERATOR_FIELD_MANAGER), status);
+        return api.resource(status).subresource("status").patch(FieldManagers.apply(FieldManagers.OPERATOR), status);
     }
 
     /** What an apply names besides its fields: the object's name, and its resourceVersion as the precondition. */

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
@@ -228,7 +229,7 @@ final class Cluster {
         answer.getMetadata().setName(JoulieApi.nodePowerProfileName(node));
         answer.setStatus(NodePowerProfileStatus.ofApplied(new NodePowerProfileStatus.Applied(generation, new NodePowerProfileStatus.Cpu(
                 result, "powercap", capWatts, null, null, "applied node cap " + capWatts + " W"), null, "2026-11-21T12:00:00Z")));
-        client.resource(answer).subresource("status").patch(JoulieApi.apply(JoulieApi.AGENT_FIELD_MANAGER), answer);
+        client.resource(answer).subresource("status").patch(FieldManagers.apply(FieldManagers.AGENT), answer);
     }
 
     NodePowerProfile profile(String node) {
