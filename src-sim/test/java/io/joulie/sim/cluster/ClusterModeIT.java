@@ -20,6 +20,7 @@ import io.joulie.sim.RunResult;
 import io.joulie.sim.SimConfig;
 import io.joulie.sim.Simulation;
 import io.joulie.sim.Workload;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -83,7 +84,9 @@ class ClusterModeIT {
     void theRealAgentCapsTheBoardsOfGpuNodes(@TempDir Path dir) throws Exception {
         KubernetesMockServer cluster = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), true);
+        // the operator and the agent write with server-side apply, which the crud store does not serve by itself
         cluster.init();
+        ServerSideApplyDispatcher.install(cluster);
         try (KubernetesClient admin = cluster.createClient()) {
             Path kubeconfig = kubeconfig(dir, cluster);
             // an R640 and an 8-board A100 server, both eco (static_partition with no performance node, no performance job)
@@ -153,7 +156,9 @@ class ClusterModeIT {
     void aClusterGivenByKubeconfigIsUsedAndLeftAsItWas(@TempDir Path dir) throws Exception {
         KubernetesMockServer cluster = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), true);
+        // the operator and the agent write with server-side apply, which the crud store does not serve by itself
         cluster.init();
+        ServerSideApplyDispatcher.install(cluster);
         try (KubernetesClient admin = cluster.createClient()) {
             Path kubeconfig = kubeconfig(dir, cluster);
             admin.pods().inNamespace(TwinObjects.NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("someone-elses")

@@ -110,7 +110,9 @@ public final class Manifests {
         root.setDescription(description(type));
         Type[] specAndStatus = ((ParameterizedType) type.getGenericSuperclass()).getActualTypeArguments();
         root.getProperties().get("spec").setDescription(description((Class<?>) specAndStatus[0]));
-        if (specAndStatus[1] != Void.class) { // a kind without status (TelemetryProfile: routing only)
+        if (specAndStatus[1] == Void.class) {
+            root.getProperties().remove("status"); // a kind without status (TelemetryProfile: routing only)
+        } else {
             root.getProperties().get("status").setDescription(description((Class<?>) specAndStatus[1]));
         }
     }
