@@ -28,12 +28,13 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.openshift.api.model.SecurityContextConstraints;
+import io.fabric8.openshift.api.model.SecurityContextConstraintsBuilder;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.OperatorSettings;
-import io.quarkus.arc.Unremovable;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.ArrayList;
@@ -54,7 +55,6 @@ import java.util.TreeMap;
  * {@code /var/lib/joulie} keeps what the agent found on the hardware before its first write across agent restarts, and
  * the kernel's boot id tells the agent whether the node rebooted since (docs/agent-host.md).
  */
-@Unremovable // looked up by the JOSDK dependents, which are not CDI beans
 @ApplicationScoped
 public class AgentTemplate {
     /** The agent container's memory request and limit when {@code spec.agent.resources} sets none (decision 73). */
@@ -97,6 +97,11 @@ public class AgentTemplate {
     private final ValidatingAdmissionPolicy admissionPolicy;
     private final ValidatingAdmissionPolicyBinding admissionBinding;
 
+    /** The OpenShift SCC the agent's pods are admitted under, where that API exists (decision 111). */
+    public static final String SCC = "joulie-agent";
+    static final String SCC_FILE = "openshift/joulie-agent-scc.yaml";
+    private final SecurityContextConstraints scc;
+
     public AgentTemplate(KubernetesClient client, OperatorConfig config, OperatorSettings settings) {
         // The namespace the operator runs in (the client's, in a pod); the dependents watch the same one.
         this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
@@ -106,6 +111,16 @@ public class AgentTemplate {
                 MonitoringTemplate.read(ADMISSION_FILE).replace("NAMESPACE", namespace));
         this.admissionPolicy = (ValidatingAdmissionPolicy) admission.get(0);
         this.admissionBinding = (ValidatingAdmissionPolicyBinding) admission.get(1);
+        this.scc = client.getKubernetesSerialization().unmarshal(MonitoringTemplate.read(SCC_FILE), SecurityContextConstraints.class);
+    }
+
+    /**
+     * The SCC {@code joulie-agent} as {@code src/main/resources/openshift/joulie-agent-scc.yaml} says: exactly what the
+     * agent DaemonSet asks for. OpenShift admits a pod only under an SCC its ServiceAccount may use, and none of the
+     * built-in ones fits the agent without granting far more; an OLM bundle cannot ship this kind.
+     */
+    public SecurityContextConstraints scc(Joulie j) {
+        return new SecurityContextConstraintsBuilder(scc).editMetadata().withLabels(LABELS).endMetadata().build();
     }
 
     /**
