@@ -13,6 +13,7 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.PrometheusText;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -53,6 +54,7 @@ class OperatorAndAgentIT {
     static void start() throws IOException {
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), true);
         server.init();
+        ServerSideApplyDispatcher.install(server);
         client = server.createClient();
         for (String crd : List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml")) {
             CustomResourceDefinition def = client.apiextensions().v1().customResourceDefinitions()

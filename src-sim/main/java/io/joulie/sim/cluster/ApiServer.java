@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.joulie.harness.JavaApp;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -47,6 +48,7 @@ final class ApiServer implements AutoCloseable {
             KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                     new KubernetesCrudDispatcher(), true);
             server.init();
+            ServerSideApplyDispatcher.install(server);
             return new ApiServer(server, null, server.createClient());
         }
         return new ApiServer(null, kubeconfig,

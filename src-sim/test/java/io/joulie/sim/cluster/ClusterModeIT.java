@@ -20,6 +20,7 @@ import io.joulie.sim.RunResult;
 import io.joulie.sim.SimConfig;
 import io.joulie.sim.Simulation;
 import io.joulie.sim.Workload;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -84,6 +85,7 @@ class ClusterModeIT {
         KubernetesMockServer cluster = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), true);
         cluster.init();
+        ServerSideApplyDispatcher.install(cluster);
         try (KubernetesClient admin = cluster.createClient()) {
             Path kubeconfig = kubeconfig(dir, cluster);
             // an R640 and an 8-board A100 server, both eco (static_partition with no performance node, no performance job)
@@ -154,6 +156,7 @@ class ClusterModeIT {
         KubernetesMockServer cluster = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                 new KubernetesCrudDispatcher(), true);
         cluster.init();
+        ServerSideApplyDispatcher.install(cluster);
         try (KubernetesClient admin = cluster.createClient()) {
             Path kubeconfig = kubeconfig(dir, cluster);
             admin.pods().inNamespace(TwinObjects.NAMESPACE).resource(new PodBuilder().withNewMetadata().withName("someone-elses")

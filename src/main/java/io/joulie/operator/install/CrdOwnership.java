@@ -5,8 +5,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator.Problem;
+import io.joulie.operator.config.OperatorConfig;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.util.ArrayList;
@@ -40,9 +40,9 @@ public class CrdOwnership {
     private final boolean enabled;
     private volatile Optional<Problem> found;
 
-    public CrdOwnership(KubernetesClient client, @ConfigProperty(name = "joulie.crd-check.enabled", defaultValue = "true") boolean enabled) {
+    public CrdOwnership(KubernetesClient client, OperatorConfig config) {
         this.client = client;
-        this.enabled = enabled;
+        this.enabled = config.crdCheck();
     }
 
     /** The foreign CRDs as a {@code Degraded} problem, empty when every installed one is ours (or the check is off). */

@@ -28,11 +28,11 @@ import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -96,15 +96,14 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     private final Duration crdRecheck;
 
     public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, CrdOwnership crds,
-                            Clock clock, AgentPodMetrics agentPods,
-                            @ConfigProperty(name = "joulie.optional-crd-recheck", defaultValue = "1m") Duration crdRecheck) {
+                            Clock clock, AgentPodMetrics agentPods, OperatorConfig config) {
         this.agentPods = agentPods;
         this.policy = policy;
         this.clock = clock;
         this.planner = planner;
         this.leader = leader;
         this.crds = crds;
-        this.crdRecheck = crdRecheck;
+        this.crdRecheck = config.optionalCrdRecheck();
     }
 
     /** Planner reports re-run this reconciler, so the status follows them. */

@@ -10,6 +10,7 @@ import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.operator.config.OperatorSettings;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -29,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  * waits for the agent's report of the performance cap, and a wait past the bound is a Warning and a Degraded status.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class ContractTest extends TickedOperatorTest {
     @Inject
     OperatorSettings defaults;

@@ -2,6 +2,7 @@ package io.joulie.operator.it;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.runtime.PlannerLoop;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.scheduler.Scheduler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -21,7 +22,7 @@ import static org.awaitility.Awaitility.await;
  * acted on within a second, by the watchdog alone.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class ContractWatchdogLiveTest extends OperatorTest {
     @Inject
     Scheduler scheduler;

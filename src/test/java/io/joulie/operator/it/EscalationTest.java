@@ -3,6 +3,7 @@ package io.joulie.operator.it;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -17,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** DOWNGRADE_ESCALATION=force: a drain that outlasts the timeout commits eco with a Warning Event. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 @TestProfile(EscalationTest.Force.class)
 class EscalationTest extends TickedOperatorTest {
     public static class Force implements QuarkusTestProfile {

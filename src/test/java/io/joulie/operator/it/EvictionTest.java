@@ -2,6 +2,7 @@ package io.joulie.operator.it;
 
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -26,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * gets one fixed answer.)
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 @TestProfile(EvictionTest.Evict.class)
 class EvictionTest extends TickedOperatorTest {
     public static class Evict implements QuarkusTestProfile {

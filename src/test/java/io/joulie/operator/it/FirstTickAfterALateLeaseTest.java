@@ -1,6 +1,7 @@
 package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -18,6 +19,7 @@ class FirstTickAfterALateLeaseTest extends FirstTick {
     public static class Setup implements Consumer<KubernetesServer> {
         @Override
         public void accept(KubernetesServer server) {
+            ServerSideApplyDispatcher.install(server.getKubernetesMockServer());
             nodes(server);
             server.getClient().resource(new LeaseBuilder().withNewMetadata().withName("joulie-operator-leader")
                     .withNamespace("joulie-system").endMetadata().withNewSpec().withHolderIdentity("another-replica")

@@ -1,5 +1,6 @@
 package io.joulie.operator.it;
 
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
@@ -16,6 +17,7 @@ class FirstTickAfterALateSyncTest extends FirstTick {
     public static class Setup implements Consumer<KubernetesServer> {
         @Override
         public void accept(KubernetesServer server) {
+            ServerSideApplyDispatcher.install(server.getKubernetesMockServer());
             nodes(server);
             server.expect().get().withPath("/api/v1/pods?limit=500").andReturn(500, "{}").times(3);
         }

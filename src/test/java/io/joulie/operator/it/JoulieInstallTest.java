@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatusBuilder;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.BeforeEach;
@@ -20,7 +21,7 @@ import static org.awaitility.Awaitility.await;
 
 /** The Joulie resource drives the agent DaemonSet, its ServiceAccount and metrics Service, and reports truthfully. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class JoulieInstallTest extends OperatorTest {
 
     @BeforeEach

@@ -11,6 +11,7 @@ import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.PolicyType;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
  * nodes by state and lists the nodes probing left out.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class JouliePolicyTest extends TickedOperatorTest {
     static final List<String> NODES = List.of("n1", "n2", "n3", "n4");
 

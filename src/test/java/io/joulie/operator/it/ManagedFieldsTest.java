@@ -2,6 +2,7 @@ package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -11,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The operator's client reads objects without their managedFields, and keeps every other field. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class ManagedFieldsTest {
     @Inject
     KubernetesClient client;

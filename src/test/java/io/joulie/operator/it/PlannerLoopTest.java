@@ -5,6 +5,7 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
@@ -18,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** The real operator on the mock API server, the test driving its tick: static_partition 0.5, escalation hold. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class PlannerLoopTest extends TickedOperatorTest {
     @Test
     void partitionsManagedNodesAndWritesProfilesLabelsStatusAndEvents() {

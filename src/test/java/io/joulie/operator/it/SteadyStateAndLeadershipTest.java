@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.runtime.LeaderElection;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.KubernetesServer;
 import io.quarkus.test.kubernetes.client.KubernetesTestServer;
@@ -28,7 +29,7 @@ import static org.hamcrest.Matchers.equalTo;
 
 /** A converged cluster costs no API requests per tick; only the Lease holder plans; the probes report it. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class SteadyStateAndLeadershipTest extends OperatorTest {
     static final String LEASE_NS = "joulie-system";
     static final String LEASE = "joulie-operator-leader";

@@ -13,6 +13,7 @@ import io.joulie.operator.telemetry.PrometheusClient;
 import io.joulie.operator.telemetry.PrometheusServer;
 import io.joulie.operator.telemetry.ScrapedPrometheus;
 import io.joulie.operator.telemetry.SyntheticExporter;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
@@ -34,7 +35,7 @@ import static org.awaitility.Awaitility.await;
  * synthetic endpoint serving the node metrics each test sets.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class TelemetryRulesTest extends OperatorTest {
     static final Duration SLOW = Duration.ofSeconds(40);
     static ScrapedPrometheus scraped;

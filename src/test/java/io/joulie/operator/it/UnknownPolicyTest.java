@@ -1,6 +1,7 @@
 package io.joulie.operator.it;
 
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -14,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** An unknown POLICY_TYPE plans with static_partition and says so in a Warning Event. */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 @TestProfile(UnknownPolicyTest.Bogus.class)
 class UnknownPolicyTest extends TickedOperatorTest {
     public static class Bogus implements QuarkusTestProfile {

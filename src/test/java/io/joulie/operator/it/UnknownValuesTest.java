@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ import static org.awaitility.Awaitility.await;
  * plans, and each such object gets a Warning naming the fields read as unset.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 class UnknownValuesTest extends TickedOperatorTest {
 
     @Test
