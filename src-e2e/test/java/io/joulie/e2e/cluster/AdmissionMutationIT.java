@@ -17,7 +17,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Scenario 2, a cluster that mutates what the operator writes: a MutatingAdmissionPolicy (the platform's, not
- * Joulie's) appends a toleration and an environment variable to the agent DaemonSet. The operator applies its objects
+ * Joulie's) adds a toleration (the DaemonSet has none: {@code spec.agent.tolerations} is unset) and appends an
+ * environment variable to the agent DaemonSet's container. The operator applies its objects
  * with server-side apply and compares only the fields it applied (decision 132), so the appended entries are the
  * cluster's business: reconciles of the {@code Joulie} resource that change nothing of the DaemonSet write nothing to
  * it (its resourceVersion stays and the API server's audit log holds no write by the operator), and the appended
@@ -77,7 +78,7 @@ class AdmissionMutationIT extends ClusterScenario {
     void whatAnAdmissionPolicyAppendsStaysAndDoesNotMakeTheOperatorRewriteTheDaemonSet() {
         installedInterval = cluster.admin.resources(io.joulie.api.v1alpha1.Joulie.class).withName("joulie").get().getSpec().agent()
                 .reconcileInterval();
-        // the platform's policy: every DaemonSet of the namespace gets its toleration and its variable, once
+        // the platform's policy: every DaemonSet of the namespace gets its toleration and its variable
         cluster.kubectl("""
                 apiVersion: admissionregistration.k8s.io/v1beta1
                 kind: MutatingAdmissionPolicy
@@ -88,24 +89,28 @@ class AdmissionMutationIT extends ClusterScenario {
                     - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [daemonsets]}
                   failurePolicy: Fail
                   reinvocationPolicy: Never
+                  matchConditions:
+                  - name: not-yet-defaulted
+                    expression: >-
+                      !has(object.spec.template.spec.tolerations)
+                      || !object.spec.template.spec.tolerations.exists(t, has(t.key) && t.key == "%2$s")
+                      || !object.spec.template.spec.containers.all(c, has(c.env) && c.env.exists(e, e.name == "%3$s"))
+                  # ApplyConfiguration (this API server panics converting a JSONPatch value that holds a list of
+                  # objects): env is keyed by name, so the variable is merged into each container's list; tolerations is an
+                  # atomic list, given only where the DaemonSet has none (the suite's Joulie resource sets none)
                   mutations:
-                  - patchType: JSONPatch
-                    jsonPatch:
+                  - patchType: ApplyConfiguration
+                    applyConfiguration:
                       expression: >-
-                        !has(object.spec.template.spec.tolerations)
-                        ? [JSONPatch{op: "add", path: "/spec/template/spec/tolerations", value: [Object.spec.template.spec.tolerations{
-                            key: "%2$s", operator: "Exists", effect: "NoSchedule"}]}]
-                        : object.spec.template.spec.tolerations.exists(t, has(t.key) && t.key == "%2$s") ? []
-                        : [JSONPatch{op: "add", path: "/spec/template/spec/tolerations/-", value: Object.spec.template.spec.tolerations{
-                            key: "%2$s", operator: "Exists", effect: "NoSchedule"}}]
-                  - patchType: JSONPatch
-                    jsonPatch:
+                        Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{
+                          containers: object.spec.template.spec.containers.map(c, Object.spec.template.spec.containers{name: c.name,
+                            env: [Object.spec.template.spec.containers.env{name: "%3$s", value: "appended"}]})}}}}
+                  - patchType: ApplyConfiguration
+                    applyConfiguration:
                       expression: >-
-                        has(object.spec.template.spec.containers[0].env)
-                        && !object.spec.template.spec.containers[0].env.exists(e, e.name == "%3$s")
-                        ? [JSONPatch{op: "add", path: "/spec/template/spec/containers/0/env/-",
-                            value: Object.spec.template.spec.containers.env{name: "%3$s", value: "appended"}}]
-                        : []
+                        has(object.spec.template.spec.tolerations) ? Object{} :
+                        Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{
+                          tolerations: [Object.spec.template.spec.tolerations{key: "%2$s", operator: "Exists", effect: "NoSchedule"}]}}}}
                 ---
                 apiVersion: admissionregistration.k8s.io/v1beta1
                 kind: MutatingAdmissionPolicyBinding
