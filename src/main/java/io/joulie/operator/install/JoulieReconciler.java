@@ -126,29 +126,32 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     @Override
     public UpdateControl<Joulie> reconcile(Joulie joulie, Context<Joulie> context) {
         Optional<JoulieStatusAggregator.Problem> foreign = crds.foreign();
+        boolean active = Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName());
+        Monitoring monitoring = null;
         if (foreign.isEmpty()) {
             // The dependents are kept by every replica (they agree, so nothing is written)
             context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+            monitoring = active ? monitoring(joulie, context) : null;
         }
+        // A wanted kind whose CRD is missing: look again later (the activation condition checks at most that often)
+        Optional<Duration> again = monitoring != null && monitoring.missing() ? Optional.of(crdRecheck) : Optional.empty();
         if (!leader.isLeader()) {
             // The status only by the leader: a standby has no planner report, and two writers made each other's
             // patches fail (409, 422) on a real API server.
-            return UpdateControl.noUpdate();
+            return again.map(UpdateControl.<Joulie>noUpdate()::rescheduleAfter).orElseGet(UpdateControl::noUpdate);
         }
-        if (!Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
+        if (!active) {
             // Only the active resource's spec.policy may be resolved: resolving records the last valid settings.
             return write(joulie, JoulieStatusAggregator.of(joulie).notActive(clock.instant()));
         }
-        if (foreign.isPresent()) {
-            return write(joulie, JoulieStatusAggregator.of(joulie).problem(foreign.get().reason(), foreign.get().message())
-                    .build(clock.instant()));
+        if (monitoring == null) {
+            return write(joulie, JoulieStatusAggregator.of(joulie).problem(foreign.orElseThrow().reason(),
+                    foreign.orElseThrow().message()).build(clock.instant()));
         }
-        Monitoring monitoring = monitoring(joulie, context);
         UpdateControl<Joulie> update = write(joulie, statusOf(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null),
                 context.getSecondaryResources(Pod.class), context.getSecondaryResources(Event.class),
                 policy.resolve(joulie), planner.latest().orElse(null), monitoring.condition()));
-        // A wanted kind whose CRD is missing: look again later (the activation condition checks at most that often)
-        return monitoring.missing() ? update.rescheduleAfter(crdRecheck) : update;
+        return again.map(update::rescheduleAfter).orElse(update);
     }
 
     /** The MonitoringReady condition, and whether a wanted kind's CRD is missing. */
