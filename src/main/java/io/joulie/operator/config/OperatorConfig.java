@@ -53,7 +53,7 @@ public interface OperatorConfig {
 
     /** How often, at most, a missing optional CRD (Prometheus Operator, OpenShift SCC) is looked for again. */
     @WithName("optional-crd-recheck")
-    @WithDefault("1m")
+    @WithDefault("PT2M")
     Duration optionalCrdRecheck();
 
     /** Defaults of the agent DaemonSet that a Joulie resource does not set. */

@@ -19,10 +19,10 @@ import java.util.Optional;
  * github.com/joulie-k8s/Joulie) defines {@code nodehardwares.joulie.io} {@code v1alpha1} with a schema of its own; an
  * operator acting on objects of a foreign schema would misread them and write what the other project's controllers
  * do not expect. Every CRD this project ships carries the annotation {@link #MARKER} (kubernetes/, the Helm chart,
- * kustomize, the OLM bundle); a {@code joulie.io} CRD of one of our names without it is foreign. Looked at once, on the
- * first reconcile of the {@code Joulie} resource (reads of four CRDs by name); a CRD replaced afterwards is seen after
- * a restart of the operator (docs/install.md, "Coming from the Go Joulie"). Missing CRDs are not foreign: the
- * informers report those.
+ * kustomize, the OLM bundle); a {@code joulie.io} CRD of one of our names without it is foreign. Looked at on the
+ * first reconcile of the {@code Joulie} resource or the first planner tick (reads of four CRDs by name), and kept once
+ * all four were seen; a CRD replaced afterwards is seen after a restart of the operator (docs/install.md, "Coming from
+ * the Go Joulie"). Missing CRDs are not foreign: the informers report those.
  */
 @ApplicationScoped
 public class CrdOwnership {
@@ -50,16 +50,26 @@ public class CrdOwnership {
         Optional<Problem> f = found;
         if (f == null) {
             synchronized (this) {
-                if (found == null) {
-                    found = enabled ? look() : Optional.empty();
+                if (found != null) {
+                    return found;
                 }
-                f = found;
+                if (!enabled) {
+                    found = Optional.empty();
+                    return found;
+                }
+                List<CustomResourceDefinition> installed = installed();
+                f = problem(installed);
+                f.ifPresent(p -> LOG.errorf("Not acting on the Joulie resource: %s", p.message()));
+                // Kept once every CRD was seen (or a foreign one): one missing (not applied yet) is looked for again
+                if (f.isPresent() || installed.size() == CRDS.size()) {
+                    found = f;
+                }
             }
         }
         return f;
     }
 
-    private Optional<Problem> look() {
+    private List<CustomResourceDefinition> installed() {
         List<CustomResourceDefinition> installed = new ArrayList<>();
         for (String name : CRDS) {
             try {
@@ -71,9 +81,7 @@ public class CrdOwnership {
                 LOG.warnf("Could not read CustomResourceDefinition %s to check it is Joulie's: %s", name, e.getMessage());
             }
         }
-        Optional<Problem> problem = problem(installed);
-        problem.ifPresent(p -> LOG.errorf("Not acting on the Joulie resource: %s", p.message()));
-        return problem;
+        return installed;
     }
 
     /** The problem the foreign CRDs among {@code installed} make, if any (pure). */

@@ -22,6 +22,9 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 
 /**
@@ -77,21 +80,43 @@ final class JoulieDependents {
      * The optional kinds (the Prometheus Operator's, OpenShift's SCC) are dependents only where their CRD is installed:
      * JOSDK's {@link CRDPresentActivationCondition}, which registers the dependent's informer once the CRD is found.
      * JOSDK's default gives up after 10 looks 10 s apart; a Prometheus Operator installed later than that would never
-     * be picked up, so this one keeps looking, at most every {@code joulie.optional-crd-recheck} (the reconciler
-     * comes back that often while a wanted CRD is missing). What it found goes into the workflow's context, keyed by
-     * the CRD's name, for the {@code MonitoringReady} condition.
+     * be picked up, so this one keeps looking while the CRD is missing: at most every {@code joulie.optional-crd-recheck}
+     * (the reconciler comes back that often while {@code spec.monitoring} wants a missing kind), and at once when the
+     * {@code Joulie} resource's spec changed (a new generation). What it found goes into the workflow's context, keyed
+     * by the CRD's name, for the {@code MonitoringReady} condition.
      */
     public static class CrdPresent extends CRDPresentActivationCondition<HasMetadata, Joulie> {
+        /** The primary's generation at the last look, by CRD name. */
+        private final Map<String, Long> generations = new ConcurrentHashMap<>();
+        /** Whether the primary's spec changed since the last look for the CRD being looked at (the calling thread's). */
+        private final ThreadLocal<Boolean> specChanged = ThreadLocal.withInitial(() -> false);
+
         /** Instantiated by the Operator SDK (at build time too), hence the configuration looked up here. */
         public CrdPresent() {
-            super(Integer.MAX_VALUE, ConfigProvider.getConfig().getOptionalValue(RECHECK, Duration.class).orElse(Duration.ofMinutes(1)));
+            super(Integer.MAX_VALUE, ConfigProvider.getConfig().getOptionalValue(RECHECK, Duration.class).orElse(Duration.ofMinutes(2)));
         }
 
         @Override
         public boolean isMet(DependentResource<HasMetadata, Joulie> dependent, Joulie primary, Context<Joulie> context) {
-            boolean present = super.isMet(dependent, primary, context);
+            String crd = HasMetadata.getFullResourceName(dependent.resourceType());
+            Long generation = primary.getMetadata().getGeneration();
+            specChanged.set(!Objects.equals(generations.put(crd, generation), generation));
+            boolean present;
+            try {
+                present = super.isMet(dependent, primary, context);
+            } finally {
+                specChanged.remove();
+            }
             context.managedWorkflowAndDependentResourceContext().put(crdKey(dependent.resourceType()), present);
             return present;
+        }
+
+        @Override
+        protected boolean shouldCheckStateNow(CRDCheckState state) {
+            if (state.isCrdPresent() != null && !state.isCrdPresent() && specChanged.get()) {
+                return true;
+            }
+            return super.shouldCheckStateNow(state);
         }
 
         static String crdKey(Class<? extends HasMetadata> kind) {

@@ -75,7 +75,7 @@ public final class TestConfig implements OperatorConfig {
 
     @Override
     public java.time.Duration optionalCrdRecheck() {
-        return java.time.Duration.ofMinutes(1);
+        return java.time.Duration.ofMinutes(2);
     }
 
     @Override
