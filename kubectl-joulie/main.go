@@ -1,6 +1,8 @@
 // kubectl-joulie is a kubectl plugin for Joulie (docs/troubleshooting.md): "kubectl joulie status" shows, per
-// managed node, the profile and state the operator planned, since when and why, the CPU and GPU caps it asks for and
-// those the agent applied, the agent's results and the node's performance-only pods; --watch redraws it on every change.
+// managed node, what its NodePowerProfile holds: the profile and state the operator planned, since when and why, the
+// CPU and GPU caps it asks for and those the agent applied, the agent's results and whether it answered the current
+// generation, the operator's verdict and the performance-only pods it counted; --watch redraws it on every change.
+// It reads the Joulie resource and the NodePowerProfiles, nothing else.
 package main
 
 import (
@@ -15,15 +17,12 @@ import (
 	"syscall"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -31,15 +30,16 @@ import (
 var (
 	joulies           = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "joulies"}
 	nodePowerProfiles = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "nodepowerprofiles"}
-	telemetryProfiles = schema.GroupVersionResource{Group: "joulie.io", Version: "v1alpha1", Resource: "telemetryprofiles"}
 )
 
 const usage = `Usage: kubectl joulie status [--watch] [--node NAME] [--kubeconfig FILE] [--context NAME]
 
-Per managed node: the profile and state the operator planned, since when, the CPU and GPU caps it asks for (CAP,
-GPU CAP: watts or a percent of the hardware's maximum) and the watts the agent applied (APPLIED, GPU APPLIED per
-board), the agent's results, the node's performance-only pods and why the node is where it is;
-first a line on the Joulie resource (conditions, agents, policy). --watch redraws on every change (Ctrl-C ends).
+Per managed node, from its NodePowerProfile: the profile and state the operator planned, since when, the CPU and GPU
+caps it asks for (CAP, GPU CAP: watts or a percent of the hardware's maximum), the watts the agent applied (APPLIED,
+GPU APPLIED per board) and its results (RESULT), whether the agent answered the current generation (ANSWERED), the
+operator's verdict on that answer (AGENT), the performance-only pods the operator counted (PERF PODS) and why the
+node is where it is; first a line on the Joulie resource (conditions, agents, policy).
+--watch redraws on every change (Ctrl-C ends).
 `
 
 func main() {
@@ -83,16 +83,12 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	core, err := kubernetes.NewForConfig(config)
-	if err != nil {
-		return err
-	}
 	if *watch {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return watchStatus(ctx, dyn, core, out, *node)
+		return watchStatus(ctx, dyn, out, *node)
 	}
-	s, err := list(context.Background(), dyn, core)
+	s, err := list(context.Background(), dyn)
 	if err != nil {
 		return err
 	}
@@ -101,7 +97,7 @@ func run(args []string, out io.Writer) error {
 }
 
 // list reads everything the status needs once.
-func list(ctx context.Context, dyn dynamic.Interface, core kubernetes.Interface) (snapshot, error) {
+func list(ctx context.Context, dyn dynamic.Interface) (snapshot, error) {
 	var s snapshot
 	j, err := dyn.Resource(joulies).Get(ctx, "joulie", metav1.GetOptions{})
 	switch {
@@ -116,21 +112,8 @@ func list(ctx context.Context, dyn dynamic.Interface, core kubernetes.Interface)
 		return s, explain(err, "NodePowerProfiles")
 	}
 	s.profiles = npp.Items
-	tp, err := dyn.Resource(telemetryProfiles).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return s, explain(err, "TelemetryProfiles")
-	}
-	s.telemetry = tp.Items
-	pods, err := core.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: activePods})
-	if err != nil {
-		return s, explain(err, "Pods")
-	}
-	s.pods = pods.Items
 	return s, nil
 }
-
-// activePods leaves out the pods that no longer count as demand, server-side.
-const activePods = "status.phase!=Succeeded,status.phase!=Failed"
 
 func explain(err error, what string) error {
 	if apierrors.IsNotFound(err) {
@@ -141,10 +124,8 @@ func explain(err error, what string) error {
 
 // watchStatus keeps informers on the same objects and redraws when what it shows changes: on a terminal in place,
 // otherwise as a new block under a line with the time.
-func watchStatus(ctx context.Context, dyn dynamic.Interface, core kubernetes.Interface, out io.Writer, node string) error {
+func watchStatus(ctx context.Context, dyn dynamic.Interface, out io.Writer, node string) error {
 	dynFactory := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
-	coreFactory := informers.NewSharedInformerFactoryWithOptions(core, 0,
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.FieldSelector = activePods }))
 	changed := make(chan struct{}, 1)
 	notify := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { signalChange(changed) },
@@ -152,31 +133,25 @@ func watchStatus(ctx context.Context, dyn dynamic.Interface, core kubernetes.Int
 		DeleteFunc: func(any) { signalChange(changed) },
 	}
 	stores := map[schema.GroupVersionResource]cache.SharedIndexInformer{}
-	for _, gvr := range []schema.GroupVersionResource{joulies, nodePowerProfiles, telemetryProfiles} {
+	for _, gvr := range []schema.GroupVersionResource{joulies, nodePowerProfiles} {
 		inf := dynFactory.ForResource(gvr).Informer()
 		if _, err := inf.AddEventHandler(notify); err != nil {
 			return err
 		}
 		stores[gvr] = inf
 	}
-	pods := coreFactory.Core().V1().Pods().Informer()
-	if _, err := pods.AddEventHandler(notify); err != nil {
-		return err
-	}
 	dynFactory.Start(ctx.Done())
-	coreFactory.Start(ctx.Done())
 	for gvr, ok := range dynFactory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
 			return fmt.Errorf("watching %s did not start (is Joulie installed?)", gvr.Resource)
 		}
 	}
-	coreFactory.WaitForCacheSync(ctx.Done())
 	terminal := isTerminal(out)
 	var last []byte
 	tick := time.NewTicker(30 * time.Second) // the SINCE column moves on
 	defer tick.Stop()
 	for {
-		s := fromStores(stores, pods)
+		s := fromStores(stores)
 		var buf bytes.Buffer
 		render(&buf, s, time.Now(), node)
 		if !bytes.Equal(buf.Bytes(), last) {
@@ -205,7 +180,7 @@ func signalChange(c chan struct{}) {
 	}
 }
 
-func fromStores(stores map[schema.GroupVersionResource]cache.SharedIndexInformer, pods cache.SharedIndexInformer) snapshot {
+func fromStores(stores map[schema.GroupVersionResource]cache.SharedIndexInformer) snapshot {
 	var s snapshot
 	for _, o := range stores[joulies].GetStore().List() {
 		if u, ok := o.(*unstructured.Unstructured); ok && u.GetName() == "joulie" {
@@ -214,12 +189,6 @@ func fromStores(stores map[schema.GroupVersionResource]cache.SharedIndexInformer
 	}
 	for _, o := range stores[nodePowerProfiles].GetStore().List() {
 		s.profiles = append(s.profiles, *o.(*unstructured.Unstructured))
-	}
-	for _, o := range stores[telemetryProfiles].GetStore().List() {
-		s.telemetry = append(s.telemetry, *o.(*unstructured.Unstructured))
-	}
-	for _, o := range pods.GetStore().List() {
-		s.pods = append(s.pods, *o.(*corev1.Pod))
 	}
 	return s
 }

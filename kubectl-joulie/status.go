@@ -9,77 +9,84 @@ import (
 	"text/tabwriter"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // snapshot is what the status is made of: the objects as the API server has them.
 type snapshot struct {
-	joulie    *unstructured.Unstructured  // the Joulie resource named joulie, nil when there is none
-	profiles  []unstructured.Unstructured // NodePowerProfiles
-	telemetry []unstructured.Unstructured // TelemetryProfiles
-	pods      []corev1.Pod
+	joulie   *unstructured.Unstructured  // the Joulie resource named joulie, nil when there is none
+	profiles []unstructured.Unstructured // NodePowerProfiles
 }
 
 // row is one node of the table.
 type row struct {
-	node, profile, state, since, desired, applied, gpuDesired, gpuApplied, agent, perfPods, why string
+	node, profile, state, since, desired, applied, gpuDesired, gpuApplied, result, answered, agent, perfPods, why string
 }
 
-// rows joins what the operator wants (NodePowerProfile), what the agent did (the node's TelemetryProfile status) and the
-// node's performance-only pods, one row per planned node, then the nodes the operator left out of planning.
+// columns is the table's header, in the order of row's fields.
+var columns = []string{"NODE", "PROFILE", "STATE", "SINCE", "CAP", "APPLIED (W)", "GPU CAP", "GPU APPLIED (W)", "RESULT",
+	"ANSWERED", "AGENT", "PERF PODS", "WHY"}
+
+// cells are the row's columns, each on one line with single spaces (a message may hold tabs or newlines) and "-" for
+// an empty one, so that the table's columns stay apart by two spaces or more.
+func (r row) cells() []string {
+	cells := []string{r.node, r.profile, r.state, r.since, r.desired, r.applied, r.gpuDesired, r.gpuApplied, r.result,
+		r.answered, r.agent, r.perfPods, r.why}
+	for i, c := range cells {
+		cells[i] = orDash(strings.Join(strings.Fields(c), " "))
+	}
+	return cells
+}
+
+// rows reads each node's NodePowerProfile, which holds the whole exchange: what the operator asks (spec), where it
+// stands and why (status, the operator's), and what the agent did (status.applied, the agent's); one row per planned
+// node, then the nodes the operator left out of planning.
 func rows(s snapshot, now time.Time, only string) []row {
-	agents := map[string]map[string]any{} // node -> status.control of its TelemetryProfile
-	for _, tp := range s.telemetry {
-		scope, _, _ := unstructured.NestedString(tp.Object, "spec", "target", "scope")
-		node, _, _ := unstructured.NestedString(tp.Object, "spec", "target", "nodeName")
-		control, found, _ := unstructured.NestedMap(tp.Object, "status", "control")
-		if scope == "node" && node != "" && found {
-			agents[node] = control
-		}
-	}
-	perf := map[string]int{}
-	for i := range s.pods {
-		p := &s.pods[i]
-		if p.Spec.NodeName != "" && active(p) && performanceOnly(&p.Spec) {
-			perf[p.Spec.NodeName]++
-		}
-	}
 	var out []row
 	for _, npp := range s.profiles {
 		node, _, _ := unstructured.NestedString(npp.Object, "spec", "nodeName")
 		if only != "" && node != only {
 			continue
 		}
-		r := row{node: node, perfPods: strconv.Itoa(perf[node])}
-		r.profile, _, _ = unstructured.NestedString(npp.Object, "spec", "profile")
-		r.state = orDash(str(npp.Object, "status", "state"))
+		r := row{node: node}
+		r.profile = str(npp.Object, "spec", "profile")
+		r.state = str(npp.Object, "status", "state")
 		r.since = age(str(npp.Object, "status", "since"), now)
 		r.desired = capOf(npp.Object, "cpu", "packagePowerCapWatts", "packagePowerCapPercent")
 		r.gpuDesired = capOf(npp.Object, "gpu", "powerCapWattsPerGpu", "powerCapPercent")
-		r.why = str(npp.Object, "status", "reason")
-		r.applied, r.gpuApplied, r.agent = "-", "-", ""
-		for _, family := range []struct{ name, observed string }{{"cpu", "capWatts"}, {"gpu", "capWattsPerGpu"}} {
-			c, ok := agents[node][family.name].(map[string]any)
-			if !ok || (family.name == "gpu" && str(c, "result") == "none") { // no GPU control there: nothing to show
+		r.perfPods = "-"
+		if n, ok := number(npp.Object, "status", "performancePods"); ok {
+			r.perfPods = strconv.FormatInt(n, 10)
+		}
+		r.agent = str(npp.Object, "status", "agent")
+		r.answered = answered(npp)
+		r.applied = cpuApplied(npp.Object)
+		r.gpuApplied = gpuApplied(npp.Object)
+		why := []string{str(npp.Object, "status", "reason")}
+		var results []string
+		for _, family := range []string{"cpu", "gpu"} {
+			a, ok := nested(npp.Object, "status", "applied", family)
+			result := str(a, "result")
+			if !ok || result == "" {
 				continue
 			}
-			if family.name == "cpu" {
-				r.applied = watts(c, "observed", family.observed)
-			} else {
-				r.gpuApplied = watts(c, "observed", family.observed)
+			if strings.EqualFold(result, "None") && !asks(npp.Object, family) { // nothing to control there, nothing asked: nothing to show
+				continue
 			}
-			result, backend := str(c, "result"), str(c, "backend")
-			if backend != "" {
-				result += "/" + backend
+			shown := strings.ToLower(result)
+			if backend := str(a, "backend"); backend != "" {
+				shown += "/" + backend
 			}
-			r.agent = strings.TrimSpace(r.agent + " " + result)
-			if str(c, "result") != "applied" && str(c, "message") != "" {
-				r.why = join(r.why, "agent: "+str(c, "message"))
+			results = append(results, shown)
+			if !strings.EqualFold(result, "Applied") && str(a, "message") != "" {
+				why = append(why, "agent: "+str(a, "message"))
 			}
 		}
-		r.agent = orDash(r.agent)
-		r.why = orDash(r.why)
+		r.result = strings.Join(results, " ")
+		if m := str(npp.Object, "status", "agentMessage"); m != "" && !saidAlready(why, m) {
+			why = append(why, m)
+		}
+		r.why = join(why...)
 		out = append(out, r)
 	}
 	if s.joulie != nil {
@@ -90,23 +97,104 @@ func rows(s snapshot, now time.Time, only string) []row {
 			if only != "" && node != only {
 				continue
 			}
-			out = append(out, row{node: node, profile: "-", state: "Excluded", since: "-", desired: "-", applied: "-", gpuDesired: "-",
-				gpuApplied: "-", agent: "-",
-				perfPods: strconv.Itoa(perf[node]), why: orDash(join(str(m, "reason"), str(m, "message")))})
+			out = append(out, row{node: node, state: "Excluded", why: join(str(m, "reason"), str(m, "message"))})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].node < out[j].node })
 	return out
 }
 
+// answered says whether the agent's answer is for the spec as it is now: "yes" when status.applied.generation is
+// metadata.generation, "no (gen 2/3)" when it answered an older one, "no" when it never answered; "-" when the
+// object carries no generation (the API server always sets one).
+func answered(npp unstructured.Unstructured) string {
+	current := npp.GetGeneration()
+	got, ok := number(npp.Object, "status", "applied", "generation")
+	switch {
+	case !ok:
+		return "no"
+	case current == 0:
+		return "-"
+	case got == current:
+		return "yes"
+	}
+	return fmt.Sprintf("no (gen %d/%d)", got, current)
+}
+
+// cpuApplied is the watts the agent wrote for the node's CPUs, or the throttle it set where it could only slow the
+// cores down (cpufreq); "-" when it reports neither.
+func cpuApplied(npp map[string]any) string {
+	if w := watts(npp, "status", "applied", "cpu", "watts"); w != "-" {
+		return w
+	}
+	if t := watts(npp, "status", "applied", "cpu", "throttlePercent"); t != "-" {
+		return "throttle " + t + "%"
+	}
+	return "-"
+}
+
+// gpuApplied is the watts the agent wrote per GPU board: "300" for one board, "4x300" when every board has the same,
+// "300,280" when they differ, "8 boards 280-300" beyond four differing boards; "-" when it reports none.
+func gpuApplied(npp map[string]any) string {
+	boards, _, _ := unstructured.NestedSlice(npp, "status", "applied", "gpu", "boards")
+	type board struct {
+		index int64
+		watts float64
+	}
+	var bs []board
+	for _, b := range boards {
+		m, _ := b.(map[string]any)
+		w, ok := floatAt(m, "watts")
+		if !ok {
+			continue
+		}
+		i, _ := number(m, "index")
+		bs = append(bs, board{i, w})
+	}
+	if len(bs) == 0 {
+		return "-"
+	}
+	sort.SliceStable(bs, func(i, j int) bool { return bs[i].index < bs[j].index })
+	lo, hi := bs[0].watts, bs[0].watts
+	var each []string
+	for _, b := range bs {
+		lo, hi = min(lo, b.watts), max(hi, b.watts)
+		each = append(each, formatWatts(b.watts))
+	}
+	switch {
+	case lo == hi && len(bs) == 1:
+		return formatWatts(lo)
+	case lo == hi:
+		return fmt.Sprintf("%dx%s", len(bs), formatWatts(lo))
+	case len(bs) <= 4:
+		return strings.Join(each, ",")
+	}
+	return fmt.Sprintf("%d boards %s-%s", len(bs), formatWatts(lo), formatWatts(hi))
+}
+
+// asks says whether the spec asks a cap of a family (cpu, gpu).
+func asks(npp map[string]any, family string) bool {
+	_, ok := nested(npp, "spec", family)
+	return ok
+}
+
+// saidAlready says whether a message repeats, or is part of, one already in the list.
+func saidAlready(said []string, m string) bool {
+	for _, s := range said {
+		if s != "" && (strings.Contains(s, m) || strings.Contains(m, s)) {
+			return true
+		}
+	}
+	return false
+}
+
 // render writes the installation's summary and the table.
 func render(w io.Writer, s snapshot, now time.Time, only string) {
 	fmt.Fprintln(w, summary(s))
 	t := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(t, "NODE\tPROFILE\tSTATE\tSINCE\tCAP\tAPPLIED (W)\tGPU CAP\tGPU APPLIED (W)\tAGENT\tPERF PODS\tWHY")
+	fmt.Fprintln(t, strings.Join(columns, "\t"))
 	for _, r := range rows(s, now, only) {
-		fmt.Fprintf(t, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.node, r.profile, r.state, r.since, r.desired, r.applied,
-			r.gpuDesired, r.gpuApplied, r.agent, r.perfPods, r.why)
+		fmt.Fprintln(t, strings.Join(r.cells(), "\t"))
 	}
 	t.Flush()
 }
@@ -165,19 +253,38 @@ func number(obj map[string]any, fields ...string) (int64, bool) {
 	return 0, false
 }
 
-// watts formats a number of watts without trailing zeros; "-" when absent.
+// nested is the object at a path, when there is one.
+func nested(obj map[string]any, fields ...string) (map[string]any, bool) {
+	m, found, err := unstructured.NestedMap(obj, fields...)
+	return m, found && err == nil
+}
+
+// floatAt is a number at a path, as JSON decoding left it (int64 or float64).
+func floatAt(obj map[string]any, fields ...string) (float64, bool) {
+	v, found, _ := unstructured.NestedFieldNoCopy(obj, fields...)
+	switch n := v.(type) {
+	case int64:
+		return float64(n), found
+	case float64:
+		return n, found
+	}
+	return 0, false
+}
+
+// watts formats a number (of watts, mostly) without trailing zeros; "-" when absent.
 func watts(obj map[string]any, fields ...string) string {
 	v, found, _ := unstructured.NestedFieldNoCopy(obj, fields...)
 	if !found || v == nil {
 		return "-"
 	}
-	switch n := v.(type) {
-	case float64:
-		return strconv.FormatFloat(n, 'f', -1, 64)
-	case int64:
-		return strconv.FormatInt(n, 10)
+	if n, ok := floatAt(obj, fields...); ok {
+		return formatWatts(n)
 	}
 	return fmt.Sprint(v)
+}
+
+func formatWatts(n float64) string {
+	return strconv.FormatFloat(n, 'f', -1, 64)
 }
 
 // capOf is the cap a NodePowerProfile asks of a family: "240 W" or "60 %" (per package or board); "-" when it asks none.
@@ -215,14 +322,15 @@ func age(rfc3339 string, now time.Time) string {
 	return fmt.Sprintf("%dd", int(d.Hours())/24)
 }
 
-func join(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+// join puts the non-empty parts together, "; " between them.
+func join(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
 	}
-	return a + "; " + b
+	return strings.Join(kept, "; ")
 }
 
 func orDash(s string) string {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the control plane the e2e suite runs on, from the Go module proxy, into a cache outside the
-# repository, and prints the directory that holds the binaries (its last line of output).
+# repository (hack/lib.sh), and prints the directory that holds the binaries (its last line of output).
 #
 #   kube-apiserver, kube-controller-manager, kube-scheduler  k8s.io/kubernetes   (hack/control-plane/go.mod)
 #   kubelet (the real node of the e2e suite)                 k8s.io/kubernetes   (same pins)
@@ -8,42 +8,40 @@
 #   kwok                                                     sigs.k8s.io/kwok    (hack/kwok/go.mod)
 #
 # Versions are pinned by the two go.mod files and their go.sum; the cache directory is named after their
-# content, so a version change builds anew and an unchanged pin reuses what is there. Override the cache
-# root with JOULIE_CACHE (default ~/.cache/joulie). Needs Go (1.25 or newer) and the Go module proxy.
+# content, so a version change builds anew and an unchanged pin reuses what is there. Needs Go 1.26 and the
+# Go module proxy.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 kwok_dir="$(cd "$here/../kwok" && pwd)"
+source "$here/../lib.sh"
 
-# The version a go.mod requires of a module (a line "require M v" or "M v" inside a require block).
-required() { awk -v m="$1" '$1 != "//" { for (i = 1; i < NF; i++) if ($i == m) { print $(i+1); exit } }' "$2"; }
-k8s_version="$(required k8s.io/kubernetes "$here/go.mod")"
-kwok_version="$(required sigs.k8s.io/kwok "$kwok_dir/go.mod")"
-pin="$(cat "$here/go.mod" "$here/go.sum" "$here/etcd/main.go" "$kwok_dir/go.mod" "$kwok_dir/go.sum" "$0" | sha256sum | cut -c1-10)"
-out="${JOULIE_CACHE:-$HOME/.cache/joulie}/k8s-${k8s_version}-kwok-${kwok_version}-${pin}"
+k8s_version="$(go_required k8s.io/kubernetes "$here/go.mod")"
+kwok_version="$(go_required sigs.k8s.io/kwok "$kwok_dir/go.mod")"
+out="$(go_cache "k8s-${k8s_version}-kwok-${kwok_version}" "$here/go.mod" "$here/go.sum" "$here/etcd/main.go" \
+  "$kwok_dir/go.mod" "$kwok_dir/go.sum" "$0")"
 bins=(kube-apiserver kube-controller-manager kube-scheduler kubelet etcd kwok)
 
-complete=1
-for b in "${bins[@]}"; do [ -x "$out/$b" ] || complete=0; done
-if [ "$complete" = 1 ]; then
+if go_cached "$out" "${bins[@]}"; then
   echo "control plane binaries (cached): Kubernetes $k8s_version, kwok $kwok_version" >&2
   echo "$out"
   exit 0
 fi
 
-command -v go >/dev/null || { echo "go not found: the control plane is built from the Go module proxy (Go 1.25+)" >&2; exit 1; }
-mkdir -p "$out.tmp"
+go_need "the control plane"
 export CGO_ENABLED=0 GOFLAGS=-mod=readonly
 minor="${k8s_version#v1.}"; minor="${minor%%.*}"
 version_pkg=k8s.io/component-base/version
 ldflags="-s -w -X $version_pkg.gitVersion=$k8s_version -X $version_pkg.gitMajor=1 -X $version_pkg.gitMinor=$minor -X $version_pkg.gitTreeState=clean -X $version_pkg.buildDate=1970-01-01T00:00:00Z"
+build() {
+  echo "building Kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet) and etcd into $out" >&2
+  (cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp/" \
+    k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
+    k8s.io/kubernetes/cmd/kubelet)
+  (cd "$here" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" ./etcd)
+  echo "building kwok $kwok_version" >&2
+  (cd "$kwok_dir" && go build -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" -o "$out.tmp/" sigs.k8s.io/kwok/cmd/kwok)
+}
 start=$SECONDS
-echo "building Kubernetes $k8s_version (kube-apiserver, kube-controller-manager, kube-scheduler, kubelet) and etcd into $out" >&2
-(cd "$here" && go build -trimpath -ldflags "$ldflags" -o "$out.tmp/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager k8s.io/kubernetes/cmd/kube-scheduler \
-  k8s.io/kubernetes/cmd/kubelet)
-(cd "$here" && go build -trimpath -ldflags "-s -w" -o "$out.tmp/etcd" ./etcd)
-echo "building kwok $kwok_version" >&2
-(cd "$kwok_dir" && go build -trimpath -ldflags "-s -w -X sigs.k8s.io/kwok/pkg/consts.Version=$kwok_version" -o "$out.tmp/" sigs.k8s.io/kwok/cmd/kwok)
-rm -rf "$out" && mv "$out.tmp" "$out"
+go_build_into "$out" build
 echo "built in $((SECONDS - start)) s" >&2
 echo "$out"

@@ -141,7 +141,7 @@ public class InstallPathsTest {
         Map<String, JsonNode> rendered = objects(run(List.of(helm().toString(), "template", "joulie", "charts/joulie",
                 "--kube-version", KUBE_VERSION, "--set", "namespace.name=power", "--set", "namespace.create=false",
                 "--set", "operator.image=registry.example.com/op:1", "--set", "agent.image=registry.example.com/agent:1",
-                "--set", "operator.env.POLICY_TYPE=queue_aware_v1", "--set", "operator.resources.limits.memory=1Gi",
+                "--set", "operator.env.RESERVED_LABEL_KEY=example.com/reserved", "--set", "operator.resources.limits.memory=1Gi",
                 "--set", "joulie.create=false",
                 "--set-json", "operator.volumes=[{\"name\":\"prometheus\",\"secret\":{\"secretName\":\"prometheus-credentials\"}}]",
                 "--set-json", "operator.volumeMounts=[{\"name\":\"prometheus\",\"mountPath\":\"/etc/prometheus-credentials\",\"readOnly\":true}]")));
@@ -152,7 +152,7 @@ public class InstallPathsTest {
         Map<String, String> env = new TreeMap<>();
         container.get("env").forEach(e -> env.put(e.get("name").asText(), e.path("value").asText(null)));
         assertThat(env).containsEntry("RELATED_IMAGE_AGENT", "registry.example.com/agent:1")
-                .containsEntry("POLICY_TYPE", "queue_aware_v1");
+                .containsEntry("RESERVED_LABEL_KEY", "example.com/reserved");
         assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("1Gi");
         assertThat(container.at("/volumeMounts/0/mountPath").asText()).isEqualTo("/etc/prometheus-credentials");
         assertThat(deployment.at("/spec/template/spec/volumes/0/secret/secretName").asText()).isEqualTo("prometheus-credentials");

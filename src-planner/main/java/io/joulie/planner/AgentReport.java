@@ -1,30 +1,21 @@
 package io.joulie.planner;
 
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
-
-import java.util.OptionalDouble;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Applied;
 
 /**
- * What a node's agent last reported about its CPU cap ({@code TelemetryProfile.status.control.cpu}).
+ * What a node's agent answered in its NodePowerProfile ({@code status.applied}), and whether an agent serves the node at
+ * all (it published the node's NodeHardware): a node an agent serves but whose profile it has not answered is not taken
+ * as uncapped.
  *
- * @param result            applied, blocked, error or none; null when the report has none the operator knows
- * @param profileGeneration the {@code metadata.generation} of the NodePowerProfile the agent acted on (0 when the report
- *                          names none)
- * @param appliedWatts      the node cap the agent found in force after acting (its {@code capWatts})
- * @param throttlePct       the DVFS throttle it holds (0 when it reports none)
- * @param message           what it said
+ * @param applied the agent's answer; null when it has written none
+ * @param served  an agent serves the node
  */
-public record AgentReport(Result result, long profileGeneration, OptionalDouble appliedWatts, double throttlePct,
-                          String message) {
-    /** No agent reports for the node: no node-scoped TelemetryProfile, or one without a CPU result. */
-    public static final AgentReport NONE = new AgentReport(null, 0, OptionalDouble.empty(), 0, "");
+public record AgentReport(Applied applied, boolean served) {
+    /** No agent serves the node and none answered. */
+    public static final AgentReport NONE = new AgentReport(null, false);
 
-    public AgentReport {
-        message = message == null ? "" : message;
-    }
-
-    /** Whether an agent reported at all ({@link #NONE} is the one value that says it did not). */
+    /** Whether an agent answered at all. */
     public boolean reported() {
-        return this != NONE;
+        return applied != null;
     }
 }

@@ -2,15 +2,12 @@ package io.joulie.planner;
 
 import io.joulie.api.v1alpha1.CapConfirmation;
 
-import java.util.OptionalDouble;
-
 /**
- * Whether a node's agent confirmed the cap the node's NodePowerProfile asks for after a tick's write, with the cap it
- * reported in force (written side by side with the desired one to the NodePowerProfile status).
+ * The operator's verdict on a node agent's answer to the cap its NodePowerProfile asks for after a tick's write (written
+ * to the NodePowerProfile's status beside the agent's own answer).
  */
-public record CapStatus(CapConfirmation confirmation, OptionalDouble appliedWatts, String message) {
-    public static final CapStatus UNREPORTED = new CapStatus(CapConfirmation.Unreported, OptionalDouble.empty(),
-            "no agent reports for this node");
+public record CapStatus(CapConfirmation confirmation, String message) {
+    public static final CapStatus UNREPORTED = new CapStatus(CapConfirmation.Unreported, "no agent serves this node");
 
     /** Whether the node may carry the {@code performance} label: its agent applied the cap, or no agent caps it. */
     public boolean admitsPerformance() {

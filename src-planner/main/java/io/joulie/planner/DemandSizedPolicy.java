@@ -26,14 +26,12 @@ import java.util.List;
  */
 public final class DemandSizedPolicy implements CountingPolicy {
     private final double headroom;
-    private final int min;
-    private final int max;
+    private final Bounds bounds;
     private final int perNode;
 
     public DemandSizedPolicy(double headroom, int min, int max, int perNode) {
         this.headroom = Double.isFinite(headroom) ? Math.max(0, headroom) : 0;
-        this.min = Math.max(0, min);
-        this.max = max;
+        this.bounds = new Bounds(min, max);
         this.perNode = perNode <= 0 ? 1 : perNode;
     }
 
@@ -46,9 +44,7 @@ public final class DemandSizedPolicy implements CountingPolicy {
     public int performanceNodes(ClusterContext context) {
         List<ManagedNode> eligible = context.eligible();
         int n = eligible.size();
-        long hp = Math.max(n - ecoNodes(context, eligible), need(context, eligible, headroom));
-        hp = Math.max(min, Math.min(upper(n), hp));
-        return (int) Math.max(0, Math.min(n, hp));
+        return bounds.clamp(Math.max(n - ecoNodes(context, eligible), need(context, eligible, headroom)), n);
     }
 
     /** The nodes the performance-only demand alone fills, without headroom: what a power budget must not cut into. */
@@ -70,7 +66,7 @@ public final class DemandSizedPolicy implements CountingPolicy {
                 d.ecoOnlyCores(), cores, d.ecoOnlyCores(), d.declaredEcoCores(), cores, ecoNodes(context, eligible),
                 d.performanceCores(), 1 + headroom, cores, need)
                 : "no CPU figures: need=ceil(%d x %s/%d)=%d".formatted(context.clusterPerformancePods(), 1 + headroom, perNode, need);
-        return "hp=max(%d-eco, need) in [%d,%d]=%d; %s".formatted(n, min, upper(n), hp, how);
+        return "hp=max(%d-eco, need) in [%d,%d]=%d; %s".formatted(n, bounds.min(), bounds.upper(n), hp, how);
     }
 
     /** The eco pool: the eco-only and declared work in nodes (none without CPU figures). */
@@ -96,9 +92,5 @@ public final class DemandSizedPolicy implements CountingPolicy {
 
     private static double meanCores(List<ManagedNode> eligible) {
         return eligible.stream().mapToDouble(ManagedNode::cpuCores).filter(x -> x > 0).average().orElse(0);
-    }
-
-    private int upper(int n) {
-        return Math.max(max <= 0 ? n : max, min);
     }
 }

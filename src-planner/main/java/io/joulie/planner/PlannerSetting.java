@@ -1,7 +1,5 @@
 package io.joulie.planner;
 
-import io.joulie.api.text.Durations;
-import io.joulie.api.text.LabelSelector;
 import io.joulie.api.text.Problems;
 import io.joulie.api.text.Problems.DurationBound;
 
@@ -11,18 +9,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
-import java.util.OptionalInt;
-import java.util.TreeMap;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
-import java.util.function.Predicate;
 
 /**
- * The table of planner settings: each row declares one setting once, with every name it has (environment variable,
- * {@code joulie.*} property, {@code spec.policy} field of the {@code Joulie} resource, simulator parameter), its
- * default, how its text is read and what makes a value invalid. Everything else is derived from the rows: the
- * operator's property mapping and parser, the {@code spec.policy} overlay and {@code status.effectivePolicy}, the
- * simulator's parameters and the environment it starts the operator with; a test holds docs/configuration.md to them.
+ * The table of planner settings: each row declares one setting once, with every name it has ({@code spec.policy} field
+ * of the {@code Joulie} resource, the one place for planning settings; simulator parameter; and, until the next
+ * release, the environment variable and {@code joulie.*} property the operator still honours under {@code spec.policy}
+ * and reports, decision 136), its default, how its text is read and what makes a value invalid. Everything else is
+ * derived from the rows: the {@code spec.policy} overlay and {@code status.effectivePolicy}, the operator's property
+ * mapping and parser, the simulator's parameters and the {@code spec.policy} it plans with; a test holds
+ * docs/configuration.md to them. The value kinds are {@link SettingKind}; the rules between fields
+ * {@link CrossFieldRules}.
  *
  * <p>The environment is lenient where the policies clamp ({@code STATIC_HP_FRAC=1.5} is planned as 1), and an unknown
  * {@code POLICY_TYPE} falls back to {@code static_partition}; {@code spec.policy} is strict: a value out of its range
@@ -42,95 +40,95 @@ public final class PlannerSetting<T> {
     }
 
     public static final PlannerSetting<PolicyType> POLICY_TYPE = row("POLICY_TYPE", "joulie.policy-type", "type",
-            Kind.POLICY, "static_partition", "base policy", PlannerSettings::policyType, PlannerSettings.Builder::policyType);
+            SettingKind.POLICY, "static_partition", "base policy", PlannerSettings::policyType, PlannerSettings.Builder::policyType);
     public static final PlannerSetting<Double> STATIC_HP_FRAC = row("STATIC_HP_FRAC", "joulie.static-hp-frac",
-            "staticHpFrac", Kind.FRACTION, "0.50", "static_partition share of performance nodes",
+            "staticHpFrac", SettingKind.FRACTION, "0.50", "static_partition share of performance nodes",
             PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac)
             .simulator("planner.staticHpFrac", "0.75");
     public static final PlannerSetting<Double> QUEUE_HP_BASE_FRAC = row("QUEUE_HP_BASE_FRAC", "joulie.queue-hp-base-frac",
-            "queueHpBaseFrac", Kind.FRACTION, "0.60", "queue_aware_v1 base share",
+            "queueHpBaseFrac", SettingKind.FRACTION, "0.60", "queue_aware_v1 base share",
             PlannerSettings::queueHpBaseFrac, PlannerSettings.Builder::queueHpBaseFrac)
             .simulator("planner.queueHpBaseFrac", "0.70");
     public static final PlannerSetting<Integer> QUEUE_HP_MIN = row("QUEUE_HP_MIN", "joulie.queue-hp-min", "queueHpMin",
-            Kind.nodes(0), "1", "queue_aware_v1 lower bound", PlannerSettings::queueHpMin,
+            SettingKind.nodes(0), "1", "queue_aware_v1 lower bound", PlannerSettings::queueHpMin,
             PlannerSettings.Builder::queueHpMin)
             .simulator("planner.queueHpMin", "2");
     public static final PlannerSetting<Integer> QUEUE_HP_MAX = row("QUEUE_HP_MAX", "joulie.queue-hp-max", "queueHpMax",
-            Kind.nodes(0), "1000000", "queue_aware_v1 upper bound", PlannerSettings::queueHpMax,
+            SettingKind.nodes(0), "1000000", "queue_aware_v1 upper bound", PlannerSettings::queueHpMax,
             PlannerSettings.Builder::queueHpMax)
             .simulator("planner.queueHpMax", "5");
     public static final PlannerSetting<Integer> QUEUE_PERF_PER_HP_NODE = row("QUEUE_PERF_PER_HP_NODE",
-            "joulie.queue-perf-per-hp-node", "queuePerfPerHpNode", Kind.nodes(1), "10",
+            "joulie.queue-perf-per-hp-node", "queuePerfPerHpNode", SettingKind.nodes(1), "10",
             "performance-only pods per performance node", PlannerSettings::queuePerfPerHpNode,
             PlannerSettings.Builder::queuePerfPerHpNode)
             .simulator("planner.queuePerfPerHpNode", "15");
     public static final PlannerSetting<OptionalDouble> PERFORMANCE_CAP_WATTS = row("PERFORMANCE_CAP_WATTS",
-            "joulie.performance-cap-watts", "performanceCapWatts", Kind.OPTIONAL_WATTS, "none",
+            "joulie.performance-cap-watts", "performanceCapWatts", SettingKind.OPTIONAL_WATTS, "none",
             "CPU cap of the performance profile, watts for the node; wins over the percent", PlannerSettings::performanceCapWatts,
             PlannerSettings.Builder::performanceCapWatts)
             .simulator("planner.performanceCapWatts", "500");
     public static final PlannerSetting<Double> PERFORMANCE_CAP_PERCENT = row("PERFORMANCE_CAP_PERCENT",
-            "joulie.performance-cap-percent", "performanceCapPercent", Kind.PERCENT, "100",
+            "joulie.performance-cap-percent", "performanceCapPercent", SettingKind.PERCENT, "100",
             "CPU cap of the performance profile, percent of each package's maximum", PlannerSettings::performanceCapPercent,
             PlannerSettings.Builder::performanceCapPercent);
     public static final PlannerSetting<OptionalDouble> ECO_CAP_WATTS = row("ECO_CAP_WATTS", "joulie.eco-cap-watts", "ecoCapWatts",
-            Kind.OPTIONAL_WATTS, "none", "CPU cap of the eco profile, watts for the node; wins over the percent",
+            SettingKind.OPTIONAL_WATTS, "none", "CPU cap of the eco profile, watts for the node; wins over the percent",
             PlannerSettings::ecoCapWatts, PlannerSettings.Builder::ecoCapWatts)
             .simulator("planner.ecoCapWatts", "260");
     public static final PlannerSetting<Double> ECO_CAP_PERCENT = row("ECO_CAP_PERCENT", "joulie.eco-cap-percent", "ecoCapPercent",
-            Kind.PERCENT, "60", "CPU cap of the eco profile, percent of each package's maximum", PlannerSettings::ecoCapPercent,
+            SettingKind.PERCENT, "60", "CPU cap of the eco profile, percent of each package's maximum", PlannerSettings::ecoCapPercent,
             PlannerSettings.Builder::ecoCapPercent);
     public static final PlannerSetting<OptionalDouble> GPU_PERFORMANCE_CAP_WATTS_PER_GPU = row("GPU_PERFORMANCE_CAP_WATTS_PER_GPU",
-            "joulie.gpu-performance-cap-watts-per-gpu", "gpuPerformanceCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "joulie.gpu-performance-cap-watts-per-gpu", "gpuPerformanceCapWattsPerGpu", SettingKind.OPTIONAL_WATTS, "none",
             "GPU cap of the performance profile, watts per board; wins over the percent",
             PlannerSettings::gpuPerformanceCapWattsPerGpu, PlannerSettings.Builder::gpuPerformanceCapWattsPerGpu)
             .simulator("planner.gpuPerformanceCapWattsPerGpu", "none");
     public static final PlannerSetting<Double> GPU_PERFORMANCE_CAP_PERCENT = row("GPU_PERFORMANCE_CAP_PERCENT",
-            "joulie.gpu-performance-cap-percent", "gpuPerformanceCapPercent", Kind.PERCENT, "100",
+            "joulie.gpu-performance-cap-percent", "gpuPerformanceCapPercent", SettingKind.PERCENT, "100",
             "GPU cap of the performance profile, percent of each board's maximum", PlannerSettings::gpuPerformanceCapPercent,
             PlannerSettings.Builder::gpuPerformanceCapPercent)
             .simulator("planner.gpuPerformanceCapPercent", "100");
     public static final PlannerSetting<OptionalDouble> GPU_ECO_CAP_WATTS_PER_GPU = row("GPU_ECO_CAP_WATTS_PER_GPU",
-            "joulie.gpu-eco-cap-watts-per-gpu", "gpuEcoCapWattsPerGpu", Kind.OPTIONAL_WATTS, "none",
+            "joulie.gpu-eco-cap-watts-per-gpu", "gpuEcoCapWattsPerGpu", SettingKind.OPTIONAL_WATTS, "none",
             "GPU cap of the eco profile, watts per board; wins over the percent", PlannerSettings::gpuEcoCapWattsPerGpu,
             PlannerSettings.Builder::gpuEcoCapWattsPerGpu)
             .simulator("planner.gpuEcoCapWattsPerGpu", "none");
     public static final PlannerSetting<Double> GPU_ECO_CAP_PERCENT = row("GPU_ECO_CAP_PERCENT", "joulie.gpu-eco-cap-percent",
-            "gpuEcoCapPercent", Kind.PERCENT, "60", "GPU cap of the eco profile, percent of each board's maximum",
+            "gpuEcoCapPercent", SettingKind.PERCENT, "60", "GPU cap of the eco profile, percent of each board's maximum",
             PlannerSettings::gpuEcoCapPercent, PlannerSettings.Builder::gpuEcoCapPercent)
             .simulator("planner.gpuEcoCapPercent", "60");
     public static final PlannerSetting<Escalation> DOWNGRADE_ESCALATION = row("DOWNGRADE_ESCALATION",
-            "joulie.downgrade-escalation", "downgradeEscalation", Kind.ESCALATION, "hold", "hold, force or evict",
+            "joulie.downgrade-escalation", "downgradeEscalation", SettingKind.ESCALATION, "hold", "hold, force or evict",
             PlannerSettings::escalation, PlannerSettings.Builder::escalation)
             .simulator("planner.escalation", "hold");
     public static final PlannerSetting<Duration> DOWNGRADE_TIMEOUT = row("DOWNGRADE_TIMEOUT", "joulie.downgrade-timeout",
-            "downgradeTimeout", Kind.duration(DurationBound.NOT_NEGATIVE), "30m", "drain time before escalation",
+            "downgradeTimeout", SettingKind.duration(DurationBound.NOT_NEGATIVE), "30m", "drain time before escalation",
             PlannerSettings::downgradeTimeout, PlannerSettings.Builder::downgradeTimeout)
-            .simulator("planner.downgradeTimeoutSeconds", "1800", Kind.SECONDS);
+            .simulator("planner.downgradeTimeoutSeconds", "1800", SettingKind.SECONDS);
     public static final PlannerSetting<Duration> RECONCILE_INTERVAL = row("RECONCILE_INTERVAL", "joulie.reconcile-interval",
-            "reconcileInterval", Kind.duration(DurationBound.POSITIVE), "1m", "planning interval",
+            "reconcileInterval", SettingKind.duration(DurationBound.POSITIVE), "1m", "planning interval",
             PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
     public static final PlannerSetting<Duration> SETTLE_TIME = row("SETTLE_TIME", "joulie.settle-time", "settleTime",
-            Kind.duration(DurationBound.NOT_NEGATIVE), "5s", "time a draining node shows no performance-only pod before eco",
+            SettingKind.duration(DurationBound.NOT_NEGATIVE), "5s", "time a draining node shows no performance-only pod before eco",
             PlannerSettings::settleTime, PlannerSettings.Builder::settleTime);
     public static final PlannerSetting<Duration> CAP_CONFIRMATION_TIMEOUT = row("CAP_CONFIRMATION_TIMEOUT",
-            "joulie.cap-confirmation-timeout", "capConfirmationTimeout", Kind.duration(DurationBound.POSITIVE), "5m",
+            "joulie.cap-confirmation-timeout", "capConfirmationTimeout", SettingKind.duration(DurationBound.POSITIVE), "5m",
             "wait for the agent to confirm a performance cap before a Warning", PlannerSettings::capConfirmationTimeout,
             PlannerSettings.Builder::capConfirmationTimeout);
     public static final PlannerSetting<Integer> MAX_TRANSITIONS_PER_TICK = row("MAX_TRANSITIONS_PER_TICK",
-            "joulie.max-transitions-per-tick", "maxTransitionsPerTick", Kind.count(1), "100",
+            "joulie.max-transitions-per-tick", "maxTransitionsPerTick", SettingKind.count(1), "100",
             "nodes that change state in one tick", PlannerSettings::maxTransitionsPerTick,
             PlannerSettings.Builder::maxTransitionsPerTick);
     public static final PlannerSetting<Integer> MAX_EVICTIONS_PER_TICK = row("MAX_EVICTIONS_PER_TICK",
-            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", Kind.count(1), "10", "pods evicted in one tick",
+            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", SettingKind.count(1), "10", "pods evicted in one tick",
             PlannerSettings::maxEvictionsPerTick, PlannerSettings.Builder::maxEvictionsPerTick);
     public static final PlannerSetting<Double> DEMAND_HEADROOM_FRAC = row("DEMAND_HEADROOM_FRAC",
-            "joulie.demand-headroom-frac", "demandHeadroomFrac", Kind.HEADROOM, "0.2",
+            "joulie.demand-headroom-frac", "demandHeadroomFrac", SettingKind.HEADROOM, "0.2",
             "demand_sized_v1 spare performance capacity", PlannerSettings::demandHeadroomFrac,
             PlannerSettings.Builder::demandHeadroomFrac)
             .simulator("planner.demandHeadroomFrac", "0.2");
     public static final PlannerSetting<Map<String, Double>> ECO_CAP_WATTS_BY_TYPE = row("ECO_CAP_WATTS_BY_TYPE",
-            "joulie.eco-cap-watts-by-type", "ecoCapWattsByType", Kind.CAPS_BY_TYPE, "none", "eco cap by node type",
+            "joulie.eco-cap-watts-by-type", "ecoCapWattsByType", SettingKind.CAPS_BY_TYPE, "none", "eco cap by node type",
             PlannerSettings::ecoCapWattsByType, PlannerSettings.Builder::ecoCapWattsByType)
             .simulator("planner.ecoCapWattsByType", "none");
 
@@ -152,18 +150,18 @@ public final class PlannerSetting<T> {
     private final String env;
     private final String property;
     private final String specField;
-    private final Kind<T> kind;
+    private final SettingKind<T> kind;
     private final String defaultText;
     private final String meaning;
     private final Function<PlannerSettings, T> get;
     private final BiConsumer<PlannerSettings.Builder, T> set;
     private final String simKey;
     private final String simDefault;
-    private final Kind<T> simKind;
+    private final SettingKind<T> simKind;
 
-    private PlannerSetting(String env, String property, String specField, Kind<T> kind, String defaultText, String meaning,
+    private PlannerSetting(String env, String property, String specField, SettingKind<T> kind, String defaultText, String meaning,
                            Function<PlannerSettings, T> get, BiConsumer<PlannerSettings.Builder, T> set, String simKey,
-                           String simDefault, Kind<T> simKind) {
+                           String simDefault, SettingKind<T> simKind) {
         this.env = env;
         this.property = property;
         this.specField = specField;
@@ -177,10 +175,24 @@ public final class PlannerSetting<T> {
         this.simKind = simKind;
     }
 
-    private static <T> PlannerSetting<T> row(String env, String property, String specField, Kind<T> kind,
+    /**
+     * A setting of this release's table: its {@code spec.policy} field and, honoured under it until the next release
+     * and reported (decision 136), its environment variable and property. Do not add settings with this: use
+     * {@link #spec}.
+     */
+    private static <T> PlannerSetting<T> row(String env, String property, String specField, SettingKind<T> kind,
                                              String defaultText, String meaning, Function<PlannerSettings, T> get,
                                              BiConsumer<PlannerSettings.Builder, T> set) {
         return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, null, null, null);
+    }
+
+    /**
+     * A setting that lives in {@code spec.policy} only, as every setting added from decision 136 on: no environment
+     * variable and no property; the operator reads it from the {@code Joulie} resource alone.
+     */
+    static <T> PlannerSetting<T> spec(String specField, SettingKind<T> kind, String defaultText, String meaning,
+                                      Function<PlannerSettings, T> get, BiConsumer<PlannerSettings.Builder, T> set) {
+        return new PlannerSetting<>(null, null, specField, kind, defaultText, meaning, get, set, null, null, null);
     }
 
     private PlannerSetting<T> simulator(String key, String defaultValue) {
@@ -188,18 +200,26 @@ public final class PlannerSetting<T> {
     }
 
     /** The simulator's parameter for this setting, its default there and how its text is read. */
-    private PlannerSetting<T> simulator(String key, String defaultValue, Kind<T> textKind) {
+    private PlannerSetting<T> simulator(String key, String defaultValue, SettingKind<T> textKind) {
         return new PlannerSetting<>(env, property, specField, kind, defaultText, meaning, get, set, key, defaultValue, textKind);
     }
 
-    /** The documented environment variable, e.g. {@code STATIC_HP_FRAC}. */
+    /**
+     * The environment variable honoured until the next release, e.g. {@code STATIC_HP_FRAC}; null for a setting that
+     * lives in {@code spec.policy} only ({@link #inEnvironment()}).
+     */
     public String env() {
         return env;
     }
 
-    /** The property, e.g. {@code joulie.static-hp-frac}. */
+    /** The property of {@link #env()}, e.g. {@code joulie.static-hp-frac}; null when it has none. */
     public String property() {
         return property;
+    }
+
+    /** Whether the operator's environment may still set it (until the next release, reported; decision 136). */
+    public boolean inEnvironment() {
+        return env != null;
     }
 
     /** The field of {@code spec.policy}, e.g. {@code staticHpFrac}. */
@@ -222,13 +242,23 @@ public final class PlannerSetting<T> {
         return Optional.ofNullable(simDefault);
     }
 
-    /** What the setting means, in a few words, naming its variable: {@code cap of the eco profile (ECO_CAP_WATTS)}. */
+    /**
+     * What the setting means, in a few words, naming its field: {@code cap of the eco profile (spec.policy.ecoCapWatts)}.
+     */
     public String meaning() {
-        return meaning + " (" + env + ")";
+        return meaning + " (spec.policy." + specField + ")";
     }
 
     public T get(PlannerSettings s) {
         return get.apply(s);
+    }
+
+    void set(PlannerSettings.Builder b, T value) {
+        set.accept(b, value);
+    }
+
+    SettingKind<T> kind() {
+        return kind;
     }
 
     /**
@@ -247,7 +277,7 @@ public final class PlannerSetting<T> {
         Optional<String> unknownPolicy = Optional.empty();
         int before = problems.lines().size();
         for (PlannerSetting<?> s : ALL) {
-            if (source == Source.SIMULATOR && s.simKey == null) {
+            if (!s.readsTextFrom(source)) {
                 continue;
             }
             String t = text.apply(s);
@@ -258,13 +288,30 @@ public final class PlannerSetting<T> {
             s.readText(source, t, where.apply(s), problems, b);
         }
         if (problems.lines().size() == before) {
-            capsInOrder(b.build(), where, where, problems);
+            CrossFieldRules.capsInOrder(b.build(), where, where, problems);
         }
         return new Read(problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty(), unknownPolicy);
     }
 
+    /**
+     * Whether {@link #read} takes this setting's text from {@code source}: the simulator only where it has a parameter,
+     * the environment only where it has a variable; the setting keeps its default otherwise.
+     */
+    boolean readsTextFrom(Source source) {
+        return switch (source) {
+            case SIMULATOR -> simKey != null;
+            case ENVIRONMENT -> env != null;
+            case SPEC_POLICY -> false;
+        };
+    }
+
     /** Settings read from text, and the unknown {@code POLICY_TYPE} that was replaced by static_partition, if any. */
     public record Read(Optional<PlannerSettings> settings, Optional<String> unknownPolicy) {
+    }
+
+    /** Reads the documented default into {@code b}; a problem names the {@code spec.policy} field. */
+    void readDefault(Problems problems, PlannerSettings.Builder b) {
+        readText(Source.ENVIRONMENT, defaultText, "spec.policy." + specField + " default", problems, b);
     }
 
     private void readText(Source source, String text, String where, Problems problems, PlannerSettings.Builder b) {
@@ -272,7 +319,7 @@ public final class PlannerSetting<T> {
             problems.add(where + " is not set");
             return;
         }
-        Kind<T> k = source == Source.SIMULATOR ? simKind : kind;
+        SettingKind<T> k = source == Source.SIMULATOR ? simKind : kind;
         k.parse(where, text, problems).filter(v -> k.check(where, text, v, source, problems)).ifPresent(v -> set.accept(b, v));
     }
 
@@ -288,34 +335,14 @@ public final class PlannerSetting<T> {
         for (PlannerSetting<?> s : ALL) {
             s.overlayField(field.apply(s.specField), problems, b);
             if (s == QUEUE_HP_MAX) {
-                boundsInOrder(field, b.build(), problems);
+                CrossFieldRules.boundsInOrder(field, b.build(), problems);
             }
         }
-        onePerCap(field, b, problems);
+        CrossFieldRules.onePerCap(field, b, problems);
         if (problems.lines().size() == before) {
-            capsInOrder(b.build(), row -> "spec.policy." + row.specField, row -> row.specField, problems);
+            CrossFieldRules.capsInOrder(b.build(), row -> "spec.policy." + row.specField, row -> row.specField, problems);
         }
         return problems.lines().size() == before ? Optional.of(b.build()) : Optional.empty();
-    }
-
-    /**
-     * A cap set in {@code spec.policy} replaces the environment's cap of its profile and family, whichever unit: a
-     * percent set there clears the environment's watts (which would win over it); watts and percent of one cap together
-     * are an error.
-     */
-    @SuppressWarnings("unchecked")
-    private static void onePerCap(Function<String, Object> field, PlannerSettings.Builder b, Problems problems) {
-        for (List<PlannerSetting<?>> pair : CAP_PAIRS) {
-            PlannerSetting<OptionalDouble> watts = (PlannerSetting<OptionalDouble>) pair.get(0);
-            PlannerSetting<?> percent = pair.get(1);
-            boolean wattsSet = field.apply(watts.specField) != null;
-            boolean percentSet = field.apply(percent.specField) != null;
-            if (wattsSet && percentSet) {
-                problems.add("spec.policy.%s and spec.policy.%s are mutually exclusive".formatted(watts.specField, percent.specField));
-            } else if (percentSet) {
-                watts.set.accept(b, OptionalDouble.empty());
-            }
-        }
     }
 
     private void overlayField(Object value, Problems problems, PlannerSettings.Builder b) {
@@ -325,61 +352,6 @@ public final class PlannerSetting<T> {
         String where = "spec.policy." + specField;
         kind.fromSpec(where, value, problems).filter(v -> kind.check(where, value, v, Source.SPEC_POLICY, problems))
                 .ifPresent(v -> set.accept(b, v));
-    }
-
-    /** In {@code spec.policy}, a lower bound above the upper one is an error (the environment's is normalised). */
-    private static void boundsInOrder(Function<String, Object> field, PlannerSettings s, Problems problems) {
-        boolean set = field.apply(QUEUE_HP_MIN.specField) != null || field.apply(QUEUE_HP_MAX.specField) != null;
-        if (set && s.queueHpMin() > s.queueHpMax()) {
-            problems.add("spec.policy.queueHpMin (%d) must not exceed queueHpMax (%d)".formatted(s.queueHpMin(), s.queueHpMax()));
-        }
-    }
-
-    /**
-     * Eco must never allow more than performance: of each family (CPU, GPU), an eco cap above the performance cap in
-     * force (for the CPU, a type's eco cap too) is an error wherever the two meet (at start in the environment, in {@code spec.policy} over it), never
-     * normalised. Caps in different units (watts and a percent) can only be compared on a node's hardware: its agent
-     * refuses an eco cap above the performance cap there.
-     *
-     * @param eco         how a problem names the eco cap's setting
-     * @param performance how it names the performance cap's setting
-     */
-    private static void capsInOrder(PlannerSettings s, Function<PlannerSetting<?>, String> eco,
-                                    Function<PlannerSetting<?>, String> performance, Problems problems) {
-        for (int family = 0; family < CAP_PAIRS.size(); family += 2) {
-            PlannerSetting<?> p = inForce(CAP_PAIRS.get(family), s);
-            PlannerSetting<?> e = inForce(CAP_PAIRS.get(family + 1), s);
-            boolean watts = p.kind == Kind.OPTIONAL_WATTS;
-            if ((e.kind == Kind.OPTIONAL_WATTS) == watts && capValue(e, s) > capValue(p, s)) {
-                String unit = watts ? "W" : "%";
-                problems.add("%s (%s %s) must not exceed %s (%s %s): eco must never allow more than performance".formatted(
-                        eco.apply(e), number(capValue(e, s)), unit, performance.apply(p), number(capValue(p, s)), unit));
-            }
-        }
-        // a type's eco cap replaces the eco CPU cap on its nodes: it meets the performance CPU cap too
-        PlannerSetting<?> cpu = inForce(CAP_PAIRS.getFirst(), s);
-        if (cpu.kind == Kind.OPTIONAL_WATTS) {
-            double limit = capValue(cpu, s);
-            s.ecoCapWattsByType().forEach((type, watts) -> {
-                if (watts > limit) {
-                    problems.add("%s (%s=%s W) must not exceed %s (%s W): eco must never allow more than performance".formatted(
-                            eco.apply(ECO_CAP_WATTS_BY_TYPE), type, number(watts), performance.apply(cpu), number(limit)));
-                }
-            });
-        }
-    }
-
-    /** Of a cap's two rows (watts, percent), the one in force: the watts where given, else the percent. */
-    private static PlannerSetting<?> inForce(List<PlannerSetting<?>> pair, PlannerSettings s) {
-        return ((OptionalDouble) pair.get(0).get(s)).isPresent() ? pair.get(0) : pair.get(1);
-    }
-
-    private static double capValue(PlannerSetting<?> row, PlannerSettings s) {
-        return row.get(s) instanceof OptionalDouble w ? w.getAsDouble() : (Double) row.get(s);
-    }
-
-    private static String number(double v) {
-        return java.math.BigDecimal.valueOf(v).stripTrailingZeros().toPlainString();
     }
 
     /**
@@ -406,330 +378,12 @@ public final class PlannerSetting<T> {
         return kind.toSpec(get(s));
     }
 
-    /** The settings as the operator's environment variables (the simulator starts the operator with them). */
-    public static Map<String, String> environment(PlannerSettings s) {
-        Map<String, String> env = new LinkedHashMap<>();
-        ALL.forEach(row -> env.put(row.env, row.text(s)));
-        return env;
-    }
-
-    private String text(PlannerSettings s) {
-        return kind.format(get(s));
-    }
-
     /** The documented defaults, read from the table ({@link PlannerSettings#defaults()} keeps them). */
     static PlannerSettings documentedDefaults() {
         PlannerSettings.Builder b = new PlannerSettings.Builder();
         Problems problems = new Problems();
-        ALL.forEach(s -> s.readText(Source.ENVIRONMENT, s.defaultText, s.env, problems, b));
+        ALL.forEach(s -> s.readDefault(problems, b));
         problems.throwIfAny("The planner's documented defaults are invalid");
         return b.build();
-    }
-
-    /**
-     * How a setting's value is read, written and checked. {@code strict} checks apply to {@code spec.policy} only.
-     */
-    abstract static class Kind<T> {
-        static final Kind<Double> FRACTION = Numeric.decimal(v -> Double.isFinite(v) && v >= 0 && v <= 1,
-                "must be between 0 and 1", true);
-        static final Kind<Double> PERCENT = Numeric.decimal(v -> Double.isFinite(v) && v > 0 && v <= 100,
-                "a percent cap must be greater than 0 and at most 100", false);
-        /** Watts, or {@code none}: not set (the percent of the same cap applies). */
-        static final Kind<OptionalDouble> OPTIONAL_WATTS = new Kind<>() {
-            @Override
-            Optional<OptionalDouble> parse(String where, String text, Problems problems) {
-                if (text.strip().equalsIgnoreCase("none")) {
-                    return Optional.of(OptionalDouble.empty());
-                }
-                OptionalDouble v = problems.number(where, text);
-                return v.isPresent() ? Optional.of(v) : Optional.empty();
-            }
-
-            @Override
-            Optional<OptionalDouble> fromSpec(String where, Object value, Problems problems) {
-                return Optional.of(OptionalDouble.of(((Number) value).doubleValue()));
-            }
-
-            @Override
-            String format(OptionalDouble value) {
-                return value.isPresent() ? String.valueOf(value.getAsDouble()) : "none";
-            }
-
-            @Override
-            Object toSpec(OptionalDouble value) {
-                return value.isPresent() ? value.getAsDouble() : null;
-            }
-
-            @Override
-            boolean check(String where, Object raw, OptionalDouble value, Source source, Problems problems) {
-                if (value.isEmpty() || (Double.isFinite(value.getAsDouble()) && value.getAsDouble() > 0)) {
-                    return true;
-                }
-                problems.add(where, raw, "a power cap must be greater than 0 watts (or none)");
-                return false;
-            }
-        };
-        static final Kind<Escalation> ESCALATION = new Choice<>(Escalation::fromConfig, Escalation::configValue,
-                "must be hold, force or evict");
-        static final Kind<PolicyType> POLICY = new Choice<>(PolicyType::fromConfig, PolicyType::configValue,
-                "is not a known policy (" + PolicyType.knownValues() + ")");
-        /** A share of capacity on top of a demand: no upper bound, never negative (everywhere). */
-        static final Kind<Double> HEADROOM = Numeric.decimal(v -> Double.isFinite(v) && v >= 0, "must be at least 0", false);
-        /** Eco caps by node type. */
-        static final Kind<Map<String, Double>> CAPS_BY_TYPE = new CapsByType();
-        /** A number of seconds (the simulator's {@code planner.downgradeTimeoutSeconds}). */
-        static final Kind<Duration> SECONDS = new Kind<>() {
-            @Override
-            Optional<Duration> parse(String where, String text, Problems problems) {
-                OptionalDouble v = problems.number(where, text);
-                return v.isPresent() ? Optional.of(Duration.ofMillis(Math.round(v.getAsDouble() * 1000))) : Optional.empty();
-            }
-
-            @Override
-            String format(Duration value) {
-                return Double.toString(value.toMillis() / 1000.0);
-            }
-        };
-
-        /** A count of nodes or pods: at least {@code min} in {@code spec.policy} (the policies normalise the rest). */
-        static Kind<Integer> nodes(int min) {
-            return Numeric.whole(v -> v >= min, "must be at least " + min, true);
-        }
-
-        /** A limit: at least {@code min} everywhere (nothing would normalise a limit of 0). */
-        static Kind<Integer> count(int min) {
-            return Numeric.whole(v -> v >= min, "must be at least " + min, false);
-        }
-
-        static Kind<Duration> duration(DurationBound bound) {
-            return new Length(bound);
-        }
-
-        /** The value of a text, or empty after reporting why it is none. */
-        abstract Optional<T> parse(String where, String text, Problems problems);
-
-        abstract String format(T value);
-
-        /** The value of a {@code spec.policy} field; numbers come as numbers, everything else as text. */
-        Optional<T> fromSpec(String where, Object value, Problems problems) {
-            return parse(where, String.valueOf(value), problems);
-        }
-
-        /** The value as a {@code spec.policy} field. */
-        Object toSpec(T value) {
-            return format(value);
-        }
-
-        /** Whether a well-formed value may be used; reports it when not. */
-        boolean check(String where, Object raw, T value, Source source, Problems problems) {
-            return true;
-        }
-    }
-
-    /**
-     * A number whose value must pass {@code accepts}: always, or ({@code strictOnly}) in {@code spec.policy} only, where
-     * it comes as a JSON number.
-     */
-    private static final class Numeric<T extends Number> extends Kind<T> {
-        /** Reads a number's text, reporting why it is none. */
-        interface Reader<T> {
-            Optional<T> read(Problems problems, String where, String text);
-        }
-
-        private final Reader<T> reader;
-        private final Function<Number, T> fromJson;
-        private final Predicate<T> accepts;
-        private final String problem;
-        private final boolean strictOnly;
-
-        Numeric(Reader<T> reader, Function<Number, T> fromJson, Predicate<T> accepts, String problem, boolean strictOnly) {
-            this.reader = reader;
-            this.fromJson = fromJson;
-            this.accepts = accepts;
-            this.problem = problem;
-            this.strictOnly = strictOnly;
-        }
-
-        static Numeric<Double> decimal(Predicate<Double> accepts, String problem, boolean strictOnly) {
-            return new Numeric<>((p, where, text) -> {
-                OptionalDouble v = p.number(where, text);
-                return v.isPresent() ? Optional.of(v.getAsDouble()) : Optional.empty();
-            }, Number::doubleValue, accepts, problem, strictOnly);
-        }
-
-        static Numeric<Integer> whole(Predicate<Integer> accepts, String problem, boolean strictOnly) {
-            return new Numeric<>((p, where, text) -> {
-                OptionalInt v = p.integer(where, text);
-                return v.isPresent() ? Optional.of(v.getAsInt()) : Optional.empty();
-            }, Number::intValue, accepts, problem, strictOnly);
-        }
-
-        @Override
-        Optional<T> parse(String where, String text, Problems problems) {
-            return reader.read(problems, where, text);
-        }
-
-        @Override
-        Optional<T> fromSpec(String where, Object value, Problems problems) {
-            return Optional.of(fromJson.apply((Number) value));
-        }
-
-        @Override
-        String format(T value) {
-            return String.valueOf(value);
-        }
-
-        @Override
-        Object toSpec(T value) {
-            return value;
-        }
-
-        @Override
-        boolean check(String where, Object raw, T value, Source source, Problems problems) {
-            if ((strictOnly && source != Source.SPEC_POLICY) || accepts.test(value)) {
-                return true;
-            }
-            problems.add(where, raw, problem);
-            return false;
-        }
-    }
-
-    /** A duration within a bound, everywhere. */
-    private static final class Length extends Kind<Duration> {
-        private final DurationBound bound;
-
-        Length(DurationBound bound) {
-            this.bound = bound;
-        }
-
-        @Override
-        Optional<Duration> parse(String where, String text, Problems problems) {
-            return problems.duration(where, text, bound);
-        }
-
-        @Override
-        String format(Duration value) {
-            return Durations.format(value);
-        }
-    }
-
-    /**
-     * One of a few words, case-insensitive and trimmed. In {@code spec.policy} a wrong one reads
-     * {@code spec.policy.type 'fastest' is not a known policy (...)}.
-     */
-    private static final class Choice<T> extends Kind<T> {
-        private final Function<String, Optional<T>> parse;
-        private final Function<T, String> format;
-        private final String problem;
-
-        Choice(Function<String, Optional<T>> parse, Function<T, String> format, String problem) {
-            this.parse = parse;
-            this.format = format;
-            this.problem = problem;
-        }
-
-        @Override
-        Optional<T> parse(String where, String text, Problems problems) {
-            Optional<T> v = parse.apply(text);
-            if (v.isEmpty()) {
-                problems.add(where, text, problem);
-            }
-            return v;
-        }
-
-        @Override
-        Optional<T> fromSpec(String where, Object value, Problems problems) {
-            Optional<T> v = parse.apply(String.valueOf(value));
-            if (v.isEmpty()) {
-                problems.add(where + " '" + value + "' " + problem);
-            }
-            return v;
-        }
-
-        @Override
-        String format(T value) {
-            return format.apply(value);
-        }
-    }
-
-    /**
-     * Caps by node type: as text {@code dell-r640=260,dell-r940=507} (or {@code none}), in {@code spec.policy} a JSON
-     * object {@code {dell-r640: 260}}. Each type must be a label value and each cap greater than 0 watts, everywhere.
-     */
-    private static final class CapsByType extends Kind<Map<String, Double>> {
-        private static final String NONE = "none";
-
-        @Override
-        Optional<Map<String, Double>> parse(String where, String text, Problems problems) {
-            Map<String, Double> caps = new TreeMap<>();
-            if (text.isBlank() || text.trim().equalsIgnoreCase(NONE)) {
-                return Optional.of(caps);
-            }
-            int before = problems.lines().size();
-            for (String part : text.split(",")) {
-                String entry = part.trim();
-                String[] kv = entry.split("=", 2);
-                if (kv.length != 2) {
-                    problems.add(where, text, "'" + entry + "' is not type=watts");
-                    continue;
-                }
-                double watts;
-                try {
-                    watts = Double.parseDouble(kv[1].trim());
-                } catch (NumberFormatException e) {
-                    problems.add(where, text, "'" + entry + "': the cap is not a number");
-                    continue;
-                }
-                String problem = problem(kv[0].trim(), watts);
-                if (problem != null) {
-                    problems.add(where, text, "'" + entry + "': " + problem);
-                } else {
-                    caps.put(kv[0].trim(), watts);
-                }
-            }
-            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
-        }
-
-        @Override
-        Optional<Map<String, Double>> fromSpec(String where, Object value, Problems problems) {
-            if (!(value instanceof Map<?, ?> map)) {
-                problems.add(where, value, "must map node types to watts");
-                return Optional.empty();
-            }
-            Map<String, Double> caps = new TreeMap<>();
-            int before = problems.lines().size();
-            map.forEach((type, watts) -> {
-                String problem = watts instanceof Number n ? problem(String.valueOf(type), n.doubleValue()) : "is not a number";
-                if (problem != null) {
-                    problems.add(where + "." + type, watts, problem);
-                } else {
-                    caps.put(String.valueOf(type), ((Number) watts).doubleValue());
-                }
-            });
-            return problems.lines().size() == before ? Optional.of(caps) : Optional.empty();
-        }
-
-        /** What is wrong with one type's cap, or null. */
-        private static String problem(String type, double watts) {
-            if (type.isEmpty() || !LabelSelector.isValidValue(type)) {
-                return "'" + type + "' is not a node type (a label value)";
-            }
-            return watts > 0 && Double.isFinite(watts) ? null : "a power cap must be greater than 0 watts";
-        }
-
-        @Override
-        String format(Map<String, Double> value) {
-            if (value.isEmpty()) {
-                return NONE;
-            }
-            StringBuilder text = new StringBuilder();
-            value.forEach((type, watts) -> text.append(text.isEmpty() ? "" : ",").append(type).append('=').append(watts));
-            return text.toString();
-        }
-
-        @Override
-        Object toSpec(Map<String, Double> value) {
-            return value;
-        }
     }
 }

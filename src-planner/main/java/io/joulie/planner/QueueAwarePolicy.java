@@ -7,14 +7,12 @@ package io.joulie.planner;
  */
 public final class QueueAwarePolicy implements CountingPolicy {
     private final double baseFraction;
-    private final int min;
-    private final int max;
+    private final Bounds bounds;
     private final int perNode;
 
     public QueueAwarePolicy(double baseFraction, int min, int max, int perNode) {
         this.baseFraction = EcoSelection.clampFraction(baseFraction);
-        this.min = min;
-        this.max = max;
+        this.bounds = new Bounds(min, max);
         this.perNode = perNode <= 0 ? 1 : perNode;
     }
 
@@ -37,27 +35,16 @@ public final class QueueAwarePolicy implements CountingPolicy {
     public String formula(ClusterContext context, int hp) {
         int n = context.eligible().size();
         return "hp=max(round(%d x %s), ceil(%d/%d)) in [%d,%d]=%d".formatted(n, baseFraction,
-                context.clusterPerformancePods(), perNode, lower(), upper(n), hp);
+                context.clusterPerformancePods(), perNode, bounds.min(), bounds.upper(n), hp);
     }
 
     int performanceNodes(int n, long perfPods) {
         long base = EcoSelection.roundHalfUp(n, baseFraction);
-        long hp = Math.max(base, demand(perfPods));
-        hp = Math.max(lower(), Math.min(upper(n), hp));
-        return (int) Math.max(0, Math.min(n, hp));
+        return bounds.clamp(Math.max(base, demand(perfPods)), n);
     }
 
     /** {@code ceil(P / perNode)}. */
     private long demand(long perfPods) {
         return (perfPods + perNode - 1) / perNode;
-    }
-
-    private int lower() {
-        return Math.max(0, min);
-    }
-
-    private int upper(int n) {
-        int upper = max <= 0 ? n : max;
-        return Math.max(upper, lower());
     }
 }

@@ -51,7 +51,7 @@ public final class RuleEngine {
         Optional<ScheduleWindow> window = ScheduleWindow.firstOpen(rules.schedules(), ctx.now());
         PlannerSettings s = window.map(w -> w.apply(base)).orElse(base);
         CountingPolicy policy = Policies.counting(s).orElseThrow(() ->
-                new IllegalArgumentException(s.policyType().configValue() + " does not count nodes: the rules do not apply"));
+                new IllegalArgumentException(s.policyType().policyName() + " does not count nodes: the rules do not apply"));
         int counted = policy.performanceNodes(ctx);
         int policyHp = window.map(w -> w.bound(counted, n)).orElse(counted);
 

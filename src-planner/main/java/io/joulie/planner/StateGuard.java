@@ -2,15 +2,16 @@ package io.joulie.planner;
 
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalDouble;
 
 /**
  * The performance contract, node by node: a performance-only pod never runs under the eco cap.
@@ -140,33 +141,64 @@ public final class StateGuard {
     }
 
     /**
-     * Whether the node's agent confirmed the cap {@code to} asks for: its report answers the NodePowerProfile's
-     * generation as the cache has it with {@code applied} (and, for performance, no DVFS throttle left), and this tick
-     * does not change what the NodePowerProfile asks (a new spec is a new generation, which no report can answer yet).
+     * Whether the node's agent confirmed the cap {@code to} asks for: its answer ({@code status.applied}) is for the
+     * NodePowerProfile's generation as the cache has it, and says {@code Applied} for every control family the spec asks
+     * for (for performance: with no DVFS throttle left), and this tick does not change what the NodePowerProfile asks (a
+     * new spec is a new generation, which no answer can be for yet). Fails closed: a node an agent serves is not
+     * confirmed before it answered, nor when it answered that it restored the limits it found on the hardware.
      */
     CapStatus cap(ManagedNode node, PowerState to) {
         AgentReport r = node.cap().report();
-        if (!r.reported() || r.result() == Result.NONE) {
-            return new CapStatus(CapConfirmation.Unreported, OptionalDouble.empty(), r.reported()
-                    ? "the agent does not control this node's CPU (none): " + r.message() : CapStatus.UNREPORTED.message());
-        }
         Profile profile = to.profile();
-        if (!node.cap().asks(profile, settings.caps(profile, node.labels()), node.power()) || r.profileGeneration() != node.cap().generation()) {
-            return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "waiting for the agent to apply the " + profile.value()
-                    + " cap" + (profile == Profile.PERFORMANCE ? "; the performance label follows once it has" : ""));
+        if (!r.reported()) {
+            return r.served() ? new CapStatus(CapConfirmation.Waiting, "the node's agent has not answered its NodePowerProfile yet")
+                    : CapStatus.UNREPORTED;
         }
-        if (r.result() == Result.APPLIED) {
-            if (profile == Profile.PERFORMANCE && r.throttlePct() > 0) {
-                return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "waiting for the agent to lift its DVFS "
-                        + "throttle (" + Math.round(r.throttlePct()) + " %); the performance label follows once it has");
+        ProfileCaps caps = settings.caps(profile, node.labels());
+        Long answered = r.applied().generation();
+        if (!node.cap().asks(profile, caps, node.power()) || answered == null || answered != node.cap().generation()) {
+            return new CapStatus(CapConfirmation.Waiting, "waiting for the agent to apply the " + profile.value() + " cap"
+                    + (profile == Profile.PERFORMANCE ? "; the performance label follows once it has" : ""));
+        }
+        List<CapStatus> families = new ArrayList<>();
+        if (caps.cpu() != null) {
+            families.add(family("CPU", r.applied().cpu(), profile));
+        }
+        if (caps.gpuFor(node.power()).isPresent()) {
+            families.add(family("GPU", r.applied().gpu(), profile));
+        }
+        for (CapConfirmation worst : List.of(CapConfirmation.Refused, CapConfirmation.Waiting)) {
+            Optional<CapStatus> found = families.stream().filter(f -> f.confirmation() == worst).findFirst();
+            if (found.isPresent()) {
+                return found.get();
             }
-            return new CapStatus(CapConfirmation.Confirmed, r.appliedWatts(), "");
         }
-        if (r.result() == null) {
-            return new CapStatus(CapConfirmation.Waiting, r.appliedWatts(), "the agent's report has no result this operator knows");
+        boolean anyApplied = families.stream().anyMatch(f -> f.confirmation() == CapConfirmation.Confirmed);
+        return anyApplied || families.isEmpty() ? new CapStatus(CapConfirmation.Confirmed, "")
+                : new CapStatus(CapConfirmation.Unreported, families.getFirst().message());
+    }
+
+    /** One family's answer to the generation in force. */
+    private static CapStatus family(String name, NodePowerProfileStatus.Family answer, Profile profile) {
+        if (answer == null || answer.result() == null) {
+            return new CapStatus(CapConfirmation.Waiting, "the agent's answer has no " + name + " result this operator knows");
         }
-        return new CapStatus(CapConfirmation.Refused, r.appliedWatts(), "the agent reports " + r.result().name().toLowerCase(
-                java.util.Locale.ROOT) + ": " + r.message());
+        String said = answer.message() == null ? "" : ": " + answer.message();
+        return switch (answer.result()) {
+            case APPLIED -> {
+                if (profile == Profile.PERFORMANCE && answer instanceof NodePowerProfileStatus.Cpu cpu && cpu.throttlePercent() != null
+                        && cpu.throttlePercent() > 0) {
+                    yield new CapStatus(CapConfirmation.Waiting, "waiting for the agent to lift its DVFS throttle ("
+                            + Math.round(cpu.throttlePercent()) + " %); the performance label follows once it has");
+                }
+                yield new CapStatus(CapConfirmation.Confirmed, "");
+            }
+            case NONE -> new CapStatus(CapConfirmation.Unreported, "the agent does not control this node's " + name + " (none)" + said);
+            case RESTORED -> new CapStatus(CapConfirmation.Waiting, "the agent restored the " + name + " limits it found on the "
+                    + "hardware" + said);
+            case BLOCKED, ERROR -> new CapStatus(CapConfirmation.Refused, "the agent reports " + name + " "
+                    + answer.result().name().toLowerCase(Locale.ROOT) + said);
+        };
     }
 
     /**

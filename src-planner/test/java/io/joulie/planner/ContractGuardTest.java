@@ -1,11 +1,13 @@
 package io.joulie.planner;
 
 import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.CpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -42,14 +44,20 @@ class ContractGuardTest {
     }
 
     static AgentReport applied(long generation, double watts) {
-        return new AgentReport(Result.APPLIED, generation, OptionalDouble.of(watts), 0, "applied node cap");
+        return cpu(ControlResult.APPLIED, generation, watts, 0, "applied node cap");
+    }
+
+    /** The answer of a node's agent for its CPU packages alone. */
+    static AgentReport cpu(ControlResult result, long generation, Double watts, double throttle, String message) {
+        return new AgentReport(new NodePowerProfileStatus.Applied((long) generation, new NodePowerProfileStatus.Cpu(result, "powercap", watts, throttle, null, message),
+                null, null), true);
     }
 
     @Test
     void aPerformanceOnlyPodOnAnEcoNodeSendsItBackToThePerformanceCapAtOnce() {
         ManagedNode n = node(ActiveEco, "eco", List.of("hpc/late"));
 
-        Transition t = GUARD.check(n, ActiveEco, "static-partition-v1", SINCE.plusSeconds(1));
+        Transition t = GUARD.check(n, ActiveEco, "static_partition", SINCE.plusSeconds(1));
 
         assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
         assertThat(t.to()).as("the plan still wants eco: drain").isEqualTo(DrainingPerformance);
@@ -61,7 +69,7 @@ class ContractGuardTest {
         assertThat(n.violators()).containsExactly("hpc/late");
 
         // planned performance instead: the plain raise
-        Transition up = GUARD.check(n, ActivePerformance, "static-partition-v1", SINCE.plusSeconds(1));
+        Transition up = GUARD.check(n, ActivePerformance, "static_partition", SINCE.plusSeconds(1));
         assertThat(up.to()).isEqualTo(ActivePerformance);
         assertThat(up.outcome()).isEqualTo(Outcome.COMPLETED);
     }
@@ -103,11 +111,10 @@ class ContractGuardTest {
         Transition still = GUARD.check(waiting, ActivePerformance, "p", SINCE.plusSeconds(1));
         assertThat(still.outcome()).isEqualTo(Outcome.STEADY);
         assertThat(still.label()).isEqualTo("eco");
-        assertThat(still.cap().appliedWatts()).hasValue(ECO);
 
         // the agent applied generation 5, but DVFS still throttles: wait
         ManagedNode throttled = waiting.withCap(asks(Profile.PERFORMANCE, PERF, 5,
-                new AgentReport(Result.APPLIED, 5, OptionalDouble.of(PERF), 40, "dvfs")));
+                cpu(ControlResult.APPLIED, 5, PERF, 40, "dvfs")));
         assertThat(GUARD.check(throttled, ActivePerformance, "p", SINCE.plusSeconds(2)).label()).isEqualTo("eco");
         assertThat(GUARD.check(throttled, ActivePerformance, "p", SINCE.plusSeconds(2)).cap().message()).contains("DVFS throttle (40 %)");
 
@@ -115,40 +122,46 @@ class ContractGuardTest {
         ManagedNode confirmed = waiting.withCap(asks(Profile.PERFORMANCE, PERF, 5, applied(5, 480)));
         Transition labelled = GUARD.check(confirmed, ActivePerformance, "p", SINCE.plusSeconds(3));
         assertThat(labelled.label()).isEqualTo("performance");
-        assertThat(labelled.cap()).isEqualTo(new CapStatus(CapConfirmation.Confirmed, OptionalDouble.of(480), ""));
+        assertThat(labelled.cap()).isEqualTo(new CapStatus(CapConfirmation.Confirmed, ""));
         assertThat(labelled.awaitsAgent()).isFalse();
     }
 
     @Test
     void aRefusalKeepsTheLabelWaitingAndSaysWhy() {
         ManagedNode n = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 2,
-                new AgentReport(Result.BLOCKED, 2, OptionalDouble.of(ECO), 0, "firmware lock")));
+                cpu(ControlResult.BLOCKED, 2, ECO, 0, "firmware lock")));
 
         Transition t = GUARD.check(n, ActivePerformance, "p", SINCE);
 
         assertThat(t.label()).isEqualTo("eco");
         assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Refused);
-        assertThat(t.cap().message()).isEqualTo("the agent reports blocked: firmware lock");
+        assertThat(t.cap().message()).isEqualTo("the agent reports CPU blocked: firmware lock");
     }
 
     @Test
-    void aNodeNoAgentReportsForIsLabelledAtOnceAndSaysItIsUnconfirmed() {
+    void aNodeNoAgentCapsIsLabelledOnceItsAnswerSaysSoAndSaysItIsUnconfirmed() {
         Transition t = GUARD.check(node(ActiveEco, "eco", List.of()), ActivePerformance, "p", SINCE);
 
         assertThat(t.label()).isEqualTo("performance");
         assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Unreported);
 
+        // an agent routed to none answers each generation with None: once it answered the performance one, nothing caps
+        // the node (until then the answer is for the eco spec, and the node waits: fail closed)
         ManagedNode none = node(ActiveEco, "eco", List.of()).withCap(asks(Profile.ECO, ECO, 3,
-                new AgentReport(Result.NONE, 3, OptionalDouble.empty(), 0, "routed to none")));
-        Transition routedAway = GUARD.check(none, ActivePerformance, "p", SINCE);
+                cpu(ControlResult.NONE, 3, null, 0, "routed to none")));
+        assertThat(GUARD.check(none, ActivePerformance, "p", SINCE).label()).isEqualTo("eco");
+        ManagedNode answered = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 4,
+                cpu(ControlResult.NONE, 4, null, 0, "routed to none")));
+        Transition routedAway = GUARD.check(answered, ActivePerformance, "p", SINCE);
         assertThat(routedAway.label()).isEqualTo("performance");
+        assertThat(routedAway.cap().confirmation()).isEqualTo(CapConfirmation.Unreported);
         assertThat(routedAway.cap().message()).contains("does not control this node's CPU");
     }
 
     @Test
     void aLabelOnceGivenStaysWhateverTheAgentSaysLater() {
         ManagedNode n = node(ActivePerformance, "performance", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 7,
-                new AgentReport(Result.ERROR, 7, OptionalDouble.empty(), 0, "EIO")));
+                cpu(ControlResult.ERROR, 7, null, 0, "EIO")));
 
         Transition t = GUARD.check(n, ActivePerformance, "p", SINCE);
 
@@ -181,14 +194,14 @@ class ContractGuardTest {
 
     @Test
     void theRecheckBetweenTicksHeadsWhereTheStateSaysAndKeepsTheReason() {
-        String reason = "selected for eco by static-partition-v1; schedule 'night'";
+        String reason = "selected for eco by static_partition; schedule 'night'";
         ManagedNode draining = node(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE, List.of()).withReason(reason);
-        Transition early = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(4));
+        Transition early = GUARD.recheck(draining, null, "static_partition", SINCE.plusSeconds(4));
         assertThat(early.to()).isEqualTo(DrainingPerformance);
         assertThat(early.reason()).isEqualTo(reason);
-        Transition commit = GUARD.recheck(draining, null, "static-partition-v1", SINCE.plusSeconds(5));
+        Transition commit = GUARD.recheck(draining, null, "static_partition", SINCE.plusSeconds(5));
         assertThat(commit.to()).isEqualTo(ActiveEco);
-        assertThat(commit.reason()).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(commit.reason()).isEqualTo("selected for eco by static_partition");
         assertThat(GUARD.commitAt(draining)).isEqualTo(SINCE.plusSeconds(5));
 
         ManagedNode waiting = node(ActivePerformance, "eco", List.of()).withReason("selected for performance by x; note")
@@ -213,5 +226,60 @@ class ContractGuardTest {
         assertThat(NodeAssignment.of(t, SETTINGS.caps(t.to().profile()), "p", NodePower.UNKNOWN).cpu()).isEqualTo(CpuPower.watts(PERF));
         // force after the timeout commits eco as it would have
         assertThat(GUARD.check(n, ActiveEco, "p", SINCE.plus(Duration.ofHours(1))).outcome()).isEqualTo(Outcome.FORCED);
+    }
+
+    @Test
+    void aGpuOnlyNodeIsConfirmedOrRefusedByItsGpuAnswer() {
+        NodePower gpus = new NodePower(OptionalDouble.empty(), 2, OptionalDouble.of(1400), true, false, true);
+        GpuPower perfGpu = SETTINGS.caps(Profile.PERFORMANCE).gpu();
+        NodePowerProfileStatus.Cpu noCpu = new NodePowerProfileStatus.Cpu(ControlResult.NONE, "none", null, null, null, "routed to none");
+        java.util.function.Function<NodePowerProfileStatus.Gpu, ManagedNode> answering = gpu -> new ManagedNode("g1",
+                Map.of(JoulieApi.POWER_PROFILE_LABEL, "eco"), false, ActivePerformance, SINCE, List.of(), gpus)
+                .withCap(new NodeCap(Profile.PERFORMANCE, CpuPower.watts(PERF), perfGpu, 5,
+                        new AgentReport(new NodePowerProfileStatus.Applied(5L, noCpu, gpu, null), true)));
+
+        Transition applied = GUARD.check(answering.apply(new NodePowerProfileStatus.Gpu(ControlResult.APPLIED, "nvml",
+                List.of(new NodePowerProfileStatus.Device(0, "H100", 700.0)), null)), ActivePerformance, "p", SINCE);
+        assertThat(applied.cap().confirmation()).isEqualTo(CapConfirmation.Confirmed);
+        assertThat(applied.label()).isEqualTo("performance");
+
+        Transition blocked = GUARD.check(answering.apply(new NodePowerProfileStatus.Gpu(ControlResult.BLOCKED, "nvml", null,
+                "limit below the board's minimum")), ActivePerformance, "p", SINCE);
+        assertThat(blocked.cap().confirmation()).isEqualTo(CapConfirmation.Refused);
+        assertThat(blocked.cap().message()).isEqualTo("the agent reports GPU blocked: limit below the board's minimum");
+        assertThat(blocked.label()).isEqualTo("eco");
+
+        Transition silent = GUARD.check(answering.apply(null), ActivePerformance, "p", SINCE);
+        assertThat(silent.cap().confirmation()).as("the generation answered, the GPUs not").isEqualTo(CapConfirmation.Waiting);
+        assertThat(silent.label()).isEqualTo("eco");
+    }
+
+    @Test
+    void aNodeWhoseAgentNeverAnsweredIsNotConfirmedButANodeNoAgentServesIs() {
+        ManagedNode served = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 2,
+                new AgentReport(null, true)));
+        Transition waits = GUARD.check(served, ActivePerformance, "p", SINCE);
+        assertThat(waits.cap().confirmation()).isEqualTo(CapConfirmation.Waiting);
+        assertThat(waits.cap().message()).isEqualTo("the node's agent has not answered its NodePowerProfile yet");
+        assertThat(waits.label()).isEqualTo("eco");
+
+        ManagedNode unserved = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 2, AgentReport.NONE));
+        Transition free = GUARD.check(unserved, ActivePerformance, "p", SINCE);
+        assertThat(free.cap().confirmation()).isEqualTo(CapConfirmation.Unreported);
+        assertThat(free.label()).isEqualTo("performance");
+    }
+
+    @Test
+    void anAgentThatRestoredTheLimitsItFoundDoesNotHoldTheCap() {
+        ManagedNode restored = node(ActiveEco, "eco", List.of()).withCap(asks(Profile.ECO, ECO, 4,
+                cpu(ControlResult.RESTORED, 4, 400.0, 0, "agent stopped; restored 2 packages")));
+        Transition t = GUARD.check(restored, ActiveEco, "p", SINCE);
+        assertThat(t.cap().confirmation()).isEqualTo(CapConfirmation.Waiting);
+        assertThat(t.cap().message()).isEqualTo("the agent restored the CPU limits it found on the hardware: agent stopped; restored "
+                + "2 packages");
+
+        ManagedNode up = node(ActivePerformance, "eco", List.of()).withCap(asks(Profile.PERFORMANCE, PERF, 6,
+                cpu(ControlResult.RESTORED, 6, 400.0, 0, "agent stopped")));
+        assertThat(GUARD.check(up, ActivePerformance, "p", SINCE).label()).as("not performance on a restore").isEqualTo("eco");
     }
 }

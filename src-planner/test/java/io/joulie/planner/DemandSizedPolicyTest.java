@@ -67,7 +67,7 @@ class DemandSizedPolicyTest {
         assertThat(plan.performanceNodes()).isEqualTo(hp);
         assertThat(plan.targets()).hasSize(n);
         assertThat(count(plan.targets(), Profile.PERFORMANCE)).isEqualTo(hp);
-        assertThat(plan.policyName()).isEqualTo("demand-sized-v1");
+        assertThat(plan.policyName()).isEqualTo("demand_sized_v1");
     }
 
     @ParameterizedTest(name = "eco-only {0} + declared {1} cores on 16-core nodes -> {2} eco")

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -31,13 +32,48 @@ class PlannerSettingTest {
         var envs = new HashSet<String>();
         var fields = new HashSet<String>();
         for (PlannerSetting<?> s : PlannerSetting.ALL) {
+            if (!s.inEnvironment()) {
+                assertThat(s.property()).isNull();
+                assertThat(fields.add(s.specField())).as("%s once", s.specField()).isTrue();
+                continue;
+            }
             assertThat(s.property()).startsWith("joulie.");
             assertThat(s.env()).isEqualTo(s.property().substring("joulie.".length()).replace('-', '_').toUpperCase(Locale.ROOT));
             assertThat(envs.add(s.env())).as("%s once", s.env()).isTrue();
             assertThat(fields.add(s.specField())).as("%s once", s.specField()).isTrue();
-            assertThat(s.meaning()).endsWith("(" + s.env() + ")");
+            assertThat(s.meaning()).endsWith("(spec.policy." + s.specField() + ")");
         }
         assertThat(PlannerSetting.ALL).hasSize(PlannerSettings.class.getRecordComponents().length);
+    }
+
+    @Test
+    void aSettingOfSpecPolicyOnlyHasNoVariableAndIsNeverReadFromTheEnvironment() {
+        PlannerSetting<Double> spec = PlannerSetting.spec("staticHpFrac", SettingKind.FRACTION, "0.25", "a share",
+                PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac);
+        PlannerSettings.Builder b = PlannerSettings.defaults().toBuilder();
+        Problems problems = new Problems();
+
+        spec.readDefault(problems, b);
+
+        assertThat(spec.inEnvironment()).isFalse();
+        assertThat(spec.env()).isNull();
+        assertThat(spec.readsTextFrom(PlannerSetting.Source.ENVIRONMENT)).as("keeps its default there").isFalse();
+        assertThat(spec.readsTextFrom(PlannerSetting.Source.SIMULATOR)).as("no simulator parameter").isFalse();
+        assertThat(spec.meaning()).isEqualTo("a share (spec.policy.staticHpFrac)");
+        assertThat(b.build().staticHpFrac()).isEqualTo(0.25);
+        assertThat(problems.lines()).isEmpty();
+        assertThat(PlannerSetting.STATIC_HP_FRAC.readsTextFrom(PlannerSetting.Source.ENVIRONMENT)).isTrue();
+    }
+
+    @Test
+    void aBadDefaultNamesTheField() {
+        PlannerSetting<Double> spec = PlannerSetting.spec("staticHpFrac", SettingKind.FRACTION, "half", "a share",
+                PlannerSettings::staticHpFrac, PlannerSettings.Builder::staticHpFrac);
+        Problems problems = new Problems();
+
+        spec.readDefault(problems, PlannerSettings.defaults().toBuilder());
+
+        assertThat(problems.lines()).containsExactly("spec.policy.staticHpFrac default = 'half': is not a number");
     }
 
     @Test
@@ -54,7 +90,7 @@ class PlannerSettingTest {
 
     @Test
     void anEcoCapAboveThePerformanceCapIsRefusedAtStartAndInSpecPolicy() {
-        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        Map<String, String> env = new HashMap<>(environment(PlannerSettings.defaults()));
         env.put("ECO_CAP_WATTS", "300");
         env.put("PERFORMANCE_CAP_WATTS", "250.5");
         env.put("GPU_ECO_CAP_PERCENT", "80");
@@ -86,7 +122,7 @@ class PlannerSettingTest {
         assertThat(percent.lines()).containsExactly("spec.policy.ecoCapPercent (60 %) must not exceed performanceCapPercent "
                 + "(50 %): eco must never allow more than performance");
         // a type's eco cap replaces the eco CPU cap on its nodes, so it is held to the performance cap as well
-        Map<String, String> byType = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        Map<String, String> byType = new HashMap<>(environment(PlannerSettings.defaults()));
         byType.put("PERFORMANCE_CAP_WATTS", "500");
         byType.put("ECO_CAP_WATTS_BY_TYPE", "big=900,small=200");
         Problems typed = new Problems();
@@ -108,7 +144,7 @@ class PlannerSettingTest {
 
     @Test
     void limitsAreCheckedEverywhere() {
-        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        Map<String, String> env = new HashMap<>(environment(PlannerSettings.defaults()));
         env.put("MAX_TRANSITIONS_PER_TICK", "0");
         env.put("MAX_EVICTIONS_PER_TICK", "-1");
         env.put("SETTLE_TIME", "soon");
@@ -122,12 +158,12 @@ class PlannerSettingTest {
 
     @Test
     void theEnvironmentItWritesReadsBackToTheSameSettings() {
-        Map<String, String> env = PlannerSetting.environment(OTHER);
+        Map<String, String> env = environment(OTHER);
         assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")
                 .containsEntry("QUEUE_HP_MIN", "2").containsEntry("DOWNGRADE_TIMEOUT", "1h30m")
                 .containsEntry("DOWNGRADE_ESCALATION", "evict").containsEntry("ECO_CAP_WATTS_BY_TYPE", "dell-r640=260.0,dell-r940=407.5")
                 .hasSize(PlannerSetting.ALL.size());
-        assertThat(PlannerSetting.environment(PlannerSettings.defaults())).containsEntry("ECO_CAP_WATTS_BY_TYPE", "none");
+        assertThat(environment(PlannerSettings.defaults())).containsEntry("ECO_CAP_WATTS_BY_TYPE", "none");
 
         Problems problems = new Problems();
         var read = PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env, problems);
@@ -155,7 +191,7 @@ class PlannerSettingTest {
 
     @Test
     void theEnvironmentIsLenientWhereSpecPolicyIsStrict() {
-        Map<String, String> env = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        Map<String, String> env = new HashMap<>(environment(PlannerSettings.defaults()));
         env.put("STATIC_HP_FRAC", "1.5");
         env.put("QUEUE_HP_MIN", "-3");
         env.put("POLICY_TYPE", "carbon_magic_v9");
@@ -224,7 +260,7 @@ class PlannerSettingTest {
         Problems range = new Problems();
         assertThat(PlannerSetting.overlay(env, Map.<String, Object>of("ecoCapPercent", 120.0)::get, range)).isEmpty();
         assertThat(range.lines()).containsExactly("spec.policy.ecoCapPercent = 120.0: a percent cap must be greater than 0 and at most 100");
-        Map<String, String> text = new HashMap<>(PlannerSetting.environment(PlannerSettings.defaults()));
+        Map<String, String> text = new HashMap<>(environment(PlannerSettings.defaults()));
         text.put("ECO_CAP_PERCENT", "0");
         text.put("GPU_ECO_CAP_WATTS_PER_GPU", "-1");
         Problems strictEverywhere = new Problems();
@@ -233,5 +269,16 @@ class PlannerSettingTest {
         assertThat(strictEverywhere.lines()).containsExactly(
                 "ECO_CAP_PERCENT = '0': a percent cap must be greater than 0 and at most 100",
                 "GPU_ECO_CAP_WATTS_PER_GPU = '-1': a power cap must be greater than 0 watts (or none)");
+    }
+
+    /** The settings as the text of the operator's environment variables, which the table still reads. */
+    static Map<String, String> environment(PlannerSettings s) {
+        Map<String, String> env = new LinkedHashMap<>();
+        PlannerSetting.ALL.forEach(row -> env.put(row.env(), text(row, s)));
+        return env;
+    }
+
+    private static <T> String text(PlannerSetting<T> row, PlannerSettings s) {
+        return row.kind().format(row.get(s));
     }
 }

@@ -131,7 +131,7 @@ class PlannerTest {
 
         assertThat(a.get("a")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::cpu,
                 NodeAssignment::labelValue, NodeAssignment::policyName)
-                .containsExactly(ActiveEco, Profile.ECO, CpuPower.percent(60), "eco", "static-partition-v1");
+                .containsExactly(ActiveEco, Profile.ECO, CpuPower.percent(60), "eco", "static_partition");
         assertThat(a.get("b")).extracting(NodeAssignment::state, NodeAssignment::profile, NodeAssignment::cpu,
                 NodeAssignment::labelValue)
                 .containsExactly(ActivePerformance, Profile.PERFORMANCE, CpuPower.percent(100), "performance");
@@ -167,9 +167,9 @@ class PlannerTest {
 
     @ParameterizedTest(name = "{0} builds {1}")
     @CsvSource({
-            "STATIC_PARTITION, static-partition-v1",
-            "QUEUE_AWARE_V1, queue-aware-v1",
-            "RULE_SWAP_V1, rule-swap-v1",
+            "STATIC_PARTITION, static_partition",
+            "QUEUE_AWARE_V1, queue_aware_v1",
+            "RULE_SWAP_V1, rule_swap_v1",
     })
     void policiesFollowTheSettings(PolicyType type, String name) {
         var planner = new Planner(settings(type, 0.5));
@@ -304,7 +304,7 @@ class PlannerTest {
         var s = settings(PolicyType.STATIC_PARTITION, 1.0);
         var ctx = context(eco("e", "hpc/p"), perf("p"), draining("d"));
 
-        var tick = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1", Map.of());
+        var tick = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static_partition", Map.of());
 
         Map<String, Transition> t = byNode(tick);
         assertThat(t.get("e").outcome()).as("no plan: each node heads where its state says").isEqualTo(Outcome.RESCUED);
@@ -313,7 +313,7 @@ class PlannerTest {
         assertThat(tick.released()).isEmpty();
 
         // the last plan wants d performance (its write failed): the recheck raises it instead of committing eco
-        var again = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static-partition-v1",
+        var again = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static_partition",
                 Map.of("d", Profile.PERFORMANCE, "e", Profile.PERFORMANCE));
         assertThat(byNode(again).get("d").to()).isEqualTo(ActivePerformance);
         assertThat(byNode(again).get("e").to()).isEqualTo(ActivePerformance);

@@ -63,7 +63,7 @@ class QueueAwarePolicyTest {
         assertThat(plan.performanceNodes()).isEqualTo(hp);
         assertThat(plan.targets()).hasSize(n);
         assertThat(count(plan.targets(), Profile.PERFORMANCE)).isEqualTo(hp);
-        assertThat(plan.policyName()).isEqualTo("queue-aware-v1");
+        assertThat(plan.policyName()).isEqualTo("queue_aware_v1");
     }
 
     @ParameterizedTest(name = "{0} of 5 cordoned, P={1} -> {2}")

@@ -353,8 +353,8 @@ class RuleEngineTest {
         assertThat(ecoNodes(tick.plan().targets())).containsExactly("c");
         var reasons = new HashMap<String, String>();
         tick.transitions().forEach(t -> reasons.put(t.node(), t.reason()));
-        assertThat(reasons).containsEntry("c", "selected for eco by static-partition-v1; " + StateGuard.settling(PlannerSettings.defaults().settleTime()) + "; schedule 'office-hours'; hotspot: node above 75 °C")
-                .containsEntry("a", "selected for performance by static-partition-v1; schedule 'office-hours'");
+        assertThat(reasons).containsEntry("c", "selected for eco by static_partition; " + StateGuard.settling(PlannerSettings.defaults().settleTime()) + "; schedule 'office-hours'; hotspot: node above 75 °C")
+                .containsEntry("a", "selected for performance by static_partition; schedule 'office-hours'");
         assertThat(planner.ruleState().hotNodes()).containsExactly("c");
         assertThat(tick.rules().budget().orElseThrow().ecoNodes()).isEqualTo(1);
     }

@@ -55,7 +55,7 @@ class RuleSwapPolicyTest {
         assertThat(compact(plan.targets())).isEqualTo(expected);
         assertThat(plan.performanceNodes()).isEqualTo(3);
         assertThat(plan.summary()).isEqualTo("phase " + phase);
-        assertThat(plan.policyName()).isEqualTo("rule-swap-v1");
+        assertThat(plan.policyName()).isEqualTo("rule_swap_v1");
     }
 
     @ParameterizedTest(name = "{0} node(s), phase {1} -> {2} performance")

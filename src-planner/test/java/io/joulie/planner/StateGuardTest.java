@@ -26,7 +26,7 @@ class StateGuardTest {
     private static final Duration TIMEOUT = Duration.ofMinutes(30);
     private static final Instant SINCE = Instant.parse("2025-01-01T00:00:00Z");
     private static final List<String> PODS = List.of("ns/a", "ns/b");
-    private static final String POLICY = "static-partition-v1";
+    private static final String POLICY = "static_partition";
 
     private static final Duration SETTLE = Duration.ofSeconds(5);
 
@@ -148,12 +148,12 @@ class StateGuardTest {
     void reasonsNameThePolicy() {
         var guard = guard(HOLD, TIMEOUT);
 
-        assertThat(guard.check(node(ActiveEco, List.of()), ActivePerformance, "queue-aware-v1", SINCE).reason())
-                .isEqualTo("selected for performance by queue-aware-v1");
-        assertThat(guard.check(node(ActivePerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE).reason())
-                .isEqualTo("selected for eco by queue-aware-v1; settling: eco once no performance-only pod has been seen for 5s");
-        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue-aware-v1", SINCE.plus(SETTLE)).reason())
-                .isEqualTo("selected for eco by queue-aware-v1");
+        assertThat(guard.check(node(ActiveEco, List.of()), ActivePerformance, "queue_aware_v1", SINCE).reason())
+                .isEqualTo("selected for performance by queue_aware_v1");
+        assertThat(guard.check(node(ActivePerformance, List.of()), ActiveEco, "queue_aware_v1", SINCE).reason())
+                .isEqualTo("selected for eco by queue_aware_v1; settling: eco once no performance-only pod has been seen for 5s");
+        assertThat(guard.check(node(DrainingPerformance, List.of()), ActiveEco, "queue_aware_v1", SINCE.plus(SETTLE)).reason())
+                .isEqualTo("selected for eco by queue_aware_v1");
     }
 
     /** The race of the label flip: a Pod bound after the tick's snapshot keeps its node at the performance cap. */

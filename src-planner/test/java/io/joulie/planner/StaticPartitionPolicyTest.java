@@ -45,7 +45,7 @@ class StaticPartitionPolicyTest {
         assertThat(plan.targets()).hasSize(n);
         assertThat(count(plan.targets(), Profile.PERFORMANCE)).isEqualTo(hp);
         assertThat(count(plan.targets(), Profile.ECO)).isEqualTo(n - hp);
-        assertThat(plan.policyName()).isEqualTo("static-partition-v1");
+        assertThat(plan.policyName()).isEqualTo("static_partition");
     }
 
     @ParameterizedTest(name = "{0} nodes, {1} cordoned, frac {2} -> {3} performance of eligible")

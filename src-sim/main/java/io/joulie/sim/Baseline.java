@@ -30,7 +30,7 @@ public enum Baseline {
 
     /** "all performance", "hindsight optimum", or the policy's configuration name. */
     public String title() {
-        return policy == null ? title : policy.configValue();
+        return policy == null ? title : policy.policyName();
     }
 
     /** The operator policy, or null when no policy runs (A, H). */

@@ -65,7 +65,7 @@ public final class Params {
         def("workload.seed", "42", "random seed of the generator");
         def("workload.trace", "", "JSON-lines trace file replacing the generator (empty: generate)");
         def("sim.stepSeconds", "1", "physics time step");
-        def("sim.tickSeconds", "60", "planner tick: the operator's RECONCILE_INTERVAL");
+        def("sim.tickSeconds", "60", "planner tick: the operator's spec.policy.reconcileInterval");
         def("sim.maxSeconds", "1209600", "stop even if jobs remain (14 days)");
         def("optimizer.evaluations", "200", "runs of the twin the hindsight optimizer may spend searching");
         def("optimizer.maxPerformanceSlowdown", "1.05", "the optimum must keep performance-only jobs' mean completion time "

@@ -61,7 +61,7 @@ class SimulationTest {
             moves.addAll(moved);
             summaries.add(plan.plan().policyName());
         })).run();
-        assertThat(summaries).containsOnly("queue-aware-v1");
+        assertThat(summaries).containsOnly("queue_aware_v1");
         // a drain of a busy node (every downgrade drains; those of idle nodes say so and commit at the next tick)
         Transition drain = moves.stream().filter(m -> m.to() == PowerState.DrainingPerformance
                 && !m.reason().contains("settling:")).findFirst().orElseThrow();

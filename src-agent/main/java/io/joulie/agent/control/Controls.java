@@ -122,12 +122,12 @@ public abstract class Controls<C extends Control, H extends C, S> {
         if (!restoreOnExit) {
             return ControlOutcome.none(backends.host(), "limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
         }
-        return host.restore();
+        return host.restore().restored();
     }
 
     /** At shutdown: the host limits found at start, if there is host control and JOULIE_RESTORE_ON_EXIT allows. */
     public Optional<ControlOutcome> restoreOnExit() {
-        return host != null && restoreOnExit ? Optional.of(host.restore()) : Optional.empty();
+        return host != null && restoreOnExit ? Optional.of(host.restore().restored()) : Optional.empty();
     }
 
     /** A node this agent no longer serves: its HTTP control forgets what it sent, and is dropped. */

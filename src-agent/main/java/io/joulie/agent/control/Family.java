@@ -1,6 +1,6 @@
 package io.joulie.agent.control;
 
-/** A control family: what {@code status.control.<family>} of a TelemetryProfile reports. */
+/** A control family: one part of a NodePowerProfile's spec, answered in {@code status.applied.<family>}. */
 public enum Family {
     CPU("cpu"),
     GPU("gpu");

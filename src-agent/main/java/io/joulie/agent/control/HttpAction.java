@@ -3,7 +3,7 @@ package io.joulie.agent.control;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.joulie.api.http.BoundedHttp;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
 
 import java.io.IOException;
 import java.net.URI;
@@ -68,18 +68,18 @@ public final class HttpAction {
             BoundedHttp.Answer response = BoundedHttp.send(http, request, deadline, BoundedHttp.MAX_BODY_BYTES);
             if (response.ok()) {
                 lastAcknowledged = key;
-                lastOutcome = new ControlOutcome(backend, Result.APPLIED, action + " accepted by " + url + " (HTTP "
+                lastOutcome = new ControlOutcome(backend, ControlResult.APPLIED, action + " accepted by " + url + " (HTTP "
                         + response.status() + ")", observed);
                 return lastOutcome;
             }
-            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " answered HTTP " + response.status(), observed);
+            return new ControlOutcome(backend, ControlResult.ERROR, "POST " + url + " answered HTTP " + response.status(), observed);
         } catch (HttpTimeoutException e) {
-            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " timed out after " + timeoutSeconds + " s", observed);
+            return new ControlOutcome(backend, ControlResult.ERROR, "POST " + url + " timed out after " + timeoutSeconds + " s", observed);
         } catch (IOException | IllegalArgumentException e) {
-            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " failed: " + e, observed);
+            return new ControlOutcome(backend, ControlResult.ERROR, "POST " + url + " failed: " + e, observed);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return new ControlOutcome(backend, Result.ERROR, "POST " + url + " interrupted", observed);
+            return new ControlOutcome(backend, ControlResult.ERROR, "POST " + url + " interrupted", observed);
         }
     }
 

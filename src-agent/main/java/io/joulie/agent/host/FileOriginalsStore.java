@@ -2,93 +2,66 @@ package io.joulie.agent.host;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
- * {@link Originals} in {@code <dir>/originals.json} (JOULIE_STATE_DIR, a hostPath that outlives the agent's
- * container), replaced whole ({@link StateFile}): after a crash at any moment the file holds either the old
- * originals or the new ones, never a part.
+ * A family's originals in {@code <dir>/<file>} (JOULIE_STATE_DIR, a hostPath that outlives the agent's container:
+ * {@code originals.json} for the CPU, {@code gpu-originals.json} for the boards), replaced whole ({@link StateFile}):
+ * after a crash at any moment the file holds either the old originals or the new ones, never a part. The file is a
+ * JSON object with {@code format} (1), {@code bootId} and the family's fields ({@link OriginalsKind}).
  */
-public final class FileOriginalsStore implements OriginalsStore {
-    static final String FILE = "originals.json";
+public final class FileOriginalsStore<T> implements OriginalsStore<T> {
     private static final int FORMAT = 1;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final StateFile file;
+    private final OriginalsKind<T> kind;
 
-    public FileOriginalsStore(Path dir) {
-        this.file = new StateFile(dir, FILE);
-    }
-
-    public Path file() {
-        return file.path();
+    public FileOriginalsStore(Path dir, OriginalsKind<T> kind) {
+        this.file = new StateFile(dir, kind.file());
+        this.kind = kind;
     }
 
     @Override
     public String describe() {
-        return file().toString();
+        return file.path().toString();
     }
 
     @Override
-    public Optional<Originals> load() throws IOException {
+    public Optional<Stored<T>> load() throws IOException {
         Optional<byte[]> bytes = file.read();
         if (bytes.isEmpty()) {
             return Optional.empty();
         }
         try {
-            return Optional.of(parse(JSON.readTree(bytes.get())));
+            JsonNode root = JSON.readTree(bytes.get());
+            if (root.path("format").asInt() != FORMAT) {
+                throw new IOException("format " + root.path("format") + ", expected " + FORMAT);
+            }
+            T originals = kind.reader().read(root);
+            JsonNode boot = root.path("bootId");
+            return Optional.of(new Stored<>(boot.isTextual() ? Optional.of(boot.asText()) : Optional.empty(), originals));
         } catch (IOException | RuntimeException e) {
-            throw new IOException(file() + " is not an originals file of this agent (" + e.getMessage() + ")", e);
+            throw new IOException(describe() + " is not " + kind.aFile() + " of this agent (" + e.getMessage() + ")", e);
         }
     }
 
     @Override
-    public void save(Originals originals) throws IOException {
-        file.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(json(originals)));
+    public void save(Stored<T> originals) throws IOException {
+        ObjectNode root = JSON.createObjectNode();
+        root.put("format", FORMAT);
+        root.put("bootId", originals.bootId().orElse(null));
+        kind.writer().write(originals.originals(), root);
+        file.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }
 
     @Override
     public void clear() throws IOException {
         file.delete();
-    }
-
-    static ObjectNode json(Originals originals) {
-        ObjectNode root = JSON.createObjectNode();
-        root.put("format", FORMAT);
-        root.put("bootId", originals.bootId().orElse(null));
-        ArrayNode limits = root.putArray("powercap");
-        for (LimitSnapshot limit : originals.powercap()) {
-            limits.addObject().put("zone", limit.zoneId()).put("constraint", limit.constraintIndex())
-                    .put("powerLimitUw", limit.powerLimitUw());
-        }
-        ArrayNode ceilings = root.putArray("cpufreq");
-        originals.cpufreqMaxKHz().forEach((policy, kHz) -> ceilings.addObject().put("policy", policy).put("scalingMaxKHz", kHz));
-        return root;
-    }
-
-    static Originals parse(JsonNode root) throws IOException {
-        if (root.path("format").asInt() != FORMAT) {
-            throw new IOException("format " + root.path("format") + ", expected " + FORMAT);
-        }
-        List<LimitSnapshot> limits = new ArrayList<>();
-        for (JsonNode limit : array(root, "powercap")) {
-            limits.add(new LimitSnapshot(text(limit, "zone"), (int) number(limit, "constraint"), number(limit, "powerLimitUw")));
-        }
-        Map<Integer, Long> ceilings = new TreeMap<>();
-        for (JsonNode ceiling : array(root, "cpufreq")) {
-            ceilings.put((int) number(ceiling, "policy"), number(ceiling, "scalingMaxKHz"));
-        }
-        JsonNode boot = root.path("bootId");
-        return new Originals(boot.isTextual() ? Optional.of(boot.asText()) : Optional.empty(), limits, ceilings);
     }
 
     static JsonNode array(JsonNode root, String field) throws IOException {

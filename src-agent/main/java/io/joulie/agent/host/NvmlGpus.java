@@ -10,16 +10,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * The GPU cap policy over {@link Nvml}, whatever moves the calls. At start the boards are enumerated (name, limit
  * constraints, default limit). Before the first write (the first since the start or since the last restore) the
- * limits in force are read as the originals and kept in {@link GpuOriginals}: a write whose originals cannot be kept
- * does not happen. An earlier run that kept originals and never wrote them back (it crashed with the boards capped)
- * leaves them to this one: they, not the limits in force, are what a restore writes. A cap is resolved per board
- * (watts, or a percent of the board's maximum), clamped to the board's constraints, and written to every board or
- * none: a board that could not be enumerated blocks the cap, and a set that fails puts back the limits already
- * written. A refusal by the driver (NVML_ERROR_NO_PERMISSION, NVML_ERROR_NOT_SUPPORTED) blocks; any other failure is
+ * limits in force are read as the originals and kept ({@link KeptOriginals}, the CPU's lifecycle): a write whose
+ * originals cannot be kept does not happen. An earlier run that kept originals and never wrote them back (it crashed
+ * with the boards capped) leaves them to this one: they, not the limits in force, are what a restore writes. A cap is
+ * resolved per board (watts, or a percent of the board's maximum), clamped to the board's constraints, and written to
+ * every board or none: a board that could not be enumerated blocks the cap, and a set that fails puts back the limits
+ * already written. A refusal by the driver (NVML_ERROR_NO_PERMISSION, NVML_ERROR_NOT_SUPPORTED) blocks; any other failure is
  * an error. Not thread-safe: the agent's worker calls it.
  */
 public final class NvmlGpus implements Gpus {
@@ -29,31 +30,25 @@ public final class NvmlGpus implements Gpus {
     private static final String NOTHING_TO_RESTORE = "nothing to restore: no GPU limit written since the start or the last restore";
 
     private final Nvml nvml;
-    private final GpuOriginals store;
+    private final KeptOriginals<Map<Integer, Long>> originals;
     private final List<GpuBoard> boards;
     /** Boards NVML counts but could not describe ("a GPU index that does not exist"): no cap is written while any is. */
     private final List<String> problems;
-    /** The originals kept in {@link #store}; empty while the boards hold nothing the agent wrote. */
-    private Optional<Map<Integer, Long>> originalsMw;
-    /** The originals are an earlier run's: what it changed is in force, so they stay kept until a restore. */
-    private boolean inherited;
 
-    private NvmlGpus(Nvml nvml, GpuOriginals store, List<GpuBoard> boards, List<String> problems,
-                     Optional<Map<Integer, Long>> inheritedMw) {
+    private NvmlGpus(Nvml nvml, KeptOriginals<Map<Integer, Long>> originals, List<GpuBoard> boards, List<String> problems) {
         this.nvml = nvml;
-        this.store = store;
+        this.originals = originals;
         this.boards = List.copyOf(boards);
         this.problems = List.copyOf(problems);
-        this.originalsMw = inheritedMw.map(Map::copyOf);
-        this.inherited = inheritedMw.isPresent();
     }
 
     /**
-     * Enumerates the boards and takes over the originals an earlier run kept, if any. When NVML cannot even count
-     * the boards, or the store cannot be read (it may hold originals this run would otherwise lose), no board is
-     * controlled: {@link Gpus#absent} saying why, and NVML is closed.
+     * Enumerates the boards and takes over the originals an earlier run kept, if any ({@code originals} opens them,
+     * once NVML has counted the boards). When NVML cannot even count the boards, or the store cannot be read (it may
+     * hold originals this run would otherwise lose), no board is controlled: {@link Gpus#absent} saying why, and NVML
+     * is closed.
      */
-    public static Gpus open(Nvml nvml, GpuOriginals store) {
+    public static Gpus open(Nvml nvml, Supplier<KeptOriginals<Map<Integer, Long>>> originals) {
         int count;
         try {
             count = nvml.deviceCount();
@@ -71,17 +66,12 @@ public final class NvmlGpus implements Gpus {
                 problems.add(e.getMessage());
             }
         }
-        Optional<Map<Integer, Long>> earlier;
-        try {
-            earlier = store.load();
-        } catch (IOException e) {
+        KeptOriginals<Map<Integer, Long>> kept = originals.get();
+        if (kept.unusable().isPresent()) {
             nvml.close();
-            return Gpus.absent("cannot read the GPU limits an earlier run kept (" + e.getMessage() + "); no limit is written "
-                    + "that could lose them: restart the agent with the file readable (or, after checking the limits, without it)");
+            return Gpus.absent(kept.unusable().get());
         }
-        earlier.ifPresent(mw -> LOG.infof("GPU limits an earlier agent process of this boot kept in %s and never wrote back (it "
-                + "did not exit cleanly): %s mW; a restore writes these, not the limits in force now", store.describe(), mw));
-        return new NvmlGpus(nvml, store, boards, problems, earlier);
+        return new NvmlGpus(nvml, kept, boards, problems);
     }
 
     @Override
@@ -130,9 +120,11 @@ public final class NvmlGpus implements Gpus {
             for (GpuBoard board : boards) {
                 before.put(board.index(), nvml.limitMw(board.index()));
             }
-            Optional<String> unkept = keep(before);
-            if (unkept.isPresent()) {
-                return result(Outcome.BLOCKED, unkept.get(), Map.of());
+            try {
+                originals.beforeWrite(() -> Map.copyOf(before));
+            } catch (IOException e) {
+                return result(Outcome.BLOCKED, "cannot keep the GPU limits in force in " + originals.describe() + " (" + e.getMessage()
+                        + "); nothing was written, as they could not be put back", Map.of());
             }
             for (Map.Entry<Integer, Long> target : targets.entrySet()) {
                 nvml.setLimitMw(target.getKey(), target.getValue());
@@ -141,7 +133,7 @@ public final class NvmlGpus implements Gpus {
         } catch (NvmlException e) {
             String rollback = rollBack(written, before);
             if (rollback.equals(NOTHING_WRITTEN) || rollback.startsWith(ROLLED_BACK)) {
-                nothingWritten();
+                originals.nothingWritten();
             }
             return result(e.error().refused() ? Outcome.BLOCKED : Outcome.ERROR, e.getMessage() + rollback, Map.of());
         }
@@ -182,53 +174,19 @@ public final class NvmlGpus implements Gpus {
         return limits;
     }
 
-    /**
-     * Unless originals are kept already: the limits in force ({@code inForce}, read just before the first write) are
-     * the originals, and are saved. Empty when they are kept; else why nothing may be written.
-     */
-    private Optional<String> keep(Map<Integer, Long> inForce) {
-        if (originalsMw.isPresent()) {
-            return Optional.empty();
-        }
-        try {
-            store.save(inForce);
-        } catch (IOException e) {
-            return Optional.of("cannot keep the GPU limits in force in " + store.describe() + " (" + e.getMessage()
-                    + "); nothing was written, as they could not be put back");
-        }
-        originalsMw = Optional.of(Map.copyOf(inForce));
-        return Optional.empty();
-    }
-
-    /**
-     * The attempt left every board at the originals (refused before writing, or rolled back): nothing is held, and
-     * the next write reads them again, so that what someone sets meanwhile is what comes back. Not for an earlier
-     * run's originals. A store that cannot be cleared keeps them (they are what is in force).
-     */
-    private void nothingWritten() {
-        if (!inherited && originalsMw.isPresent()) {
-            try {
-                store.clear();
-                originalsMw = Optional.empty();
-            } catch (IOException e) {
-                // kept: a restore writes them back unchanged
-            }
-        }
-    }
-
     /** The originals kept (this run's, or an earlier run's it did not write back); empty while nothing is held. */
     public Optional<Map<Integer, Long>> originalsMw() {
-        return originalsMw;
+        return originals.kept();
     }
 
     @Override
     public boolean held() {
-        return originalsMw.isPresent();
+        return originals.held();
     }
 
     @Override
     public boolean leftByEarlierProcess() {
-        return inherited;
+        return originals.leftByEarlierProcess();
     }
 
     /**
@@ -237,13 +195,13 @@ public final class NvmlGpus implements Gpus {
      */
     @Override
     public GpuCapResult restore() {
-        if (originalsMw.isEmpty()) {
+        if (originals.kept().isEmpty()) {
             return result(Outcome.APPLIED, NOTHING_TO_RESTORE, Map.of());
         }
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
         Map<Integer, Long> written = new TreeMap<>();
-        for (Map.Entry<Integer, Long> original : new TreeMap<>(originalsMw.get()).entrySet()) {
+        for (Map.Entry<Integer, Long> original : new TreeMap<>(originals.kept().get()).entrySet()) {
             try {
                 nvml.setLimitMw(original.getKey(), original.getValue());
                 written.put(original.getKey(), original.getValue());
@@ -255,12 +213,10 @@ public final class NvmlGpus implements Gpus {
         }
         String kept = "";
         if (failures.isEmpty()) {
-            inherited = false;
-            originalsMw = Optional.empty();
             try {
-                store.clear();
+                originals.restored();
             } catch (IOException e) {
-                kept = "; the kept originals in " + store.describe() + " could not be removed (" + e.getMessage()
+                kept = "; the kept originals in " + originals.describe() + " could not be removed (" + e.getMessage()
                         + "), the next start restores them again";
                 LOG.warnf("GPU limits restored, but %s", kept.substring(2));
             }

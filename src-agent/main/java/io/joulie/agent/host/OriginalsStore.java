@@ -5,15 +5,27 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Where the {@link Originals} outlive the agent process that found them: a file in JOULIE_STATE_DIR
- * ({@link FileOriginalsStore}), or memory that a test keeps across the agent processes it simulates.
+ * Where one family's originals (what {@link KeptOriginals} keeps) outlive the agent process that found them: a file in
+ * JOULIE_STATE_DIR ({@link FileOriginalsStore}), or memory that a test keeps across the agent processes it simulates.
+ * The store keeps what it is given; which boot's originals are still good is {@link KeptOriginals}' decision.
+ *
+ * @param <T> the family's originals ({@link CpuOriginals}, the boards' limits by index)
  */
-public interface OriginalsStore {
+public interface OriginalsStore<T> {
+    /**
+     * Originals as stored, with the kernel's boot id when they were found.
+     *
+     * @param bootId    {@code /proc/sys/kernel/random/boot_id} then; empty when it could not be read
+     * @param originals what a restore writes back
+     */
+    record Stored<T>(Optional<String> bootId, T originals) {
+    }
+
     /** What was saved, if anything; an IOException when it cannot be read or is not an originals file. */
-    Optional<Originals> load() throws IOException;
+    Optional<Stored<T>> load() throws IOException;
 
     /** Replaces what is stored, atomically: afterwards {@link #load()} gives these, or, after a crash, what was there. */
-    void save(Originals originals) throws IOException;
+    void save(Stored<T> originals) throws IOException;
 
     /** Removes what is stored (nothing stored: nothing happens). */
     void clear() throws IOException;
@@ -22,16 +34,16 @@ public interface OriginalsStore {
     String describe();
 
     /** A store in memory: it outlives the agent objects that use it, not the JVM. */
-    static OriginalsStore memory() {
-        AtomicReference<Originals> stored = new AtomicReference<>();
-        return new OriginalsStore() {
+    static <T> OriginalsStore<T> memory() {
+        AtomicReference<Stored<T>> stored = new AtomicReference<>();
+        return new OriginalsStore<>() {
             @Override
-            public Optional<Originals> load() {
+            public Optional<Stored<T>> load() {
                 return Optional.ofNullable(stored.get());
             }
 
             @Override
-            public void save(Originals originals) {
+            public void save(Stored<T> originals) {
                 stored.set(originals);
             }
 

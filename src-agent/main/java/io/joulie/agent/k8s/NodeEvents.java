@@ -16,10 +16,10 @@ import java.util.Optional;
 
 /**
  * Records on the Node an Event for each change of what the agent did there (docs/metrics.md#events):
- * {@code CapApplied} (Normal), {@code CapBlocked} and {@code CapError} (Warning), with the backend and the outcome's
- * message, one per family (CPU, GPU) whose outcome changed; an outcome of no control records none. The
- * {@link StatusPublisher} calls it once the status was written, so it records exactly when the TelemetryProfile
- * status of that family changes (decision 13): a converged node, and an agent that restarts into the same outcome,
+ * {@code CapApplied} and {@code CapRestored} (Normal), {@code CapBlocked} and {@code CapError} (Warning), with the backend
+ * and the outcome's message, one per family (CPU, GPU) whose outcome changed; an outcome of no control records none. The
+ * {@link StatusPublisher} calls it once the answer was written, so it records exactly when the node's answer for that
+ * family changes (decision 13): a converged node, and an agent that restarts into the same outcome,
  * record nothing. The Event names the Node by name as its uid, as the kubelet's own do, so
  * {@code kubectl describe node} lists it without the agent reading the Node. A failure is logged and counted,
  * never fatal. At start it records {@code MsrUnavailable} (Warning) when the host's MSR devices cannot be read, with
@@ -34,6 +34,8 @@ public final class NodeEvents implements StatusPublisher.Changes {
         CapApplied("Normal"),
         CapBlocked("Warning"),
         CapError("Warning"),
+        /** The limits found on the hardware were written back (the agent stopped, or the profile let go of the family). */
+        CapRestored("Normal"),
         /** At start: the host has MSR devices the agent cannot read (e.g. refused by the runtime's device cgroup). */
         MsrUnavailable("Warning");
 
@@ -48,6 +50,7 @@ public final class NodeEvents implements StatusPublisher.Changes {
                 case APPLIED -> Optional.of(CapApplied);
                 case BLOCKED -> Optional.of(CapBlocked);
                 case ERROR -> Optional.of(CapError);
+                case RESTORED -> Optional.of(CapRestored);
                 case NONE -> Optional.empty();
             };
         }

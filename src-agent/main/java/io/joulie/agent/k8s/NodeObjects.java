@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
- * The objects the agent keeps per node (the node's TelemetryProfile, its NodeHardware): created labelled as the agent's
+ * The object the agent keeps per node (its NodeHardware): created labelled as the agent's
  * and owned by the Node, so that the garbage collector removes them with it; their status written through the status
  * subresource, read again and retried after a conflict.
  */

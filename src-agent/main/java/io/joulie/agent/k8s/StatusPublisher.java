@@ -5,74 +5,43 @@ import io.joulie.agent.control.Family;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.metrics.AgentMetrics;
 import io.joulie.agent.metrics.ErrorKind;
-import io.joulie.agent.routing.Routing;
-import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Applied;
 import org.jboss.logging.Logger;
 
-import java.util.Arrays;
-import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
- * Reports each control outcome in the node's TelemetryProfile status ({@code status.control.cpu} or {@code .gpu}), but
- * only when it says something new: backend, result, message, the observed numbers or the devices' limits differ from
- * what the status holds (decision 13: live readings, package and GPU power, GPU energy, are left out of the
- * comparison), so a converged node costs no status writes. What the status holds is taken from the profile the first
- * time, then remembered per node and family. A failed write is logged, counted and tried again at the next outcome.
- * Not thread-safe: the agent's worker calls it.
+ * Answers a node's NodePowerProfile in its {@code status.applied}: the generation acted on and, per control family, the
+ * result, the backend, the limits in force and the message. Written only when the answer says something new (the time
+ * of writing left out of the comparison), so a converged node costs no writes. What the status holds is taken from the
+ * profile the first time, then remembered per node. A family without an outcome this reconcile keeps its last answer. A
+ * failed write is logged, counted and tried again at the next outcome. Not thread-safe: the agent's worker calls it.
  */
 public final class StatusPublisher {
     private static final Logger LOG = Logger.getLogger(StatusPublisher.class);
-    private static final List<String> LIVE = Arrays.stream(Observed.values()).filter(Observed::live).map(Observed::key).toList();
 
-    /** Where a status goes: {@link StatusWriter} (the status subresource), or a recorder in tests. */
+    /** Where an answer goes: {@link StatusWriter} (server-side apply of {@code status.applied}), or a recorder in tests. */
     public interface Sink {
-        /**
-         * Writes {@code status.control.<family>} of every family given, in one write, keeping the other families' status.
-         *
-         * @param own the node's node-scoped TelemetryProfile as the cache has it, if any
-         */
-        void write(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes);
+        /** Writes {@code applied}, stamped with the time of writing, as the whole of {@code status.applied} of {@code npp}. */
+        void write(NodePowerProfile npp, Applied applied);
     }
 
-    /** Told, once the status was written, of the families whose outcome changed (e.g. an Event on the Node). */
+    /** Told, once the answer was written, of the families whose outcome changed (e.g. an Event on the Node). */
     public interface Changes {
         void changed(String node, Map<Family, ControlOutcome> changed);
-    }
-
-    /** The part of a status that decides whether it is written again (updatedAt and live readings left out). */
-    record StatusKey(String backend, Result result, String message, Map<String, Double> observed, List<Device> devices) {
-        static StatusKey of(String backend, Result result, String message, Map<String, Double> observed, List<Device> devices) {
-            Map<String, Double> stable = new TreeMap<>(observed == null ? Map.of() : observed);
-            LIVE.forEach(stable::remove);
-            List<Device> limits = devices == null ? List.of()
-                    : devices.stream().map(d -> new Device(d.index(), d.name(), d.capWatts(), null, null)).toList();
-            return new StatusKey(backend, result, message, stable, limits);
-        }
-
-        static StatusKey of(ControlResult c) {
-            return of(c.backend(), c.result(), c.message(), c.observed(), c.devices());
-        }
-
-        static StatusKey of(ControlOutcome out) {
-            return of(out.backend().label(), out.result(), out.message(), out.observedByKey(), out.devices());
-        }
     }
 
     private final Sink sink;
     private final Changes changes;
     private final AgentMetrics metrics;
-    /** Per family and node, the status as last written (or found); absent until one is known. */
-    private final Map<Family, Map<String, StatusKey>> written = new EnumMap<>(Family.class);
+    /** Per node, the answer as last written (or found), without its time. */
+    private final Map<String, Applied> written = new HashMap<>();
 
     public StatusPublisher(Sink sink, AgentMetrics metrics) {
         this(sink, (node, changed) -> { }, metrics);
@@ -82,53 +51,44 @@ public final class StatusPublisher {
         this.sink = sink;
         this.changes = changes;
         this.metrics = metrics;
-        for (Family family : Family.values()) {
-            written.put(family, new HashMap<>());
-        }
     }
 
-    /** Writes {@code out} as the CPU family's status. */
-    public void publish(String node, Collection<TelemetryProfile> profiles, ControlOutcome out) {
-        publish(node, profiles, Map.of(Family.CPU, out));
+    /** Answers {@code npp} with the CPU family's outcome alone. */
+    public void publish(String node, Optional<NodePowerProfile> npp, ControlOutcome out) {
+        publish(node, npp, Map.of(Family.CPU, out));
     }
 
     /**
-     * Writes one reconcile's outcomes of {@code node}, all in one write, unless the node's profile already says the same
-     * for each of them (one write: a second write from the cached profile could put back what the first replaced).
+     * Answers one reconcile's outcomes of {@code node} in one write, unless the profile's answer already says the same. Without
+     * a profile there is nothing to answer: the changed families are still told (an Event on the Node).
      */
-    public void publish(String node, Collection<TelemetryProfile> profiles, Map<Family, ControlOutcome> outcomes) {
+    public void publish(String node, Optional<NodePowerProfile> npp, Map<Family, ControlOutcome> outcomes) {
         if (outcomes.isEmpty()) {
             return;
         }
-        Optional<TelemetryProfile> own = Routing.nodeScoped(profiles, node);
-        Map<Family, StatusKey> keys = new EnumMap<>(Family.class);
+        Applied was = written.computeIfAbsent(node, n -> npp.map(NodePowerProfile::getStatus).map(NodePowerProfileStatus::applied)
+                .map(StatusPublisher::timeless).orElse(null));
+        Applied next = answer(npp.map(p -> p.getMetadata().getGeneration()).orElse(null), was, outcomes);
         Map<Family, ControlOutcome> changed = new EnumMap<>(Family.class);
-        for (Map.Entry<Family, ControlOutcome> e : outcomes.entrySet()) {
-            Family family = e.getKey();
-            Map<String, StatusKey> known = written.get(family);
-            if (!known.containsKey(node)) {
-                own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).map(c -> switch (family) {
-                    case CPU -> c.cpu();
-                    case GPU -> c.gpu();
-                }).ifPresent(c -> known.put(node, StatusKey.of(c)));
+        outcomes.forEach((family, out) -> {
+            if (was == null || !Objects.equals(part(was, family), part(next, family))) {
+                changed.put(family, out);
             }
-            StatusKey key = StatusKey.of(e.getValue());
-            keys.put(family, key);
-            if (!key.equals(known.get(node))) {
-                changed.put(family, e.getValue());
-            }
-        }
-        if (changed.isEmpty() && own.isPresent()) {
+        });
+        if (next.equals(was)) {
             return;
         }
-        try {
-            sink.write(node, own, outcomes);
-            keys.forEach((family, key) -> written.get(family).put(node, key));
-        } catch (RuntimeException e) {
-            LOG.warnf("Node %s: writing the TelemetryProfile status failed (%s); retried next reconcile", node, e.toString());
-            metrics.error(node, ErrorKind.STATUS);
-            return;
+        if (npp.isPresent()) {
+            try {
+                sink.write(npp.get(), next);
+            } catch (RuntimeException e) {
+                LOG.warnf("Node %s: writing status.applied of NodePowerProfile %s failed (%s); retried next reconcile", node,
+                        npp.get().getMetadata().getName(), e.toString());
+                metrics.error(node, ErrorKind.STATUS);
+                return;
+            }
         }
+        written.put(node, next);
         if (!changed.isEmpty()) {
             changes.changed(node, changed);
         }
@@ -136,6 +96,38 @@ public final class StatusPublisher {
 
     /** Forgets what was written for a node this agent no longer serves. */
     public void forget(String node) {
-        written.values().forEach(m -> m.remove(node));
+        written.remove(node);
+    }
+
+    /** The answer to {@code generation}: the outcomes' families anew, the others as {@code was} answered them. */
+    static Applied answer(Long generation, Applied was, Map<Family, ControlOutcome> outcomes) {
+        ControlOutcome cpu = outcomes.get(Family.CPU);
+        ControlOutcome gpu = outcomes.get(Family.GPU);
+        return new Applied(generation, cpu != null ? cpu(cpu) : was == null ? null : was.cpu(),
+                gpu != null ? gpu(gpu) : was == null ? null : was.gpu(), null);
+    }
+
+    static NodePowerProfileStatus.Cpu cpu(ControlOutcome out) {
+        return new NodePowerProfileStatus.Cpu(out.result(), out.backend().label(), out.observed().get(Observed.CAP_WATTS),
+                out.observed().get(Observed.THROTTLE_PCT), out.devices(), emptyToNull(out.message()));
+    }
+
+    static NodePowerProfileStatus.Gpu gpu(ControlOutcome out) {
+        return new NodePowerProfileStatus.Gpu(out.result(), out.backend().label(), out.devices(), emptyToNull(out.message()));
+    }
+
+    private static Object part(Applied applied, Family family) {
+        return switch (family) {
+            case CPU -> applied.cpu();
+            case GPU -> applied.gpu();
+        };
+    }
+
+    private static Applied timeless(Applied applied) {
+        return new Applied(applied.generation(), applied.cpu(), applied.gpu(), null);
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
     }
 }

@@ -4,7 +4,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.gpu.GpuBackend;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -117,7 +117,7 @@ public class AgentMetrics {
         g.throttlePct = out.observed().getOrDefault(Observed.THROTTLE_PCT, 0.0);
         kind.ifPresent(k -> registry.counter(PREFIX + "actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
                 "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
-        if (out.result() == Result.ERROR) {
+        if (out.result() == ControlResult.ERROR) {
             error(node, ErrorKind.CONTROL);
         }
     }
@@ -130,7 +130,7 @@ public class AgentMetrics {
         gauges(node).gpuBackend = out.backend().label();
         kind.ifPresent(k -> registry.counter(PREFIX + "gpu.actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
                 "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
-        if (out.result() == Result.ERROR) {
+        if (out.result() == ControlResult.ERROR) {
             error(node, ErrorKind.CONTROL);
         }
     }

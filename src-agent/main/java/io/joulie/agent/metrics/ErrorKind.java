@@ -8,7 +8,7 @@ public enum ErrorKind {
     CONTROL,
     /** No package power reading from the routed source. */
     TELEMETRY,
-    /** Writing the TelemetryProfile status failed. */
+    /** Writing the answer (NodePowerProfile status.applied) failed. */
     STATUS,
     /** Putting the capability labels on the Node failed. */
     LABELS,

@@ -30,48 +30,63 @@ public final class PowerTelemetry {
     private PowerTelemetry() {
     }
 
-    /** {@code packagePowerWatts} at top level, else under {@code cpu}; empty when neither is a finite number ≥ 0. */
-    public static OptionalDouble parseHttp(String body) {
+    /**
+     * An HTTP telemetry endpoint's answer, parsed once.
+     *
+     * @param packagePowerWatts {@code packagePowerWatts} at top level, else under {@code cpu}; empty when neither is a
+     *                          finite number ≥ 0
+     * @param gpus              the boards under {@code gpu.devices}: {@code index} (default: position), {@code name},
+     *                          {@code capWatts}, {@code powerWatts}, {@code energyJoules}; a value that is not a finite
+     *                          number ≥ 0 is no reading
+     * @param hardware          the {@code hardware} object (NodeHardware's status form: {@code cpu.packages[].maxWatts},
+     *                          {@code gpu.devices[]} with their min/max watts, ...); empty when absent or malformed
+     */
+    public record Answer(OptionalDouble packagePowerWatts, List<GpuSample> gpus, Optional<NodeHardwareStatus> hardware) {
+        static final Answer NOTHING = new Answer(OptionalDouble.empty(), List.of(), Optional.empty());
+    }
+
+    /** The answer's parts; a body that is not JSON has none, and a malformed part is left out alone. */
+    public static Answer parse(String body) {
+        JsonNode root;
         try {
-            JsonNode root = JSON.readTree(body);
-            for (JsonNode n : new JsonNode[]{root.path("packagePowerWatts"), root.path("cpu").path("packagePowerWatts")}) {
-                if (n.isNumber() && plausible(n.asDouble())) {
-                    return OptionalDouble.of(n.asDouble());
-                }
-            }
+            root = JSON.readTree(body);
         } catch (IOException | RuntimeException e) {
-            // not JSON: no reading
+            return Answer.NOTHING;
+        }
+        if (root == null) {
+            return Answer.NOTHING;
+        }
+        return new Answer(packagePower(root), gpus(root), hardware(root));
+    }
+
+    private static OptionalDouble packagePower(JsonNode root) {
+        for (JsonNode n : new JsonNode[]{root.path("packagePowerWatts"), root.path("cpu").path("packagePowerWatts")}) {
+            if (n.isNumber() && plausible(n.asDouble())) {
+                return OptionalDouble.of(n.asDouble());
+            }
         }
         return OptionalDouble.empty();
     }
 
-    /**
-     * The {@code hardware} object (NodeHardware's status form: {@code cpu.packages[].maxWatts}, {@code gpu.devices[]} with
-     * their min/max watts, ...); empty when absent or malformed.
-     */
-    public static Optional<NodeHardwareStatus> parseHardware(String body) {
+    private static Optional<NodeHardwareStatus> hardware(JsonNode root) {
         try {
-            JsonNode hardware = JSON.readTree(body).path("hardware");
+            JsonNode hardware = root.path("hardware");
             return hardware.isObject() ? Optional.of(JSON.treeToValue(hardware, NodeHardwareStatus.class)) : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
     }
 
-    /**
-     * The boards under {@code gpu.devices}: {@code index} (default: position), {@code name}, {@code capWatts},
-     * {@code powerWatts}, {@code energyJoules}; a value that is not a finite number ≥ 0 is no reading.
-     */
-    public static List<GpuSample> parseGpus(String body) {
+    private static List<GpuSample> gpus(JsonNode root) {
         List<GpuSample> samples = new ArrayList<>();
         try {
-            JsonNode devices = JSON.readTree(body).path("gpu").path("devices");
+            JsonNode devices = root.path("gpu").path("devices");
             for (int i = 0; i < devices.size(); i++) {
                 JsonNode d = devices.get(i);
                 samples.add(new GpuSample(d.path("index").isInt() ? d.path("index").asInt() : i, d.path("name").asText(""),
                         reading(d.path("capWatts")), reading(d.path("powerWatts")), reading(d.path("energyJoules"))));
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (RuntimeException e) {
             return List.of();
         }
         return samples;

@@ -60,11 +60,6 @@ public final class Routing {
         return Optional.empty();
     }
 
-    /** The node's own node-scoped profile (first by name), if any. */
-    public static Optional<TelemetryProfile> nodeScoped(Collection<TelemetryProfile> profiles, String node) {
-        return first(profiles, Scope.NODE, node);
-    }
-
     private static Optional<TelemetryProfile> first(Collection<TelemetryProfile> profiles, Scope scope, String node) {
         return profiles.stream().filter(p -> p.getSpec() != null && p.getSpec().target() != null
                         && p.getSpec().target().scope() == scope

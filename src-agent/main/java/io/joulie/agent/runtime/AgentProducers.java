@@ -1,11 +1,11 @@
 package io.joulie.agent.runtime;
 
 import io.joulie.agent.config.AgentSettings;
-import io.joulie.agent.host.FileGpuOriginals;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.FileOriginalsStore;
 import io.joulie.agent.host.Host;
-import io.joulie.agent.host.HostOriginals;
-import io.joulie.agent.host.Originals;
+import io.joulie.agent.host.KeptOriginals;
+import io.joulie.agent.host.OriginalsKind;
 import io.joulie.agent.host.OriginalsStore;
 import io.joulie.agent.host.ffm.FfmHost;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -29,13 +29,13 @@ public class AgentProducers {
     private static final Logger LOG = Logger.getLogger(AgentProducers.class);
 
     /** A node-mode agent's host and what was found on it before the first write. */
-    record NodeHost(Host host, HostOriginals originals) {
+    record NodeHost(Host host, KeptOriginals<CpuOriginals> originals) {
     }
 
     /** Opens a node's host with the originals an earlier agent process of this boot kept ({@link FfmHost#open} in production). */
     @FunctionalInterface
     interface HostOpener {
-        Host open(Optional<Originals> inherited) throws IOException;
+        Host open(Optional<CpuOriginals> inherited) throws IOException;
     }
 
     /**
@@ -47,9 +47,10 @@ public class AgentProducers {
      */
     static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
         try {
-            Optional<String> bootId = HostOriginals.bootId(settings.roots());
-            FfmHost.GpuAccess gpus = new FfmHost.GpuAccess(settings.nvmlLibrary(), new FileGpuOriginals(settings.stateDir(), bootId, log));
-            return openHost(new FileOriginalsStore(settings.stateDir()), bootId,
+            Optional<String> bootId = KeptOriginals.bootId(settings.roots());
+            FfmHost.GpuAccess gpus = new FfmHost.GpuAccess(settings.nvmlLibrary(), () -> KeptOriginals.open(OriginalsKind.GPU,
+                    new FileOriginalsStore<>(settings.stateDir(), OriginalsKind.GPU), bootId, log));
+            return openHost(new FileOriginalsStore<>(settings.stateDir(), OriginalsKind.CPU), bootId,
                     inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited, gpus), log);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
@@ -58,10 +59,10 @@ public class AgentProducers {
     }
 
     /** The decision at start (which originals win) and the host opened with it; the fault-injection tests use it too. */
-    static NodeHost openHost(OriginalsStore store, Optional<String> bootId, HostOpener opener, Consumer<String> log) throws IOException {
-        HostOriginals.Start start = HostOriginals.inherited(store, bootId, log);
-        Host host = opener.open(start.inherited());
-        return new NodeHost(host, new HostOriginals(store, bootId, host.powercap(), host.cpufreq(), start));
+    static NodeHost openHost(OriginalsStore<CpuOriginals> store, Optional<String> bootId, HostOpener opener, Consumer<String> log)
+            throws IOException {
+        KeptOriginals<CpuOriginals> originals = KeptOriginals.open(OriginalsKind.CPU, store, bootId, log);
+        return new NodeHost(opener.open(originals.kept()), originals);
     }
 
     /** Node mode only (the beans below are looked up in node mode alone). */
@@ -79,7 +80,7 @@ public class AgentProducers {
 
     @Produces
     @Singleton
-    HostOriginals originals(NodeHost nodeHost) {
+    KeptOriginals<CpuOriginals> originals(NodeHost nodeHost) {
         return nodeHost.originals();
     }
 

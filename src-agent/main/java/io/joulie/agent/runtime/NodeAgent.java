@@ -3,17 +3,20 @@ package io.joulie.agent.runtime;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.agent.config.AgentMode;
 import io.joulie.agent.config.AgentSettings;
+import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Controls;
+import io.joulie.agent.control.Family;
 import io.joulie.agent.control.cpu.CpuControls;
 import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.cpu.HttpCpuControl;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostCapabilities;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.inventory.HostInventory;
 import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
@@ -24,10 +27,10 @@ import io.joulie.agent.k8s.NodeLabeller;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.k8s.StatusWriter;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
+import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -39,13 +42,15 @@ import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * The agent's lifecycle. At start it probes the host (node mode), puts the {@link AgentLoop} together (the
  * {@link NodeReconciler} over the route's controls, the power reader and the status publisher) on one worker
  * thread, and starts the watches, whose events feed the loop. At shutdown it stops the watches and the worker,
- * then writes back the host limits found at start (JOULIE_RESTORE_ON_EXIT).
+ * then writes back the host limits found at start (JOULIE_RESTORE_ON_EXIT) and says so in the node's NodePowerProfile.
  */
 @ApplicationScoped
 public class NodeAgent {
@@ -56,7 +61,7 @@ public class NodeAgent {
     private final AgentMetrics metrics;
     private final Clock clock;
     private final Instance<Host> hosts;
-    private final Instance<HostOriginals> originals;
+    private final Instance<KeptOriginals<CpuOriginals>> originals;
     private final HttpClient http;
     private volatile boolean probed;
     private volatile Instant started;
@@ -65,9 +70,10 @@ public class NodeAgent {
     private GpuControls gpuControls;
     private AgentLoop loop;
     private Thread worker;
+    private StatusPublisher status;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
-                     Instance<HostOriginals> originals, HttpClient http) {
+                     Instance<KeptOriginals<CpuOriginals>> originals, HttpClient http) {
         this.client = client;
         this.settings = settings;
         this.metrics = metrics;
@@ -106,10 +112,10 @@ public class NodeAgent {
         view = new InformerView(client);
         cpuControls = new CpuControls(hostControl, (node, s) -> new HttpCpuControl(http, node, s, clock), settings.restoreOnExit());
         gpuControls = new GpuControls(hostGpuControl, (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
-        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
+        NodeTelemetry.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
-                new PowerReader(meter, fetch, metrics, clock), new GpuReader(hostGpus, fetch, metrics),
-                new StatusPublisher(new StatusWriter(client, clock), events, metrics),
+                new NodeTelemetry(meter, hostGpus, fetch, metrics, clock),
+                status = new StatusPublisher(new StatusWriter(client, clock), events, metrics),
                 new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
@@ -118,6 +124,8 @@ public class NodeAgent {
     }
 
     void stop(@Observes ShutdownEvent ev) {
+        Optional<String> node = settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty();
+        Optional<NodePowerProfile> profile = view == null ? Optional.empty() : node.flatMap(view::profileFor);
         if (view != null) {
             view.stop();
         }
@@ -133,11 +141,18 @@ public class NodeAgent {
                 Thread.currentThread().interrupt();
             }
         }
+        Map<Family, ControlOutcome> restored = new EnumMap<>(Family.class);
         for (Controls<?, ?, ?> controls : new Controls<?, ?, ?>[]{cpuControls, gpuControls}) {
             if (controls != null) {
-                controls.restoreOnExit().ifPresent(restored ->
-                        LOG.infof("Shutdown: %s (%s)", restored.message(), restored.result()));
+                controls.restoreOnExit().ifPresent(out -> {
+                    LOG.infof("Shutdown: %s (%s)", out.message(), out.result());
+                    restored.put(controls.family(), out.withMessage("agent stopped; " + out.message()));
+                });
             }
+        }
+        // the node's answer says the limits found at start are back, so that the operator does not count on its cap
+        if (node.isPresent() && status != null) {
+            status.publish(node.get(), profile, restored);
         }
     }
 

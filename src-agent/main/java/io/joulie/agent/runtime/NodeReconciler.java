@@ -13,18 +13,17 @@ import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.Action;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
 import io.joulie.agent.power.GpuSample;
-import io.joulie.agent.power.PowerReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.routing.Route;
 import io.joulie.agent.routing.Routing;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Device;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.micrometer.core.instrument.Timer;
 import org.jboss.logging.Logger;
 
@@ -62,22 +61,20 @@ final class NodeReconciler implements AgentLoop.Reconciler {
     private final AgentView view;
     private final CpuControls cpu;
     private final GpuControls gpu;
-    private final PowerReader power;
-    private final GpuReader gpus;
+    private final NodeTelemetry telemetry;
     private final StatusPublisher status;
     private final HardwarePublisher hardware;
     private final AgentMetrics metrics;
     /** By node; concurrent, because the watches' threads list the nodes to visit (Memory is the worker's alone). */
     private final Map<String, Map<Family, Memory>> nodes = new ConcurrentHashMap<>();
 
-    NodeReconciler(ServedNodes served, AgentView view, CpuControls cpu, GpuControls gpu, PowerReader power, GpuReader gpus,
+    NodeReconciler(ServedNodes served, AgentView view, CpuControls cpu, GpuControls gpu, NodeTelemetry telemetry,
                    StatusPublisher status, HardwarePublisher hardware, AgentMetrics metrics) {
         this.served = served;
         this.view = view;
         this.cpu = cpu;
         this.gpu = gpu;
-        this.power = power;
-        this.gpus = gpus;
+        this.telemetry = telemetry;
         this.status = status;
         this.hardware = hardware;
         this.metrics = metrics;
@@ -103,8 +100,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
                 nodes.remove(node);
                 cpu.forget(node);
                 gpu.forget(node);
-                power.forget(node);
-                gpus.forget(node);
+                telemetry.forget(node);
                 status.forget(node);
                 hardware.forget(node);
                 metrics.forget(node);
@@ -125,12 +121,13 @@ final class NodeReconciler implements AgentLoop.Reconciler {
             nodes.put(node, st);
         }
         Route route = Routing.resolve(view.telemetryProfiles(), node);
-        OptionalDouble watts = power.read(node, route, periodic);
         // a remote GPU source is read first (it describes the hardware percents resolve against); the host's boards
         // after the caps, so that status and inventory show the limits now in force
+        NodeTelemetry.Reading sampled = telemetry.read(node, route, periodic);
+        OptionalDouble watts = sampled.packageWatts();
         boolean hostBoards = route.gpu().source() == SourceType.HOST;
-        List<GpuSample> boards = hostBoards ? List.of() : gpus.read(node, route, periodic);
-        Optional<NodeHardwareStatus> described = remoteHardware(node);
+        List<GpuSample> boards = sampled.boards();
+        Optional<NodeHardwareStatus> described = sampled.hardware();
         NodeFacts facts = new NodeFacts(watts, described);
         Optional<NodePowerProfile> npp = view.profileFor(node);
 
@@ -141,34 +138,25 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         Optional<Done> gpuDone = enforce(node, gpuMemory, gpu, route,
                 npp.map(p -> remember(p, gpuMemory, NodePowerProfileValidator.gpu(p, gpuMemory.performanceCap))), facts, periodic);
         if (hostBoards) {
-            boards = gpus.read(node, route, periodic);
+            boards = telemetry.hostBoards(node);
         }
         Map<Family, ControlOutcome> outcomes = new EnumMap<>(Family.class);
-        Optional<String> refused = power.refusal(node);
+        Optional<String> refused = sampled.refusal();
         cpuDone.ifPresent(d -> {
-            ControlOutcome out = answering(d.out(), npp);
+            ControlOutcome out = d.out();
             out = watts.isPresent() ? out.withObserved(Observed.PACKAGE_POWER_WATTS, watts.getAsDouble()) : out;
             outcomes.put(Family.CPU, refused.isPresent() ? out.withMessage(out.message() + "; " + refused.get()) : out);
         });
         List<GpuSample> read = boards;
-        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(answering(d.out(), npp), read)));
+        gpuDone.ifPresent(d -> outcomes.put(Family.GPU, withBoards(d.out(), read)));
         cpuDone.ifPresent(d -> record(node, Family.CPU, d.kind(), outcomes.get(Family.CPU)));
         gpuDone.ifPresent(d -> record(node, Family.GPU, d.kind(), outcomes.get(Family.GPU)));
-        status.publish(node, view.telemetryProfiles(), outcomes);
+        status.publish(node, npp, outcomes);
         hardware.publish(node, route, boards, described);
     }
 
     /** What a family's reconcile did, to be counted and reported with the readings taken after it. */
     private record Done(Optional<Action> kind, ControlOutcome out) {
-    }
-
-    /**
-     * The outcome naming the {@code metadata.generation} of the NodePowerProfile it answered: the operator labels the node
-     * performance only once the performance cap of the generation in force is applied.
-     */
-    private static ControlOutcome answering(ControlOutcome out, Optional<NodePowerProfile> npp) {
-        Long generation = npp.map(p -> p.getMetadata().getGeneration()).orElse(null);
-        return generation == null ? out : out.withObserved(Observed.PROFILE_GENERATION, generation);
     }
 
     /** A valid cap of a performance profile is the one no later eco cap of the family may be above. */
@@ -219,7 +207,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
                 case NodePowerProfileValidator.Cap(var request) -> {
                     int rewritesBefore = controls.hostRewrites();
                     out = controls.control(node, route).enforce(request, facts);
-                    if (controls.type(route) == ControlType.HOST && out.result() != Result.BLOCKED && out.result() != Result.NONE) {
+                    if (controls.type(route) == ControlType.HOST && out.result() != ControlResult.BLOCKED && out.result() != ControlResult.NONE) {
                         st.hostTouched = true;
                     }
                     boolean drift = controls.hostRewrites() > rewritesBefore;
@@ -247,7 +235,7 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         ControlOutcome out;
         Optional<? extends io.joulie.agent.control.Control> http = controls.http(node);
         if (controls.type(route) == ControlType.HTTP && http.isPresent()) {
-            out = http.get().restore();
+            out = http.get().restore().restored();
         } else if (st.hostTouched) {
             out = restoreHost(st, controls);
             LOG.infof("Node %s: %s; %s", node, why, out.message());
@@ -268,8 +256,8 @@ final class NodeReconciler implements AgentLoop.Reconciler {
         if (boards.isEmpty()) {
             return out;
         }
-        List<Device> devices = boards.stream().map(b -> new Device(b.index(), b.name().isEmpty() ? null : b.name(), boxed(b.capWatts()),
-                boxed(b.powerWatts()), boxed(b.energyJoules()))).toList();
+        List<Device> devices = boards.stream().map(b -> new Device(b.index(), b.name().isEmpty() ? null : b.name(), boxed(b.capWatts())))
+                .toList();
         ControlOutcome with = out.withDevices(devices);
         return boards.stream().allMatch(b -> b.powerWatts().isPresent())
                 ? with.withObserved(Observed.GPU_POWER_WATTS, boards.stream().mapToDouble(b -> b.powerWatts().getAsDouble()).sum())
@@ -278,16 +266,5 @@ final class NodeReconciler implements AgentLoop.Reconciler {
 
     private static Double boxed(OptionalDouble value) {
         return value.isPresent() ? value.getAsDouble() : null;
-    }
-
-    /** The hardware the node's HTTP telemetry describes: the CPU part from the CPU source, the GPU part from the GPU source. */
-    private Optional<NodeHardwareStatus> remoteHardware(String node) {
-        Optional<NodeHardwareStatus> fromCpu = power.hardware(node);
-        Optional<NodeHardwareStatus> fromGpu = gpus.hardware(node);
-        if (fromCpu.isEmpty() && fromGpu.isEmpty()) {
-            return Optional.empty();
-        }
-        return Optional.of(new NodeHardwareStatus(fromCpu.map(NodeHardwareStatus::cpu).orElse(null),
-                fromGpu.or(() -> fromCpu).map(NodeHardwareStatus::gpu).orElse(null), null));
     }
 }

@@ -1,6 +1,7 @@
 package io.joulie.agent.host;
 
 import io.joulie.agent.host.CapResult.Outcome;
+import io.joulie.agent.host.OriginalsStore.Stored;
 import io.joulie.agent.host.ffm.FfmNvml;
 import io.joulie.testkit.FakeNvml;
 import org.junit.jupiter.api.AfterEach;
@@ -32,15 +33,21 @@ class NvmlGpusTest {
         opened.forEach(Gpus::close);
     }
 
-    Gpus open(GpuOriginals originals) throws IOException {
-        Gpus gpus = NvmlGpus.open(FfmNvml.load(fake.library().toString()), originals);
+    Gpus open(OriginalsStore<Map<Integer, Long>> originals) throws IOException {
+        Gpus gpus = NvmlGpus.open(FfmNvml.load(fake.library().toString()),
+                () -> KeptOriginals.open(OriginalsKind.GPU, originals, Optional.empty(), line -> { }));
         opened.add(gpus);
         return gpus;
     }
 
+    /** The boards' limits a store keeps, without the boot id. */
+    static Optional<Map<Integer, Long>> kept(OriginalsStore<Map<Integer, Long>> store) throws IOException {
+        return store.load().map(Stored::originals);
+    }
+
     Gpus twoBoards() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        return open(GpuOriginals.inMemory());
+        return open(OriginalsStore.memory());
     }
 
     @Test
@@ -122,7 +129,7 @@ class NvmlGpusTest {
     void aBoardNvmlCountsButCannotReachBlocksEveryCap() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.h100()));
         fake.fail("nvmlDeviceGetHandleByIndex_v2", 1, FakeNvml.NVML_ERROR_GPU_IS_LOST);
-        Gpus gpus = open(GpuOriginals.inMemory());
+        Gpus gpus = open(OriginalsStore.memory());
 
         assertThat(gpus.boards()).extracting(GpuBoard::index).containsExactly(0);
         GpuCapResult r = gpus.apply(new CapRequest.Percent(50));
@@ -136,13 +143,13 @@ class NvmlGpusTest {
     @Test
     void theLimitsInForceBeforeTheFirstWriteAreKeptAndRestoreWritesThemBackAndForgetsThem() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100().withLimitMw(650_000), FakeNvml.Board.l40s()));
-        GpuOriginals originals = GpuOriginals.inMemory();
+        OriginalsStore<Map<Integer, Long>> originals = OriginalsStore.memory();
         Gpus gpus = open(originals);
-        assertThat(originals.load()).as("nothing written, nothing kept").isEmpty();
+        assertThat(kept(originals)).as("nothing written, nothing kept").isEmpty();
         assertThat(gpus.held()).isFalse();
 
         gpus.apply(new CapRequest.Percent(40));
-        assertThat(originals.load()).contains(Map.of(0, 650_000L, 1, 350_000L));
+        assertThat(kept(originals)).contains(Map.of(0, 650_000L, 1, 350_000L));
         assertThat(gpus.held()).isTrue();
         GpuCapResult r = gpus.restore();
 
@@ -150,14 +157,14 @@ class NvmlGpusTest {
         assertThat(r.message()).isEqualTo("restored the GPU limits found before the first write on 2 boards");
         assertThat(fake.limitMw(0)).isEqualTo(650_000);
         assertThat(fake.limitMw(1)).isEqualTo(350_000);
-        assertThat(originals.load()).isEmpty();
+        assertThat(kept(originals)).isEmpty();
         assertThat(gpus.held()).isFalse();
     }
 
     @Test
     void afterARestoreTheNextWriteKeepsTheLimitsInForceThenAgain() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        GpuOriginals originals = GpuOriginals.inMemory();
+        OriginalsStore<Map<Integer, Long>> originals = OriginalsStore.memory();
         Gpus gpus = open(originals);
         gpus.apply(new CapRequest.Watts(300));
         gpus.restore();
@@ -165,7 +172,7 @@ class NvmlGpusTest {
         fake.board(0, fake.board(0).withLimitMw(600_000));
 
         gpus.apply(new CapRequest.Percent(50));
-        assertThat(originals.load()).as("kept again before the write, so a crash now loses nothing")
+        assertThat(kept(originals)).as("kept again before the write, so a crash now loses nothing")
                 .contains(Map.of(0, 600_000L, 1, 350_000L));
         gpus.restore();
 
@@ -186,27 +193,27 @@ class NvmlGpusTest {
     @Test
     void anAttemptThatLeftEveryBoardAsFoundKeepsNothing() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        GpuOriginals originals = GpuOriginals.inMemory();
+        OriginalsStore<Map<Integer, Long>> originals = OriginalsStore.memory();
         Gpus gpus = open(originals);
         fake.fail(FakeNvml.SET_LIMIT, 1, FakeNvml.NVML_ERROR_NO_PERMISSION);
 
         assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.BLOCKED);
 
-        assertThat(originals.load()).as("board 0 rolled back: the boards are as found").isEmpty();
+        assertThat(kept(originals)).as("board 0 rolled back: the boards are as found").isEmpty();
         assertThat(gpus.held()).isFalse();
     }
 
     @Test
     void aWriteWhoseOriginalsCannotBeKeptDoesNotHappen() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
-        Gpus gpus = open(new GpuOriginals() {
+        Gpus gpus = open(new OriginalsStore<>() {
             @Override
-            public Optional<Map<Integer, Long>> load() {
+            public Optional<Stored<Map<Integer, Long>>> load() {
                 return Optional.empty();
             }
 
             @Override
-            public void save(Map<Integer, Long> limitsMw) throws IOException {
+            public void save(Stored<Map<Integer, Long>> limitsMw) throws IOException {
                 throw new IOException("read-only file system");
             }
 
@@ -231,14 +238,14 @@ class NvmlGpusTest {
     @Test
     void anUnreadableStoreLeavesTheBoardsAlone() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
-        Gpus gpus = open(new GpuOriginals() {
+        Gpus gpus = open(new OriginalsStore<>() {
             @Override
-            public Optional<Map<Integer, Long>> load() throws IOException {
+            public Optional<Stored<Map<Integer, Long>>> load() throws IOException {
                 throw new IOException("not an originals file");
             }
 
             @Override
-            public void save(Map<Integer, Long> limitsMw) {
+            public void save(Stored<Map<Integer, Long>> limitsMw) {
             }
 
             @Override
@@ -251,9 +258,9 @@ class NvmlGpusTest {
             }
         });
 
-        assertThat(gpus.unavailable()).contains("cannot read the GPU limits an earlier run kept (not an originals file); "
-                + "no limit is written that could lose them: restart the agent with the file readable (or, after checking the limits, "
-                + "without it)");
+        assertThat(gpus.unavailable()).contains("the GPU originals in a store under test cannot be read (not an originals file); "
+                + "this agent writes no GPU limit until it is restarted with them readable (or, after checking the limits, without "
+                + "the file)");
         assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.BLOCKED);
         assertThat(fake.limitsSet()).isEmpty();
     }
@@ -261,14 +268,14 @@ class NvmlGpusTest {
     @Test
     void afterACrashTheLimitsKeptByTheEarlierRunAreTheOnesPutBack() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        GpuOriginals survivesTheProcess = GpuOriginals.inMemory();
+        OriginalsStore<Map<Integer, Long>> survivesTheProcess = OriginalsStore.memory();
         Gpus first = open(survivesTheProcess);
         first.apply(new CapRequest.Percent(50));
         // the first agent dies here without restoring; the next one finds the boards capped
         Gpus second = open(survivesTheProcess);
         assertThat(((NvmlGpus) second).originalsMw()).contains(Map.of(0, 700_000L, 1, 350_000L));
         second.apply(new CapRequest.Percent(60));
-        assertThat(survivesTheProcess.load()).as("not replaced by the first run's caps").contains(Map.of(0, 700_000L, 1, 350_000L));
+        assertThat(kept(survivesTheProcess)).as("not replaced by the first run's caps").contains(Map.of(0, 700_000L, 1, 350_000L));
 
         second.restore();
 
@@ -276,10 +283,49 @@ class NvmlGpusTest {
         assertThat(fake.limitMw(1)).isEqualTo(350_000);
     }
 
+    /** As for the CPU: originals whose file cannot be removed stay held, and the next restore writes them again. */
+    @Test
+    void aRestoreWhoseFileCannotBeRemovedKeepsTheOriginalsHeld() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100()));
+        OriginalsStore<Map<Integer, Long>> memory = OriginalsStore.memory();
+        Gpus gpus = open(new OriginalsStore<>() {
+            @Override
+            public Optional<Stored<Map<Integer, Long>>> load() throws IOException {
+                return memory.load();
+            }
+
+            @Override
+            public void save(Stored<Map<Integer, Long>> limitsMw) throws IOException {
+                memory.save(limitsMw);
+            }
+
+            @Override
+            public void clear() throws IOException {
+                throw new IOException("read-only file system");
+            }
+
+            @Override
+            public String describe() {
+                return "a store under test";
+            }
+        });
+        gpus.apply(new CapRequest.Watts(300));
+
+        GpuCapResult r = gpus.restore();
+
+        assertThat(r.outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(r.message()).isEqualTo("restored the GPU limits found before the first write on 1 board; the kept originals "
+                + "in a store under test could not be removed (read-only file system), the next start restores them again");
+        assertThat(fake.limitMw(0)).isEqualTo(700_000);
+        assertThat(gpus.held()).as("the file still holds them").isTrue();
+        assertThat(gpus.restore().message()).startsWith("restored the GPU limits found before the first write on 1 board");
+        assertThat(fake.limitsSet()).containsExactly("0 300000", "0 700000", "0 700000");
+    }
+
     @Test
     void aRefusedRestoreIsReportedAndTheRecordKept() throws IOException {
         fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100(), FakeNvml.Board.l40s()));
-        GpuOriginals originals = GpuOriginals.inMemory();
+        OriginalsStore<Map<Integer, Long>> originals = OriginalsStore.memory();
         Gpus gpus = open(originals);
         gpus.apply(new CapRequest.Watts(300));
         fake.fail(FakeNvml.SET_LIMIT, 0, FakeNvml.NVML_ERROR_NO_PERMISSION);
@@ -289,6 +335,6 @@ class NvmlGpusTest {
         assertThat(r.outcome()).isEqualTo(Outcome.BLOCKED);
         assertThat(r.message()).startsWith("restore failed: GPU 0: nvmlDeviceSetPowerManagementLimit: NVML_ERROR_NO_PERMISSION");
         assertThat(fake.limitMw(1)).as("the other board is restored").isEqualTo(350_000);
-        assertThat(originals.load()).as("kept for the next try").contains(Map.of(0, 700_000L, 1, 350_000L));
+        assertThat(kept(originals)).as("kept for the next try").contains(Map.of(0, 700_000L, 1, 350_000L));
     }
 }

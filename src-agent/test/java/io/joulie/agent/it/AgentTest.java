@@ -6,17 +6,17 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.NonDeletingOperation;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.PrometheusText;
+import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -43,13 +43,12 @@ import static org.awaitility.Awaitility.await;
  * The reconcile logic itself is tested without a server or waiting in {@code runtime.NodeReconcilerTest}.
  */
 @QuarkusTest
-@WithKubernetesTestServer
+@WithKubernetesTestServer(setup = ServerSideApplyDispatcher.Setup.class)
 @TestProfile(AgentTestProfile.class)
 class AgentTest {
     static final Duration WAIT = Duration.ofSeconds(10);
     static final Duration SECOND = Duration.ofSeconds(1);
     static final String ORIGINAL = "200000000";
-    static final String TP_NAME = "node-worker-a";
     static final String NPP_NAME = "node-worker-a";
 
     @Inject
@@ -75,8 +74,6 @@ class AgentTest {
             assertThat(NVML.limitMw(0)).isEqualTo(700_000);
             assertThat(NVML.limitMw(1)).isEqualTo(350_000);
         });
-        await().atMost(WAIT).until(() -> client.resources(TelemetryProfile.class).list().getItems().stream()
-                .allMatch(tp -> tp.getStatus() == null || tp.getStatus().control().cpu().message().startsWith("NodePowerProfile deleted")));
         client.resources(TelemetryProfile.class).delete();
         await().atMost(WAIT).until(() -> client.resources(TelemetryProfile.class).list().getItems().isEmpty());
     }
@@ -106,14 +103,19 @@ class AgentTest {
         return client.resource(current).update();
     }
 
-    ControlResult gpuStatus() {
-        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
-        return tp == null || tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().gpu();
+    NodePowerProfileStatus.Applied applied() {
+        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(NPP_NAME).get();
+        return npp == null || npp.getStatus() == null ? null : npp.getStatus().applied();
     }
 
-    ControlResult cpuStatus() {
-        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
-        return tp == null || tp.getStatus() == null || tp.getStatus().control() == null ? null : tp.getStatus().control().cpu();
+    NodePowerProfileStatus.Gpu gpuStatus() {
+        NodePowerProfileStatus.Applied applied = applied();
+        return applied == null ? null : applied.gpu();
+    }
+
+    NodePowerProfileStatus.Cpu cpuStatus() {
+        NodePowerProfileStatus.Applied applied = applied();
+        return applied == null ? null : applied.cpu();
     }
 
     @Test
@@ -145,7 +147,7 @@ class AgentTest {
                 "cpu", java.util.Map.of("packagePowerCapWatts", 90)));
         client.genericKubernetesResources("joulie.io/v1alpha1", "NodePowerProfile").resource(turbo).update();
         await().atMost(WAIT).untilAsserted(() -> {
-            assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+            assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
             assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + NPP_NAME + ": spec.profile is missing or is not a "
                     + "profile this agent knows (performance, eco); the previous limit stays");
         });
@@ -156,29 +158,22 @@ class AgentTest {
     }
 
     @Test
-    void createsTheNodeScopedTelemetryProfileAndWritesTheControlStatus() {
-        create(Profile.ECO, 240.0);
+    void answersInTheNodePowerProfileStatusAndWritesNoTelemetryProfile() {
+        NodePowerProfile created = create(Profile.ECO, 240.0);
 
         await().atMost(WAIT).untilAsserted(() -> {
-            ControlResult cpu = cpuStatus();
-            assertThat(cpu).isNotNull();
-            assertThat(cpu.backend()).isEqualTo("powercap");
-            assertThat(cpu.result()).isEqualTo(Result.APPLIED);
-            assertThat(cpu.observed()).containsEntry("capWattsPerPackage", 120.0).containsEntry("capWatts", 240.0);
-            assertThat(cpu.updatedAt()).isNotBlank();
+            NodePowerProfileStatus.Applied applied = applied();
+            assertThat(applied).isNotNull();
+            assertThat(applied.generation()).isEqualTo(created.getMetadata().getGeneration());
+            assertThat(applied.time()).isNotBlank();
+            assertThat(applied.cpu().backend()).isEqualTo("powercap");
+            assertThat(applied.cpu().result()).isEqualTo(ControlResult.APPLIED);
+            assertThat(applied.cpu().watts()).isEqualTo(240.0);
+            assertThat(applied.cpu().packages()).extracting(NodePowerProfileStatus.Device::watts).containsExactly(120.0, 120.0);
         });
-        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
-        assertThat(tp.getSpec().target().scope()).isEqualTo(TelemetryProfileSpec.Scope.NODE);
-        assertThat(tp.getSpec().target().nodeName()).isEqualTo(NODE);
-        assertThat(tp.getSpec().controls()).isNull();
-        // labelled with its node: that node's agent alone watches it (docs/agent.md, "Watches")
-        assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
-        // goes with its Node (garbage collection)
-        assertThat(tp.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
-            assertThat(o.getKind()).isEqualTo("Node");
-            assertThat(o.getName()).isEqualTo(NODE);
-            assertThat(o.getUid()).isEqualTo(client.nodes().withName(NODE).get().getMetadata().getUid());
-        });
+        NodePowerProfile npp = client.resources(NodePowerProfile.class).withName(NPP_NAME).get();
+        assertThat(npp.getStatus().state()).as("the operator's fields are not the agent's").isNull();
+        assertThat(client.resources(TelemetryProfile.class).list().getItems()).as("routing only, written by people").isEmpty();
     }
 
     List<io.fabric8.kubernetes.api.model.Event> nodeEvents() {
@@ -212,7 +207,7 @@ class AgentTest {
     }
 
     @Test
-    void writesIntoAnExistingNodeScopedProfile() {
+    void aNodeScopedProfileWrittenByHandRoutesButGetsNoStatus() {
         TelemetryProfile mine = new TelemetryProfile();
         mine.setMetadata(new ObjectMetaBuilder().withName("my-routing").build());
         mine.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE), null, null));
@@ -220,30 +215,10 @@ class AgentTest {
 
         create(Profile.ECO, 240.0);
 
-        await().atMost(WAIT).untilAsserted(() -> {
-            TelemetryProfile tp = client.resources(TelemetryProfile.class).withName("my-routing").get();
-            assertThat(tp.getStatus()).isNotNull();
-            assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
-        });
-        assertThat(client.resources(TelemetryProfile.class).withName(TP_NAME).get()).isNull();
-    }
-
-    /** A profile an agent of an earlier version created, without the node label, gets it at the next status write. */
-    @Test
-    void labelsTheProfileAnEarlierAgentCreated() {
-        TelemetryProfile earlier = new TelemetryProfile();
-        earlier.setMetadata(new ObjectMetaBuilder().withName(TP_NAME).addToLabels("app.kubernetes.io/managed-by", "joulie-agent").build());
-        earlier.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, NODE), null, null));
-        client.resource(earlier).create();
-
-        create(Profile.ECO, 240.0);
-
-        await().atMost(WAIT).untilAsserted(() -> {
-            TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(TP_NAME).get();
-            assertThat(tp.getMetadata().getLabels()).containsEntry("joulie.io/node", NODE);
-            assertThat(tp.getStatus()).as("status written (the label may land first)").isNotNull();
-            assertThat(tp.getStatus().control().cpu().result()).isEqualTo(Result.APPLIED);
-        });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(cpuStatus()).isNotNull()
+                .satisfies(cpu -> assertThat(cpu.result()).isEqualTo(ControlResult.APPLIED)));
+        assertThat(client.resources(TelemetryProfile.class).withName("my-routing").get().getSpec()).isEqualTo(mine.getSpec());
+        assertThat(client.resources(TelemetryProfile.class).list().getItems()).hasSize(1);
     }
 
     @Test
@@ -282,13 +257,12 @@ class AgentTest {
             assertThat(limit(1)).isEqualTo("150000000");
         });
         await().atMost(WAIT).untilAsserted(() -> {
-            ControlResult gpu = gpuStatus();
+            NodePowerProfileStatus.Gpu gpu = gpuStatus();
             assertThat(gpu).isNotNull();
             assertThat(gpu.backend()).isEqualTo("nvml");
-            assertThat(gpu.result()).isEqualTo(Result.APPLIED);
-            assertThat(gpu.observed()).containsEntry("capWattsPerGpu", 315.0).containsEntry("gpus", 2.0);
-            assertThat(gpu.devices()).extracting(TelemetryProfileStatus.Device::capWatts).containsExactly(420.0, 210.0);
-            assertThat(cpuStatus().observed()).containsEntry("capWatts", 300.0);
+            assertThat(gpu.result()).isEqualTo(ControlResult.APPLIED);
+            assertThat(gpu.boards()).extracting(NodePowerProfileStatus.Device::watts).containsExactly(420.0, 210.0);
+            assertThat(cpuStatus().watts()).isEqualTo(300.0);
             assertThat(metric("joulie_agent_gpu_cap_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(420.0);
             assertThat(metric("joulie_agent_gpu_backend", "backend=\"nvml\"")).isEqualTo(1.0);
         });

@@ -7,12 +7,13 @@ import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.ControlResult;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Device;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Applied;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Device;
+import io.joulie.api.v1alpha1.Profile;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -23,159 +24,155 @@ import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/** The agent answers in {@code status.applied} of the node's NodePowerProfile, and only when the answer says something new. */
 class StatusPublisherTest {
-    record Write(String node, Optional<TelemetryProfile> own, Family family, ControlOutcome outcome) {
+    record Write(NodePowerProfile npp, Applied applied) {
     }
 
     final List<Write> writes = new ArrayList<>();
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     boolean failing;
-    final StatusPublisher publisher = new StatusPublisher((node, own, outcomes) -> {
+    final StatusPublisher publisher = new StatusPublisher((npp, applied) -> {
         if (failing) {
-            throw new IllegalStateException("409 three times");
+            throw new IllegalStateException("422 from the API server");
         }
-        outcomes.forEach((family, outcome) -> writes.add(new Write(node, own, family, outcome)));
+        writes.add(new Write(npp, applied));
     }, new AgentMetrics(registry));
 
     static ControlOutcome applied(double watts) {
-        return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, "applied node cap 240 W as long_term limit on 2 packages",
-                Map.of(Observed.CAP_WATTS, 240.0, Observed.CAP_WATTS_PER_PACKAGE, 120.0, Observed.PACKAGE_POWER_WATTS, watts));
+        return new ControlOutcome(CpuBackend.POWERCAP, ControlResult.APPLIED, "applied node cap 240 W as long_term limit on 2 packages",
+                Map.of(Observed.CAP_WATTS, 240.0, Observed.CAP_WATTS_PER_PACKAGE, 120.0, Observed.PACKAGE_POWER_WATTS, watts),
+                List.of(new Device(0, null, 120.0), new Device(1, null, 120.0)));
     }
 
-    /** The node's own profile, holding {@code cpu} as its status (null: no status yet). */
-    static TelemetryProfile own(ControlResult cpu) {
-        TelemetryProfile tp = new TelemetryProfile();
-        tp.setMetadata(new ObjectMetaBuilder().withName("node-a").build());
-        tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, "a"), null, null));
-        if (cpu != null) {
-            tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(cpu, null)));
+    /** The node's NodePowerProfile at {@code generation}, holding {@code applied} as the agent's answer (null: none yet). */
+    static Optional<NodePowerProfile> npp(long generation, Applied applied) {
+        NodePowerProfile npp = new NodePowerProfile();
+        npp.setMetadata(new ObjectMetaBuilder().withName("node-a").withGeneration(generation).build());
+        npp.setSpec(new NodePowerProfileSpec("a", Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), null));
+        if (applied != null) {
+            npp.setStatus(NodePowerProfileStatus.ofApplied(applied));
         }
-        return tp;
+        return Optional.of(npp);
     }
 
     @Test
-    void aStatusThatDiffersOnlyInPackagePowerIsNotWrittenAgain() {
-        TelemetryProfile own = own(null);
-        publisher.publish("a", List.of(), applied(80));
-        assertThat(writes).singleElement().satisfies(w -> assertThat(w.own()).isEmpty());
-        publisher.publish("a", List.of(own), applied(95));
-        publisher.publish("a", List.of(own), applied(101.5));
+    void theAnswerNamesTheGenerationTheResultTheLimitsAndTheMessage() {
+        publisher.publish("a", npp(3, null), applied(80));
+
+        Applied answer = writes.getLast().applied();
+        assertThat(answer.generation()).isEqualTo(3L);
+        assertThat(answer.cpu()).isEqualTo(new NodePowerProfileStatus.Cpu(ControlResult.APPLIED, "powercap", 240.0, null,
+                List.of(new Device(0, null, 120.0), new Device(1, null, 120.0)), "applied node cap 240 W as long_term limit on 2 packages"));
+        assertThat(answer.gpu()).isNull();
+    }
+
+    @Test
+    void anAnswerThatDiffersOnlyInPackagePowerIsNotWrittenAgainButANewGenerationIs() {
+        publisher.publish("a", npp(3, null), applied(80));
+        publisher.publish("a", npp(3, null), applied(95));
         assertThat(writes).hasSize(1);
 
-        ControlOutcome blocked = ControlOutcome.blocked(CpuBackend.POWERCAP, "spec.cpu.packagePowerCapWatts is missing",
-                Map.of(Observed.CAP_WATTS_PER_PACKAGE, 120.0));
-        publisher.publish("a", List.of(own), blocked);
+        publisher.publish("a", npp(4, null), applied(95));
         assertThat(writes).hasSize(2);
-        assertThat(writes.getLast().own()).contains(own);
-        assertThat(writes.getLast().outcome()).isEqualTo(blocked);
+        assertThat(writes.getLast().applied().generation()).isEqualTo(4L);
+
+        ControlOutcome blocked = ControlOutcome.blocked(CpuBackend.POWERCAP, "spec.cpu.packagePowerCapWatts is missing", Map.of());
+        publisher.publish("a", npp(4, null), blocked);
+        assertThat(writes).hasSize(3);
+        assertThat(writes.getLast().applied().cpu().result()).isEqualTo(ControlResult.BLOCKED);
     }
 
-    /** While the profile the status goes into does not exist, every outcome is written (the writer creates it). */
+    /** After a restart the agent finds its last answer in the profile and does not write the same again. */
     @Test
-    void withoutItsOwnProfileTheStatusIsWrittenEveryTime() {
-        publisher.publish("a", List.of(), applied(80));
-        publisher.publish("a", List.of(), applied(80));
-        assertThat(writes).hasSize(2);
-    }
-
-    /** After a restart the agent finds its last status in the profile and does not write the same again. */
-    @Test
-    void theStatusAlreadyInTheProfileCountsAsWritten() {
-        ControlResult there = new ControlResult("powercap", Result.APPLIED, "applied node cap 240 W as long_term limit on 2 packages",
-                Map.of("capWatts", 240.0, "capWattsPerPackage", 120.0, "packagePowerWatts", 70.0), "2026-11-21T11:00:00Z");
-        publisher.publish("a", List.of(own(there)), applied(80));
+    void theAnswerAlreadyInTheProfileCountsAsWritten() {
+        Applied there = new Applied(3L, StatusPublisher.cpu(applied(70)), null, "2026-11-21T11:00:00Z");
+        publisher.publish("a", npp(3, there), applied(80));
         assertThat(writes).isEmpty();
     }
 
     @Test
+    void withoutAProfileNothingIsWrittenButTheChangeIsTold() {
+        List<String> told = new ArrayList<>();
+        StatusPublisher withEvents = new StatusPublisher((npp, applied) -> writes.add(new Write(npp, applied)),
+                (node, changed) -> changed.forEach((family, out) -> told.add(node + " " + family + " " + out.result())),
+                new AgentMetrics(registry));
+        withEvents.publish("a", Optional.empty(), applied(80));
+        assertThat(writes).isEmpty();
+        assertThat(told).containsExactly("a CPU APPLIED");
+    }
+
+    @Test
     void aFailedWriteIsCountedAndTriedAgainWithTheNextOutcome() {
-        TelemetryProfile own = own(null);
         failing = true;
-        publisher.publish("a", List.of(own), applied(80));
+        publisher.publish("a", npp(3, null), applied(80));
         assertThat(registry.get("joulie.agent.errors").tags("node", "a", "kind", "status").counter().count()).isEqualTo(1);
         failing = false;
-        publisher.publish("a", List.of(own), applied(80));
+        publisher.publish("a", npp(3, null), applied(80));
         assertThat(writes).hasSize(1);
     }
 
     @Test
     void aForgottenNodeStartsAgainFromItsProfile() {
-        TelemetryProfile own = own(null);
-        publisher.publish("a", List.of(own), applied(80));
+        publisher.publish("a", npp(3, null), applied(80));
         publisher.forget("a");
-        publisher.publish("a", List.of(own), applied(80));
+        publisher.publish("a", npp(3, null), applied(80));
         assertThat(writes).hasSize(2);
     }
 
     @Test
-    void theEventSinkRecordsOnlyAfterTheStatusWasWrittenAndOnlyWhatChanged() {
+    void theEventSinkRecordsOnlyAfterTheAnswerWasWrittenAndOnlyWhatChanged() {
         List<String> events = new ArrayList<>();
-        StatusPublisher.Sink status = (node, own, outcomes) -> {
+        StatusPublisher both = new StatusPublisher((npp, applied) -> {
             if (failing) {
-                throw new IllegalStateException("409 three times");
+                throw new IllegalStateException("422");
             }
-            outcomes.forEach((family, outcome) -> writes.add(new Write(node, own, family, outcome)));
-        };
-        StatusPublisher both = new StatusPublisher(status,
-                (node, changed) -> changed.forEach((family, outcome) -> events.add(node + " " + family + " " + outcome.result())),
+            writes.add(new Write(npp, applied));
+        }, (node, changed) -> changed.forEach((family, outcome) -> events.add(node + " " + family + " " + outcome.result())),
                 new AgentMetrics(registry));
         failing = true;
-        both.publish("a", List.of(), applied(80));
-        assertThat(events).as("no Event for a status that was not written").isEmpty();
+        both.publish("a", npp(1, null), applied(80));
+        assertThat(events).as("no Event for an answer that was not written").isEmpty();
         failing = false;
-        both.publish("a", List.of(), applied(80));
-        both.publish("a", List.of(own(null)), applied(95));
-        both.publish("a", List.of(own(null)), ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()));
+        both.publish("a", npp(1, null), applied(80));
+        both.publish("a", npp(1, null), applied(95));
+        both.publish("a", npp(1, null), ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()));
         assertThat(events).containsExactly("a CPU APPLIED", "a CPU BLOCKED");
-        both.publish("a", List.of(own(null)), Map.of(Family.CPU, ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()),
-                Family.GPU, gpus(420, 300, 1000)));
-        assertThat(writes).as("both families in the one status write").hasSize(4);
+        both.publish("a", npp(1, null), Map.of(Family.CPU, ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of()),
+                Family.GPU, gpus(420)));
+        assertThat(writes).as("both families in the one write").hasSize(3);
+        assertThat(writes.getLast().applied().cpu().result()).isEqualTo(ControlResult.BLOCKED);
+        assertThat(writes.getLast().applied().gpu().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(events).as("an Event for the family that changed only").containsExactly("a CPU APPLIED", "a CPU BLOCKED", "a GPU APPLIED");
         assertThat(NodeEvents.Reason.of(ControlOutcome.blocked(CpuBackend.POWERCAP, "locked", Map.of())))
                 .contains(NodeEvents.Reason.CapBlocked);
         assertThat(NodeEvents.Reason.of(ControlOutcome.none(CpuBackend.POWERCAP, "no control"))).isEmpty();
+        assertThat(NodeEvents.Reason.of(applied(80).restored())).contains(NodeEvents.Reason.CapRestored);
         assertThat(NodeEvents.message(applied(80))).isEqualTo("powercap: applied node cap 240 W as long_term limit on 2 packages");
     }
 
-    static ControlOutcome gpus(double limitWatts, double powerWatts, double energyJoules) {
-        return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, "applied 60 % of each board's maximum as power limit on 1 board",
-                Map.of(Observed.CAP_WATTS_PER_GPU, limitWatts, Observed.GPUS, 1.0, Observed.GPU_POWER_WATTS, powerWatts),
-                List.of(new Device(0, "NVIDIA H100 80GB HBM3", limitWatts, powerWatts, energyJoules)));
+    static ControlOutcome gpus(double limitWatts) {
+        return new ControlOutcome(GpuBackend.NVML, ControlResult.APPLIED, "applied 60 % of each board's maximum as power limit on 1 board",
+                Map.of(Observed.CAP_WATTS_PER_GPU, limitWatts, Observed.GPUS, 1.0), List.of(new Device(0, "NVIDIA H100 80GB HBM3", limitWatts)));
     }
 
     @Test
-    void aGpuStatusThatDiffersOnlyInPowerAndEnergyIsNotWrittenAgainButANewLimitIs() {
-        TelemetryProfile own = own(null);
-        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 300, 1000)));
-        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(420, 350, 1500.5)));
-        assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.GPU));
-        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpus(700, 350, 1600)));
-        assertThat(writes).hasSize(2);
+    void aFamilyWithoutAnOutcomeKeepsItsLastAnswer() {
+        publisher.publish("a", npp(2, null), Map.of(Family.CPU, applied(80), Family.GPU, gpus(420)));
+        publisher.publish("a", npp(3, null), Map.of(Family.CPU, applied(80)));
+        assertThat(writes.getLast().applied().generation()).isEqualTo(3L);
+        assertThat(writes.getLast().applied().gpu().boards()).extracting(Device::watts).containsExactly(420.0);
+
+        publisher.publish("a", npp(3, null), Map.of(Family.GPU, gpus(700)));
+        assertThat(writes.getLast().applied().gpu().boards()).extracting(Device::watts).containsExactly(700.0);
+        assertThat(writes.getLast().applied().cpu().watts()).isEqualTo(240.0);
     }
 
     @Test
-    void theFamiliesAreComparedApartAndTheGpuStatusInTheProfileCountsAsWritten() {
-        ControlOutcome gpu = gpus(420, 300, 1000);
-        TelemetryProfile own = own(null);
-        own.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(null, new ControlResult("nvml", Result.APPLIED,
-                gpu.message(), gpu.observedByKey(), List.of(new Device(0, "NVIDIA H100 80GB HBM3", 420.0, 10.0, 1.0)),
-                "2026-11-21T11:00:00Z"))));
-        publisher.publish("a", List.of(own), Map.of(Family.GPU, gpu));
-        assertThat(writes).isEmpty();
-        publisher.publish("a", List.of(own), applied(80));
-        assertThat(writes).singleElement().satisfies(w -> assertThat(w.family()).isEqualTo(Family.CPU));
-    }
-
-    /** One reconcile's outcomes go in one write: a second write from the cached profile could undo the first. */
-    @Test
-    void bothFamiliesOfOneReconcileAreWrittenTogetherWhenEitherChanged() {
-        TelemetryProfile own = own(null);
-        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(80), Family.GPU, gpus(420, 300, 1000)));
-        assertThat(writes).extracting(Write::family).containsExactlyInAnyOrder(Family.CPU, Family.GPU);
-        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(81), Family.GPU, gpus(700, 300, 1000)));
-        assertThat(writes).as("the GPU limit changed: both again").extracting(Write::family)
-                .containsExactlyInAnyOrder(Family.CPU, Family.GPU, Family.CPU, Family.GPU);
-        publisher.publish("a", List.of(own), Map.of(Family.CPU, applied(82), Family.GPU, gpus(700, 310, 1100)));
-        assertThat(writes).hasSize(4);
+    void aRestoreIsAnsweredAsRestoredNotApplied() {
+        publisher.publish("a", npp(5, null), applied(80));
+        publisher.publish("a", npp(5, null), applied(80).restored().withMessage("agent stopped; restored 2 packages"));
+        assertThat(writes.getLast().applied().cpu().result()).isEqualTo(ControlResult.RESTORED);
+        assertThat(writes.getLast().applied().cpu().message()).isEqualTo("agent stopped; restored 2 packages");
     }
 }

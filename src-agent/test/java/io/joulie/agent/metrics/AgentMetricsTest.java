@@ -4,7 +4,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.gpu.GpuBackend;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
@@ -48,7 +48,7 @@ class AgentMetricsTest {
     void anOutcomeSetsTheBackendCapAndThrottleGaugesAndCountsOnlyAnActionWithAKind() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AgentMetrics metrics = new AgentMetrics(registry);
-        ControlOutcome applied = new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, "applied",
+        ControlOutcome applied = new ControlOutcome(CpuBackend.POWERCAP, ControlResult.APPLIED, "applied",
                 Map.of(Observed.CAP_WATTS_PER_PACKAGE, 60.0, Observed.CAP_WATTS, 120.0));
         metrics.outcome("n1", Optional.empty(), applied);
         assertThat(registry.find("joulie.agent.actions").counters()).isEmpty();
@@ -60,7 +60,7 @@ class AgentMetricsTest {
         assertThat(registry.get("joulie.agent.actions").tags("node", "n1", "kind", "reapply", "backend", "powercap", "result", "applied")
                 .counter().count()).isEqualTo(1);
 
-        metrics.outcome("n1", Optional.of(Action.APPLY), new ControlOutcome(CpuBackend.DVFS, Result.ERROR, "cpufreq write failed",
+        metrics.outcome("n1", Optional.of(Action.APPLY), new ControlOutcome(CpuBackend.DVFS, ControlResult.ERROR, "cpufreq write failed",
                 Map.of(Observed.THROTTLE_PCT, 30.0)));
         assertThat(registry.get("joulie.agent.throttle.percent").tag("node", "n1").gauge().value()).isEqualTo(30.0);
         assertThat(registry.get("joulie.agent.cap.per.package.watts").tag("node", "n1").gauge().value()).isEqualTo(60.0);
@@ -84,7 +84,7 @@ class AgentMetricsTest {
         metrics.gpu("n1", 0, OptionalDouble.empty(), OptionalDouble.empty(), OptionalDouble.empty());
         assertThat(registry.get("joulie.agent.gpu.power.watts").tags("node", "n1", "gpu", "0").gauge().value()).isNaN();
 
-        metrics.gpuOutcome("n1", Optional.of(Action.APPLY), new ControlOutcome(GpuBackend.NVML, Result.ERROR, "GPU 0: ...", Map.of()));
+        metrics.gpuOutcome("n1", Optional.of(Action.APPLY), new ControlOutcome(GpuBackend.NVML, ControlResult.ERROR, "GPU 0: ...", Map.of()));
         assertThat(registry.get("joulie.agent.gpu.actions").tags("node", "n1", "kind", "apply", "backend", "nvml", "result", "error")
                 .counter().count()).isEqualTo(1);
         assertThat(registry.get("joulie.agent.gpu.backend").tags("node", "n1", "backend", "nvml").gauge().value()).isEqualTo(1);

@@ -17,27 +17,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PowerTelemetryTest {
     @Test
     void readsPackagePowerAtTopLevel() {
-        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\": 187.5, \"cpu\": {\"packagePowerWatts\": 1}}"))
+        assertThat(PowerTelemetry.parse("{\"packagePowerWatts\": 187.5, \"cpu\": {\"packagePowerWatts\": 1}}").packagePowerWatts())
                 .isEqualTo(OptionalDouble.of(187.5));
     }
 
     @Test
     void readsPackagePowerUnderCpu() {
-        assertThat(PowerTelemetry.parseHttp("{\"node\":\"n\",\"cpu\":{\"packagePowerWatts\":93}}")).isEqualTo(OptionalDouble.of(93));
+        assertThat(PowerTelemetry.parse("{\"node\":\"n\",\"cpu\":{\"packagePowerWatts\":93}}").packagePowerWatts()).isEqualTo(OptionalDouble.of(93));
     }
 
     @Test
     void noReadingWhenAbsentNotANumberOrNotJson() {
-        assertThat(PowerTelemetry.parseHttp("{\"gpu\":{\"packagePowerWatts\":1}}")).isEmpty();
-        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\":\"hot\"}")).isEmpty();
-        assertThat(PowerTelemetry.parseHttp("<html>")).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"gpu\":{\"packagePowerWatts\":1}}").packagePowerWatts()).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"packagePowerWatts\":\"hot\"}").packagePowerWatts()).isEmpty();
+        assertThat(PowerTelemetry.parse("<html>").packagePowerWatts()).isEmpty();
     }
 
     @Test
     void negativeOrNonFiniteWattsAreNoReading() {
-        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\": -3.5}")).isEmpty();
-        assertThat(PowerTelemetry.parseHttp("{\"cpu\": {\"packagePowerWatts\": -1}}")).isEmpty();
-        assertThat(PowerTelemetry.parseHttp("{\"packagePowerWatts\": 0}")).isEqualTo(OptionalDouble.of(0));
+        assertThat(PowerTelemetry.parse("{\"packagePowerWatts\": -3.5}").packagePowerWatts()).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"cpu\": {\"packagePowerWatts\": -1}}").packagePowerWatts()).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"packagePowerWatts\": 0}").packagePowerWatts()).isEqualTo(OptionalDouble.of(0));
         for (String value : new String[]{"\"NaN\"", "\"-12\"", "\"+Inf\"", "\"-Inf\"", "-4"}) {
             assertThat(PowerTelemetry.parsePrometheus("{\"data\":{\"result\":[{\"metric\":{},\"value\":[1.7e9," + value + "]}]}}"))
                     .as(value).isEmpty();
@@ -70,7 +70,7 @@ class PowerTelemetryTest {
         try {
             String base = "http://127.0.0.1:" + server.getAddress().getPort();
             HttpClient http = HttpClient.newHttpClient();
-            assertThat(PowerTelemetry.parseHttp(PowerTelemetry.get(http, NodeEndpoint.forNode(base + "/ok/{node}", "n1"), 2)))
+            assertThat(PowerTelemetry.parse(PowerTelemetry.get(http, NodeEndpoint.forNode(base + "/ok/{node}", "n1"), 2)).packagePowerWatts())
                     .isEqualTo(OptionalDouble.of(42));
             assertThatThrownBy(() -> PowerTelemetry.get(http, base + "/bad", 2)).isInstanceOf(IOException.class)
                     .hasMessageContaining("HTTP 503");
@@ -84,17 +84,17 @@ class PowerTelemetryTest {
         String body = "{\"gpu\":{\"devices\":[{\"index\":3,\"name\":\"sim-H100\",\"capWatts\":420,\"powerWatts\":300.5,"
                 + "\"energyJoules\":12},{\"powerWatts\":-1}]},\"hardware\":{\"cpu\":{\"packages\":[{\"zone\":\"p0\",\"maxWatts\":250}]},"
                 + "\"gpu\":{\"model\":\"sim-H100\",\"devices\":[{\"index\":3,\"minWatts\":200,\"maxWatts\":700}],\"extra\":1}}}";
-        assertThat(PowerTelemetry.parseGpus(body)).containsExactly(
+        assertThat(PowerTelemetry.parse(body).gpus()).containsExactly(
                 new GpuSample(3, "sim-H100", OptionalDouble.of(420), OptionalDouble.of(300.5), OptionalDouble.of(12)),
                 new GpuSample(1, "", OptionalDouble.empty(), OptionalDouble.empty(), OptionalDouble.empty()));
-        NodeHardwareStatus hardware = PowerTelemetry.parseHardware(body).orElseThrow();
+        NodeHardwareStatus hardware = PowerTelemetry.parse(body).hardware().orElseThrow();
         assertThat(hardware.cpu().packages()).singleElement().satisfies(p -> assertThat(p.maxWatts()).isEqualTo(250.0));
         assertThat(hardware.gpu().devices()).singleElement().satisfies(d -> {
             assertThat(d.minWatts()).isEqualTo(200.0);
             assertThat(d.maxWatts()).isEqualTo(700.0);
         });
-        assertThat(PowerTelemetry.parseHardware("{\"packagePowerWatts\":3}")).isEmpty();
-        assertThat(PowerTelemetry.parseHardware("{\"hardware\":{\"gpu\":{\"count\":\"many\"}}}")).isEmpty();
-        assertThat(PowerTelemetry.parseGpus("<html>")).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"packagePowerWatts\":3}").hardware()).isEmpty();
+        assertThat(PowerTelemetry.parse("{\"hardware\":{\"gpu\":{\"count\":\"many\"}}}").hardware()).isEmpty();
+        assertThat(PowerTelemetry.parse("<html>").gpus()).isEmpty();
     }
 }

@@ -9,6 +9,7 @@ import io.joulie.agent.control.cpu.HostCpuControl;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.host.CpuInfo;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.CpuVendor;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
@@ -17,16 +18,15 @@ import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.MemorySysfs;
 import io.joulie.agent.host.Msr;
-import io.joulie.agent.host.Originals;
 import io.joulie.agent.host.OriginalsStore;
+import io.joulie.agent.host.OriginalsStore.Stored;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
@@ -107,7 +107,7 @@ final class AgentFaultInjection {
     private final List<Path> enabledFiles = new ArrayList<>();
     private final List<Integer> policies = List.of(0, 1, 2, 3);
     private final Map<Path, String> firmware = new LinkedHashMap<>();
-    private final OriginalsStore memory = OriginalsStore.memory();
+    private final OriginalsStore<CpuOriginals> memory = OriginalsStore.memory();
     private final MemoryView view = new MemoryView();
     private final FakeClock clock = new FakeClock();
     private final AgentMetrics metrics = new AgentMetrics(new SimpleMeterRegistry());
@@ -230,9 +230,9 @@ final class AgentFaultInjection {
         if (file.startsWith(CPUFREQ) && (value < CPU_MIN_KHZ || value > CPU_MAX_KHZ)) {
             violation("wrote " + value + " kHz to " + file + ": outside [" + CPU_MIN_KHZ + ", " + CPU_MAX_KHZ + "]");
         }
-        Optional<Originals> stored;
+        Optional<CpuOriginals> stored;
         try {
-            stored = memory.load();
+            stored = memory.load().map(Stored::originals);
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -245,7 +245,7 @@ final class AgentFaultInjection {
         return zones.stream().filter(z -> z.pkg() == pkg).mapToLong(Zone::maxUw).sum();
     }
 
-    private Map<Path, String> asFiles(Originals originals) {
+    private Map<Path, String> asFiles(CpuOriginals originals) {
         Map<Path, String> out = new TreeMap<>();
         for (LimitSnapshot limit : originals.powercap()) {
             out.put(POWERCAP.resolve(limit.zoneId()).resolve("constraint_" + limit.constraintIndex() + "_power_limit_uw"),
@@ -267,9 +267,9 @@ final class AgentFaultInjection {
     }
 
     /** The store the agents see: the memory one, failing every call while {@link #storeBroken}. */
-    private final OriginalsStore store = new OriginalsStore() {
+    private final OriginalsStore<CpuOriginals> store = new OriginalsStore<>() {
         @Override
-        public Optional<Originals> load() throws IOException {
+        public Optional<Stored<CpuOriginals>> load() throws IOException {
             check();
             return memory.load();
         }
@@ -279,9 +279,10 @@ final class AgentFaultInjection {
          * what must come back (a crash from here on leaves its successor no way to tell its writes from anyone else's).
          */
         @Override
-        public void save(Originals originals) throws IOException {
+        public void save(Stored<CpuOriginals> stored) throws IOException {
             check();
-            memory.save(originals);
+            memory.save(stored);
+            CpuOriginals originals = stored.originals();
             if (owned) { // an episode this boot has not ended: its originals must stay, whatever is in force now
                 if (!asFiles(originals).equals(expected)) {
                     violation("replaced the kept originals " + expected + " by " + asFiles(originals));
@@ -320,8 +321,8 @@ final class AgentFaultInjection {
                 true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), FLOOR_WATTS, AgentSettings.DEFAULT_NVML_LIBRARY);
         AgentProducers.NodeHost opened = AgentProducers.openHost(store, Optional.of(bootId()), inherited -> new Host(settings.roots(),
                 new CpuInfo(CpuVendor.INTEL, "simulated"), Msr.absent(),
-                SysfsPowercap.open(SYS, files, Msr.absent(), FLOOR_WATTS, inherited.map(Originals::powercap).orElse(List.of())),
-                SysfsCpufreq.open(SYS, files, inherited.map(Originals::cpufreqMaxKHz).orElse(Map.of())),
+                SysfsPowercap.open(SYS, files, Msr.absent(), FLOOR_WATTS, inherited.map(CpuOriginals::powercap).orElse(List.of())),
+                SysfsCpufreq.open(SYS, files, inherited.map(CpuOriginals::cpufreqMaxKHz).orElse(Map.of())),
                 Gpus.absent("no GPU on the simulated node")), line -> { });
         HostCpuControl host = new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock);
         controls = new CpuControls(host, (node, s) -> {
@@ -330,11 +331,12 @@ final class AgentFaultInjection {
         GpuControls gpuControls = new GpuControls(new HostGpuControl(opened.host().gpus()), (node, s) -> {
             throw new IllegalStateException("no http control on the simulated node");
         }, true);
-        PowerReader.Fetch noRemote = (url, timeout) -> {
+        NodeTelemetry.Fetch noRemote = (url, timeout) -> {
             throw new IOException("no remote source on the simulated node");
         };
-        PowerReader power = new PowerReader(new PackagePowerMeter(opened.host().powercap(), clock), noRemote, metrics, clock);
-        StatusPublisher status = new StatusPublisher((node, own, outcomes) -> { }, metrics);
+        NodeTelemetry telemetry = new NodeTelemetry(new PackagePowerMeter(opened.host().powercap(), clock), opened.host().gpus(), noRemote,
+                metrics, clock);
+        StatusPublisher status = new StatusPublisher((npp, applied) -> { }, metrics);
         HardwarePublisher hardware = new HardwarePublisher((node, route, boards, described) -> Optional.empty(),
                 new HardwarePublisher.Sink() {
                     @Override
@@ -347,8 +349,8 @@ final class AgentFaultInjection {
                         return true;
                     }
                 }, metrics);
-        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power,
-                new GpuReader(opened.host().gpus(), noRemote, metrics), status, hardware, metrics);
+        agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, telemetry, status,
+                hardware, metrics);
     }
 
     private void profile(Profile profile, Double cap) {
@@ -496,7 +498,7 @@ final class AgentFaultInjection {
             Optional<ControlOutcome> restored = controls.restoreOnExit();
             agent = null;
             restored.ifPresent(r -> {
-                if (r.result() == io.joulie.api.v1alpha1.TelemetryProfileStatus.Result.APPLIED && owned && !storeHolds()) {
+                if (r.result() == io.joulie.api.v1alpha1.ControlResult.RESTORED && owned && !storeHolds()) {
                     checkRestored();
                 }
             });

@@ -16,9 +16,7 @@ import io.joulie.agent.control.gpu.GpuBackend;
 import io.joulie.agent.control.gpu.GpuControls;
 import io.joulie.agent.control.gpu.HostGpuControl;
 import io.joulie.agent.control.gpu.HttpGpuControl;
-import io.joulie.agent.host.GpuOriginals;
 import io.joulie.agent.host.Host;
-import io.joulie.agent.host.HostOriginals;
 import io.joulie.agent.host.HostRoots;
 import io.joulie.agent.host.ffm.FfmHost;
 import io.joulie.agent.inventory.HostInventory;
@@ -26,20 +24,19 @@ import io.joulie.agent.inventory.Inventory;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.StatusPublisher;
 import io.joulie.agent.metrics.AgentMetrics;
-import io.joulie.agent.power.GpuReader;
+import io.joulie.agent.power.NodeTelemetry;
 import io.joulie.agent.power.PackagePowerMeter;
-import io.joulie.agent.power.PowerReader;
 import io.joulie.agent.power.PowerTelemetry;
 import io.joulie.api.text.LabelSelector;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.FakeNvml;
@@ -83,7 +80,9 @@ class NodeReconcilerTest {
     final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     final AgentMetrics metrics = new AgentMetrics(registry);
     final MemoryView view = new MemoryView();
-    /** The CPU and the GPU statuses written, in order. */
+    /** The answers written into the NodePowerProfile, in order. */
+    final List<NodePowerProfileStatus.Applied> answers = new CopyOnWriteArrayList<>();
+    /** The CPU and the GPU outcomes that changed what the node's answer says (each told once), in order. */
     final List<ControlOutcome> written = new CopyOnWriteArrayList<>();
     final List<ControlOutcome> gpuWritten = new CopyOnWriteArrayList<>();
     /** The NodeHardware statuses written, in order. */
@@ -140,10 +139,10 @@ class NodeReconcilerTest {
                 (node, s) -> new HttpGpuControl(http, node, s, clock), settings.restoreOnExit());
         this.controls = controls;
         this.gpuControls = gpuControls;
-        PowerReader.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
-        PowerReader power = new PowerReader(h == null ? null : new PackagePowerMeter(h.powercap(), clock), fetch, metrics, clock);
-        GpuReader gpus = new GpuReader(h == null ? null : h.gpus(), fetch, metrics);
-        StatusPublisher status = new StatusPublisher(this::writeStatus, metrics);
+        NodeTelemetry telemetry = new NodeTelemetry(h == null ? null : new PackagePowerMeter(h.powercap(), clock), h == null ? null : h.gpus(),
+                (url, timeout) -> PowerTelemetry.get(http, url, timeout), metrics, clock);
+        StatusPublisher status = new StatusPublisher(this::writeStatus,
+                (node, changed) -> changed.forEach((family, out) -> (family == Family.CPU ? written : gpuWritten).add(out)), metrics);
         HardwarePublisher hardware = new HardwarePublisher(inventory, new HardwarePublisher.Sink() {
             @Override
             public Optional<NodeHardwareStatus> current(String node) {
@@ -156,26 +155,16 @@ class NodeReconcilerTest {
                 return true;
             }
         }, metrics);
-        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, power, gpus, status, hardware, metrics);
+        return new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, telemetry, status, hardware, metrics);
     }
 
-    /** As StatusWriter does on the API server: the families' status into the node's own profile, created when it has none. */
-    void writeStatus(String node, Optional<TelemetryProfile> own, Map<Family, ControlOutcome> outcomes) {
-        Map<Family, TelemetryProfileStatus.ControlResult> results = new EnumMap<>(Family.class);
-        outcomes.forEach((family, outcome) -> {
-            (family == Family.CPU ? written : gpuWritten).add(outcome);
-            results.put(family, new TelemetryProfileStatus.ControlResult(outcome.backend().label(), outcome.result(), outcome.message(),
-                    outcome.observedByKey(), outcome.devices().isEmpty() ? null : outcome.devices(), clock.instant().toString()));
-        });
-        TelemetryProfile tp = new TelemetryProfile();
-        tp.setMetadata(new ObjectMetaBuilder().withName(own.map(p -> p.getMetadata().getName()).orElse(JoulieApi.nodePowerProfileName(node)))
-                .build());
-        tp.setSpec(own.map(TelemetryProfile::getSpec)
-                .orElse(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null)));
-        TelemetryProfileStatus.ControlStatus was = own.map(TelemetryProfile::getStatus).map(TelemetryProfileStatus::control).orElse(null);
-        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(
-                results.getOrDefault(Family.CPU, was == null ? null : was.cpu()), results.getOrDefault(Family.GPU, was == null ? null : was.gpu()))));
-        view.put(tp);
+    /**
+     * As StatusWriter does on the API server: the answer into {@code status.applied} of the node's NodePowerProfile (the
+     * view holds the same object, so the next reconcile finds it there).
+     */
+    void writeStatus(NodePowerProfile npp, NodePowerProfileStatus.Applied applied) {
+        answers.add(applied);
+        npp.setStatus(NodePowerProfileStatus.ofApplied(applied));
     }
 
     void profile(String node, Profile profile, Double cap) {
@@ -216,7 +205,7 @@ class NodeReconcilerTest {
         assertThat(host.limit(0)).isEqualTo("150000000");
         assertThat(host.limit(1)).isEqualTo("150000000");
         assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.POWERCAP);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_PACKAGE, 150.0).containsEntry(Observed.CAP_WATTS, 300.0);
         assertThat(metric("joulie_agent_actions_total", "kind=\"apply\"", "result=\"applied\"")).isEqualTo(2);
     }
@@ -230,7 +219,7 @@ class NodeReconcilerTest {
         NodeReconciler agent = nodeAgent(true);
         profile(NODE, Profile.ECO, 240.0);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         for (int settle = 0; settle < 2; settle++) {
             clock.advance(Duration.ofSeconds(1));
             agent.reconcile(NODE, true);
@@ -275,7 +264,7 @@ class NodeReconcilerTest {
 
         profile(NODE, Profile.ECO, null);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts is missing");
         assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_PACKAGE, 120.0);
 
@@ -286,7 +275,7 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, -5.0);
         agent.reconcile(NODE, false);
         assertThat(cpuStatus().message()).contains("= -5.0");
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(host.limit(0)).isEqualTo("120000000");
         assertThat(host.limit(1)).isEqualTo("120000000");
     }
@@ -306,37 +295,43 @@ class NodeReconcilerTest {
     }
 
     /**
-     * The operator labels a node {@code performance} only once its agent reports the performance cap applied for the
-     * NodePowerProfile generation in force: each outcome names the generation it answered, and a new generation with the
-     * same outcome is written again.
+     * The operator labels a node {@code performance} only once its agent answered the NodePowerProfile generation in
+     * force: the answer ({@code status.applied}) names the generation acted on, and a new generation with the same outcome
+     * is answered again; the operator's own status fields are not part of it.
      */
     @Test
-    void eachOutcomeNamesTheGenerationOfTheProfileItAnswered() throws IOException {
+    void eachAnswerNamesTheGenerationOfTheProfileItActedOn() throws IOException {
         NodeReconciler agent = nodeAgent(true);
         profile(NODE, Profile.PERFORMANCE, 300.0);
         view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(4L);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 4.0);
-        int writes = written.size();
+        assertThat(answers.getLast().generation()).isEqualTo(4L);
+        assertThat(answers.getLast().cpu().result()).isEqualTo(ControlResult.APPLIED);
+        assertThat(answers.getLast().cpu().watts()).isEqualTo(300.0);
+        assertThat(answers.getLast().cpu().packages()).extracting(NodePowerProfileStatus.Device::watts).containsExactly(150.0, 150.0);
+        int writes = answers.size();
 
-        // the same cap again, in a new generation (a policy name changed): written again for the new generation
+        // the same cap again, in a new generation (a policy name changed): answered again for the new generation
         view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(5L);
         agent.reconcile(NODE, false);
-        assertThat(written).hasSize(writes + 1);
-        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 5.0);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(answers).hasSize(writes + 1);
+        assertThat(answers.getLast().generation()).isEqualTo(5L);
+        agent.reconcile(NODE, true);
+        assertThat(answers).as("a converged node costs no write").hasSize(writes + 1);
 
         // a profile the agent refuses is answered too
         profile(NODE, Profile.ECO, -1.0);
         view.profileFor(NODE).orElseThrow().getMetadata().setGeneration(6L);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
-        assertThat(cpuStatus().observed()).containsEntry(Observed.PROFILE_GENERATION, 6.0);
+        assertThat(answers.getLast().cpu().result()).isEqualTo(ControlResult.BLOCKED);
+        assertThat(answers.getLast().generation()).isEqualTo(6L);
 
-        // no profile, no generation
+        // no profile, nothing to answer in: the outcome is still told (an Event on the Node)
+        int answered = answers.size();
         view.profiles.clear();
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().observed()).doesNotContainKey(Observed.PROFILE_GENERATION);
+        assertThat(answers).hasSize(answered);
+        assertThat(cpuStatus().message()).startsWith("NodePowerProfile deleted");
     }
 
     @Test
@@ -360,7 +355,7 @@ class NodeReconcilerTest {
 
         assertThat(host.limit(0)).isEqualTo("120000000");
         assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile deleted; limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
-        assertThat(cpuStatus().result()).isEqualTo(Result.NONE);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.NONE);
     }
 
     @Test
@@ -404,7 +399,7 @@ class NodeReconcilerTest {
                     .startsWith("/cap/" + NODE + " ").contains("\"action\":\"rapl.set_power_cap_watts\"")
                     .contains("\"capWatts\":240.0").contains("\"node\":\"" + NODE + "\"");
             assertThat(cpuStatus().backend()).isEqualTo(CpuBackend.HTTP);
-            assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+            assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
             assertThat(cpuStatus().observed()).containsEntry(Observed.PACKAGE_POWER_WATTS, 180.0);
             assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         } finally {
@@ -427,7 +422,7 @@ class NodeReconcilerTest {
         agent.reconcile("sim-2", false);
         assertThat(written).singleElement().satisfies(out -> {
             assertThat(out.backend()).isEqualTo(CpuBackend.POWERCAP);
-            assertThat(out.result()).isEqualTo(Result.BLOCKED);
+            assertThat(out.result()).isEqualTo(ControlResult.BLOCKED);
             assertThat(out.message()).isEqualTo("host control is not available in pool mode; "
                     + "set controls.cpu.type to http or none in a TelemetryProfile");
         });
@@ -462,7 +457,7 @@ class NodeReconcilerTest {
 
         assertThat(host.limit(0)).isEqualTo("150000000");
         assertThat(host.limit(1)).isEqualTo("150000000");
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(cpuStatus().message()).isEqualTo("applied 60 % of each package's maximum (node cap 300 W) as long_term limit on 2 packages");
         assertThat(cpuStatus().observed()).containsEntry(Observed.CAP_WATTS, 300.0);
     }
@@ -472,7 +467,7 @@ class NodeReconcilerTest {
         NodeReconciler agent = capAt240(true);
         profile(NODE, Profile.ECO, new NodePowerProfileSpec.CpuPower(200.0, 50.0), null);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(cpuStatus().message()).contains("spec.cpu.packagePowerCapWatts and spec.cpu.packagePowerCapPercent are both set");
 
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(140), null);
@@ -491,12 +486,12 @@ class NodeReconcilerTest {
         assertThat(nvml.limitsSet()).containsExactly("0 420000", "1 210000");
         assertThat(host.limit(0)).isEqualTo("120000000");
         assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.NVML);
-        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(gpuStatus().observed()).containsEntry(Observed.CAP_WATTS_PER_GPU, 315.0).containsEntry(Observed.GPUS, 2.0)
                 .containsEntry(Observed.GPU_POWER_WATTS, 470.0);
         assertThat(gpuStatus().devices()).containsExactly(
-                new TelemetryProfileStatus.Device(0, "NVIDIA H100 80GB HBM3", 420.0, 350.0, 1000.0),
-                new TelemetryProfileStatus.Device(1, "NVIDIA L40S", 210.0, 120.0, 500.0));
+                new NodePowerProfileStatus.Device(0, "NVIDIA H100 80GB HBM3", 420.0),
+                new NodePowerProfileStatus.Device(1, "NVIDIA L40S", 210.0));
         assertThat(metric("joulie_agent_gpu_cap_watts", "node=\"" + NODE + "\"", "gpu=\"1\"")).isEqualTo(210);
         assertThat(metric("joulie_agent_gpu_power_watts", "node=\"" + NODE + "\"", "gpu=\"0\"")).isEqualTo(350);
         assertThat(metric("joulie_agent_gpu_actions_total", "kind=\"apply\"", "backend=\"nvml\"", "result=\"applied\"")).isEqualTo(1);
@@ -542,9 +537,9 @@ class NodeReconcilerTest {
         NodeReconciler agent = gpuNode(true);
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), new NodePowerProfileSpec.GpuPower(300.0, 50.0));
         agent.reconcile(NODE, false);
-        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(gpuStatus().message()).contains("spec.gpu.powerCapWattsPerGpu and spec.gpu.powerCapPercent are both set");
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(host.limit(0)).isEqualTo("120000000");
 
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(0));
@@ -561,10 +556,10 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
         agent.reconcile(NODE, false);
 
-        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(gpuStatus().message()).startsWith("GPU 0: nvmlDeviceSetPowerManagementLimit: NVML_ERROR_NO_PERMISSION (4)");
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
     }
 
     @Test
@@ -574,9 +569,9 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
         agent.reconcile(NODE, false);
 
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(host.limit(0)).isEqualTo("120000000");
-        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(gpuStatus().message()).startsWith("NVML not available (cannot load " + missing);
         assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NONE);
         assertThat(inventories.getLast().gpu().message()).startsWith("NVML not available");
@@ -624,11 +619,11 @@ class NodeReconcilerTest {
         assertThat(nvml.limitMw(0)).isEqualTo(350_000);
         ControlOutcome shutdown = gpuControls.restoreOnExit().orElseThrow();
 
-        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(shutdown.result()).isEqualTo(ControlResult.RESTORED);
         assertThat(nvml.limitMw(0)).isEqualTo(700_000);
         assertThat(nvml.limitMw(1)).isEqualTo(350_000);
         assertThat(gpuOriginalsFile()).as("removed after a restore that put every board back").doesNotExist();
-        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(Result.APPLIED);
+        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(ControlResult.RESTORED);
         assertThat(originalsFile()).doesNotExist();
     }
 
@@ -681,9 +676,9 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
         agent.reconcile(NODE, false);
 
-        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
-        assertThat(gpuStatus().message()).startsWith("cannot read the GPU limits an earlier run kept (" + gpuOriginalsFile()
-                + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
+        assertThat(gpuStatus().message()).startsWith("the GPU originals in " + gpuOriginalsFile() + " cannot be read ("
+                + gpuOriginalsFile() + " is not a GPU originals file of this agent (index is not a whole number >= 0))");
         assertThat(nvml.limitsSet()).isEmpty();
         assertThat(host.limit(0)).isEqualTo("120000000");
     }
@@ -696,18 +691,18 @@ class NodeReconcilerTest {
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.percent(90));
         agent.reconcile(NODE, false);
 
-        assertThat(gpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco GPU cap "
                 + "90 % is above the performance GPU cap 80 % this node had; eco must not allow more than performance; the previous "
                 + "limit stays");
         assertThat(nvml.limitMw(0)).as("80 % stays").isEqualTo(560_000);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(host.limit(0)).isEqualTo("150000000");
 
         // a cap in the other unit is not compared: the agent cannot tell watts from a percent without resolving both
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.percent(60), NodePowerProfileSpec.GpuPower.watts(650));
         agent.reconcile(NODE, false);
-        assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.APPLIED);
     }
 
     @Test
@@ -721,7 +716,7 @@ class NodeReconcilerTest {
         nvml.fail(FakeNvml.SET_LIMIT, 0, FakeNvml.NVML_ERROR_UNKNOWN);
         profile(NODE, Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(50));
         agent.reconcile(NODE, false);
-        assertThat(gpuStatus().result()).isEqualTo(Result.ERROR);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.ERROR);
         // someone else then sets a board's limit: with nothing of the agent's in force, it is theirs and stays
         nvml.clearFailures();
         nvml.board(0, nvml.board(0).withLimitMw(500_000));
@@ -730,7 +725,7 @@ class NodeReconcilerTest {
 
         assertThat(nvml.limitsSet()).isEmpty();
         assertThat(nvml.limitMw(0)).isEqualTo(500_000);
-        assertThat(gpuStatus().result()).isEqualTo(Result.NONE);
+        assertThat(gpuStatus().result()).isEqualTo(ControlResult.NONE);
         assertThat(gpuStatus().message()).isEqualTo("NodePowerProfile deleted; nothing to restore: no GPU limit written since "
                 + "the start or the last restore");
     }
@@ -802,10 +797,65 @@ class NodeReconcilerTest {
             assertThat(bodies).singleElement().asString().contains("\"action\":\"gpu.set_power_cap_watts\"")
                     .contains("\"capWattsPerGpu\":420.0").contains("\"node\":\"sim-1\"");
             assertThat(gpuStatus().backend()).isEqualTo(GpuBackend.HTTP);
-            assertThat(gpuStatus().result()).isEqualTo(Result.APPLIED);
-            assertThat(gpuStatus().devices()).containsExactly(new TelemetryProfileStatus.Device(0, "sim-H100", 700.0, 300.0, 5.0));
+            assertThat(gpuStatus().result()).isEqualTo(ControlResult.APPLIED);
+            assertThat(gpuStatus().devices()).containsExactly(new NodePowerProfileStatus.Device(0, "sim-H100", 700.0));
             assertThat(inventories.getLast().gpu().control()).isEqualTo(NodeHardwareStatus.Control.HTTP);
             assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /**
+     * The twin's cluster mode gives the CPU and the GPU family the same telemetry endpoint: each periodic pass asks it
+     * once, and its one answer gives the package power, the boards and the hardware the percent resolves against.
+     */
+    @Test
+    void aPoolAgentAsksAnEndpointServingBothFamiliesOncePerPass() throws IOException {
+        List<String> reads = new CopyOnWriteArrayList<>();
+        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/", ex -> {
+            if ("GET".equals(ex.getRequestMethod())) {
+                reads.add(ex.getRequestURI().getPath());
+                byte[] body = ("{\"packagePowerWatts\":180,\"gpu\":{\"devices\":[{\"index\":0,\"name\":\"sim-H100\",\"capWatts\":700,"
+                        + "\"powerWatts\":300,\"energyJoules\":5}]},\"hardware\":{\"gpu\":{\"vendor\":\"nvidia\",\"model\":\"sim-H100\","
+                        + "\"devices\":[{\"index\":0,\"minWatts\":200,\"maxWatts\":700}]}}}").getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(200, body.length);
+                ex.getResponseBody().write(body);
+            } else {
+                ex.getRequestBody().readAllBytes();
+                ex.sendResponseHeaders(200, -1);
+            }
+            ex.close();
+        });
+        server.start();
+        try {
+            AgentSettings pool = new AgentSettings(AgentMode.POOL, Optional.empty(), Duration.ofSeconds(1), HostRoots.under(root), true,
+                    LabelSelector.parse(""), 1, 0, root.resolve("state"), 0, AgentSettings.DEFAULT_NVML_LIBRARY);
+            NodeReconciler agent = assemble(pool, null, Inventory.remote());
+            view.put(new NodeBuilder().withNewMetadata().withName("sim-1").endMetadata().build());
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            TelemetryProfileSpec.Source telemetry = new TelemetryProfileSpec.Source(TelemetryProfileSpec.SourceType.HTTP,
+                    new TelemetryProfileSpec.HttpEndpoint(base + "/telemetry/{node}", 2), null);
+            TelemetryProfile tp = new TelemetryProfile();
+            tp.setMetadata(new ObjectMetaBuilder().withName("simulated").build());
+            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.CLUSTER, null),
+                    new TelemetryProfileSpec.Sources(telemetry, telemetry, null, null),
+                    new TelemetryProfileSpec.Controls(new TelemetryProfileSpec.CpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                            new TelemetryProfileSpec.CpuHttpControl(base + "/control/{node}", 2, null)),
+                            new TelemetryProfileSpec.GpuControl(TelemetryProfileSpec.ControlType.HTTP,
+                                    new TelemetryProfileSpec.GpuHttpControl(base + "/control/{node}", 2, null)))));
+            view.put(tp);
+            profile("sim-1", Profile.ECO, NodePowerProfileSpec.CpuPower.watts(240), NodePowerProfileSpec.GpuPower.percent(60));
+
+            agent.reconcile("sim-1", true);
+            assertThat(reads).containsExactly("/telemetry/sim-1");
+            assertThat(cpuStatus().observed()).containsEntry(Observed.PACKAGE_POWER_WATTS, 180.0);
+            assertThat(gpuStatus().devices()).containsExactly(new NodePowerProfileStatus.Device(0, "sim-H100", 700.0));
+            assertThat(inventories.getLast().gpu().count()).isEqualTo(1);
+
+            agent.reconcile("sim-1", true);
+            assertThat(reads).containsExactly("/telemetry/sim-1", "/telemetry/sim-1");
         } finally {
             server.stop(0);
         }
@@ -832,7 +882,7 @@ class NodeReconcilerTest {
         assertThat(host.limit(0)).isEqualTo("120000000");
 
         ControlOutcome shutdown = controls.restoreOnExit().orElseThrow();
-        assertThat(shutdown.result()).isEqualTo(Result.APPLIED);
+        assertThat(shutdown.result()).isEqualTo(ControlResult.RESTORED);
         assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         assertThat(host.limit(1)).isEqualTo(ORIGINAL);
         assertThat(originalsFile()).as("removed after a restore that put everything back").doesNotExist();
@@ -907,7 +957,7 @@ class NodeReconcilerTest {
         NodeReconciler agent = agentProcess(true);
         profile(NODE, Profile.ECO, 240.0);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.ERROR);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.ERROR);
         assertThat(cpuStatus().message()).startsWith("the original limits cannot be kept in " + originalsFile());
         assertThat(host.limit(0)).isEqualTo(ORIGINAL);
         assertThat(host.limit(1)).isEqualTo(ORIGINAL);
@@ -922,14 +972,14 @@ class NodeReconcilerTest {
 
         profile(NODE, Profile.ECO, 400.0);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(cpuStatus().message()).isEqualTo("NodePowerProfile " + JoulieApi.nodePowerProfileName(NODE) + ": the eco cap 400 W "
                 + "is above the performance cap 300 W this node had; eco must not allow more than performance; the previous limit stays");
         assertThat(host.limit(0)).isEqualTo("150000000");
 
         profile(NODE, Profile.ECO, 240.0);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.APPLIED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.APPLIED);
         assertThat(host.limit(0)).isEqualTo("120000000");
     }
 
@@ -939,7 +989,7 @@ class NodeReconcilerTest {
         NodeReconciler agent = capAt240(true);
         profile(NODE, Profile.ECO, 12.0);
         agent.reconcile(NODE, false);
-        assertThat(cpuStatus().result()).isEqualTo(Result.BLOCKED);
+        assertThat(cpuStatus().result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(cpuStatus().message()).contains("node cap 12 W is 6 W per package, below the floor of 10 W per package");
         assertThat(host.limit(0)).isEqualTo("120000000");
         assertThat(host.limit(1)).isEqualTo("120000000");

@@ -1,19 +1,22 @@
 package io.joulie.api.v1alpha1;
 
 /**
- * Whether the node's agent has applied the cap its NodePowerProfile asks for, as the operator reads the agent's report
- * ({@code TelemetryProfile.status.control.cpu}) against the NodePowerProfile's {@code metadata.generation}.
+ * The operator's reading of a node agent's answer ({@code NodePowerProfile.status.applied}) against the profile's
+ * {@code metadata.generation}, over every control family the spec asks for.
  */
 public enum CapConfirmation {
-    /** The agent applied this generation of the NodePowerProfile (and, for performance, holds no DVFS throttle). */
+    /** The agent applied this generation for every family the spec asks for (and, for performance, holds no throttle). */
     Confirmed,
-    /** The agent has not reported this generation applied yet (it may be down, busy, or still unthrottling). */
+    /**
+     * The agent has not answered this generation (it may be down, busy, or still unthrottling), or it answered that it
+     * restored the limits it found on the hardware: the cap asked for is not in force.
+     */
     Waiting,
-    /** The agent answered this generation with {@code blocked} or {@code error}: the cap is not in force. */
+    /** The agent answered this generation with {@code Blocked} or {@code Error} for a family: the cap is not in force. */
     Refused,
     /**
-     * No agent reports for the node (no node-scoped TelemetryProfile with a CPU result, or its CPU control is
-     * {@code none}): nothing of Joulie's caps the node, so nothing can confirm a cap either.
+     * No agent serves the node (no answer and no NodeHardware of the node), or it controls none of the families the spec
+     * asks for: nothing of Joulie's caps the node, so nothing can confirm a cap either.
      */
     Unreported
 }

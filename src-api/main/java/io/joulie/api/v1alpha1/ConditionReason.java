@@ -31,6 +31,11 @@ public enum ConditionReason {
      * Found by the planner.
      */
     CapUnconfirmed(true),
+    /**
+     * The operator's environment sets planning settings, which belong in {@code spec.policy}: honoured until the next
+     * release, each named with the field to use instead.
+     */
+    PlanningSettingInEnvironment(false),
     /** Reconciling the resource failed. */
     ReconcileError(false),
     /** Not the resource named {@code joulie}: it is not acted on. */

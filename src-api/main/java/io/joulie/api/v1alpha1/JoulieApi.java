@@ -33,8 +33,8 @@ public final class JoulieApi {
     public static final String NODE_TYPE_LABEL = "node.kubernetes.io/instance-type";
 
     /**
-     * Label of a node-scoped TelemetryProfile naming its node ({@link #nodeLabelValue}): a node-mode agent watches only
-     * the profiles labelled with its node and the unlabelled ones (cluster-scoped, and node-scoped ones written by hand).
+     * Label naming a node ({@link #nodeLabelValue}) on its NodeHardware and on node-scoped TelemetryProfiles: a node-mode
+     * agent watches only the TelemetryProfiles labelled with its node and the unlabelled ones.
      */
     public static final String NODE_LABEL = "joulie.io/node";
 

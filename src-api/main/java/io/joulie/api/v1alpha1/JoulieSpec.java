@@ -2,6 +2,7 @@ package io.joulie.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
@@ -24,7 +25,7 @@ import java.util.Map;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieSpec(
         @JsonPropertyDescription("The node agent DaemonSet.") Agent agent,
-        @JsonPropertyDescription("Planner settings; a field set here overrides the operator's environment default. "
+        @JsonPropertyDescription("Planner settings: the one place for them (an unset field takes its default). "
                 + "status.effectivePolicy shows what is in force.") Policy policy,
         @JsonPropertyDescription("Prometheus and Grafana integration.") Monitoring monitoring) {
 
@@ -33,8 +34,9 @@ public record JoulieSpec(
     }
 
     /**
-     * Planner settings (docs/configuration.md). Each field mirrors an operator environment variable of the
-     * same meaning; unset fields keep the environment's value.
+     * Planner settings (docs/configuration.md), the one place for them; unset fields take their default. The
+     * operator's environment variables of the same meaning are honoured under them until the next release, and
+     * reported (decision 136).
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     @ValidationRule(value = "!(has(self.performanceCapWatts) && has(self.performanceCapPercent))",
@@ -55,82 +57,82 @@ public record JoulieSpec(
     @ValidationRule(value = "!has(self.gpuEcoCapPercent) || !has(self.gpuPerformanceCapPercent) || self.gpuEcoCapPercent <= self.gpuPerformanceCapPercent",
             message = "gpuEcoCapPercent must not be above gpuPerformanceCapPercent")
     public record Policy(
-            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1 (POLICY_TYPE).")
+            @JsonPropertyDescription("Base policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1.")
             @Pattern("^(static_partition|queue_aware_v1|demand_sized_v1|rule_swap_v1)$")
             String type,
-            @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1 (STATIC_HP_FRAC).")
+            @JsonPropertyDescription("static_partition: share of managed nodes that run performance, 0..1.")
             @Min(0) @Max(1)
             Double staticHpFrac,
-            @JsonPropertyDescription("queue_aware_v1: base share of performance nodes, 0..1 (QUEUE_HP_BASE_FRAC).")
+            @JsonPropertyDescription("queue_aware_v1: base share of performance nodes, 0..1.")
             @Min(0) @Max(1)
             Double queueHpBaseFrac,
-            @JsonPropertyDescription("queue_aware_v1: lower bound on performance nodes (QUEUE_HP_MIN).")
+            @JsonPropertyDescription("queue_aware_v1: lower bound on performance nodes.")
             @Min(0)
             Integer queueHpMin,
-            @JsonPropertyDescription("queue_aware_v1: upper bound on performance nodes (QUEUE_HP_MAX).")
+            @JsonPropertyDescription("queue_aware_v1: upper bound on performance nodes.")
             @Min(0)
             Integer queueHpMax,
-            @JsonPropertyDescription("queue_aware_v1: performance-only pods one performance node absorbs (QUEUE_PERF_PER_HP_NODE).")
+            @JsonPropertyDescription("queue_aware_v1: performance-only pods one performance node absorbs.")
             @Min(1)
             Integer queuePerfPerHpNode,
-            @JsonPropertyDescription("CPU power cap of the performance profile in watts for the node (PERFORMANCE_CAP_WATTS); "
+            @JsonPropertyDescription("CPU power cap of the performance profile in watts for the node; "
                     + "instead of performanceCapPercent.")
             @Min(1)
             Double performanceCapWatts,
-            @JsonPropertyDescription("CPU power cap of the performance profile, percent of each package's maximum, 0..100 "
-                    + "(PERFORMANCE_CAP_PERCENT); instead of performanceCapWatts.")
+            @JsonPropertyDescription("CPU power cap of the performance profile, percent of each package's maximum, 0..100; "
+                    + "instead of performanceCapWatts.")
             @Min(value = 0, inclusive = false) @Max(100)
             Double performanceCapPercent,
-            @JsonPropertyDescription("CPU power cap of the eco profile in watts for the node (ECO_CAP_WATTS); instead of ecoCapPercent.")
+            @JsonPropertyDescription("CPU power cap of the eco profile in watts for the node; instead of ecoCapPercent.")
             @Min(1)
             Double ecoCapWatts,
-            @JsonPropertyDescription("CPU power cap of the eco profile, percent of each package's maximum, 0..100 (ECO_CAP_PERCENT); "
+            @JsonPropertyDescription("CPU power cap of the eco profile, percent of each package's maximum, 0..100; "
                     + "instead of ecoCapWatts.")
             @Min(value = 0, inclusive = false) @Max(100)
             Double ecoCapPercent,
-            @JsonPropertyDescription("GPU power cap of the performance profile in watts per board (GPU_PERFORMANCE_CAP_WATTS_PER_GPU); "
+            @JsonPropertyDescription("GPU power cap of the performance profile in watts per board; "
                     + "instead of gpuPerformanceCapPercent.")
             @Min(1)
             Double gpuPerformanceCapWattsPerGpu,
-            @JsonPropertyDescription("GPU power cap of the performance profile, percent of each board's maximum, 0..100 "
-                    + "(GPU_PERFORMANCE_CAP_PERCENT); instead of gpuPerformanceCapWattsPerGpu.")
+            @JsonPropertyDescription("GPU power cap of the performance profile, percent of each board's maximum, 0..100; "
+                    + "instead of gpuPerformanceCapWattsPerGpu.")
             @Min(value = 0, inclusive = false) @Max(100)
             Double gpuPerformanceCapPercent,
-            @JsonPropertyDescription("GPU power cap of the eco profile in watts per board (GPU_ECO_CAP_WATTS_PER_GPU); instead of "
+            @JsonPropertyDescription("GPU power cap of the eco profile in watts per board; instead of "
                     + "gpuEcoCapPercent.")
             @Min(1)
             Double gpuEcoCapWattsPerGpu,
-            @JsonPropertyDescription("GPU power cap of the eco profile, percent of each board's maximum, 0..100 (GPU_ECO_CAP_PERCENT); "
+            @JsonPropertyDescription("GPU power cap of the eco profile, percent of each board's maximum, 0..100; "
                     + "instead of gpuEcoCapWattsPerGpu.")
             @Min(value = 0, inclusive = false) @Max(100)
             Double gpuEcoCapPercent,
-            @JsonPropertyDescription("What a drain that outlasts downgradeTimeout does: hold, force or evict (DOWNGRADE_ESCALATION).")
+            @JsonPropertyDescription("What a drain that outlasts downgradeTimeout does: hold, force or evict.")
             @Pattern("^(hold|force|evict)$")
             String downgradeEscalation,
-            @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m (DOWNGRADE_TIMEOUT).")
+            @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m.")
             @Pattern(Forms.DURATION)
             String downgradeTimeout,
-            @JsonPropertyDescription("Planning interval, e.g. 1m (RECONCILE_INTERVAL).")
+            @JsonPropertyDescription("Planning interval, e.g. 1m.")
             @Pattern(Forms.DURATION)
             String reconcileInterval,
             @JsonPropertyDescription("How long a draining node must show no performance-only pod before it commits eco, "
-                    + "e.g. 5s (SETTLE_TIME).")
+                    + "e.g. 5s.")
             String settleTime,
             @JsonPropertyDescription("How long a node may wait for its agent to confirm the performance cap before a Warning "
-                    + "names it, e.g. 5m (CAP_CONFIRMATION_TIMEOUT).")
+                    + "names it, e.g. 5m.")
             String capConfirmationTimeout,
-            @JsonPropertyDescription("At most this many nodes change state in one tick (MAX_TRANSITIONS_PER_TICK).")
+            @JsonPropertyDescription("At most this many nodes change state in one tick.")
             @Min(1)
             Integer maxTransitionsPerTick,
-            @JsonPropertyDescription("At most this many pods are evicted in one tick (MAX_EVICTIONS_PER_TICK).")
+            @JsonPropertyDescription("At most this many pods are evicted in one tick.")
             @Min(1)
             Integer maxEvictionsPerTick,
             @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "
-                    + "demand, e.g. 0.2 (DEMAND_HEADROOM_FRAC).")
+                    + "demand, e.g. 0.2.")
             @Min(0)
             Double demandHeadroomFrac,
             @JsonPropertyDescription("Eco cap in watts by node type (the node.kubernetes.io/instance-type label), instead "
-                    + "of ecoCapWatts or ecoCapPercent for the nodes of that type (ECO_CAP_WATTS_BY_TYPE).")
+                    + "of ecoCapWatts or ecoCapPercent for the nodes of that type.")
             Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             @Pattern(Forms.TIME_ZONE)
@@ -157,14 +159,26 @@ public record JoulieSpec(
             return of(fields(namesAndValues));
         }
 
-        /** These planner settings with the rule fields of {@code rules} (none when it is null). */
+        /** The fields that hold rules rather than planner settings: the last ones of the record. */
+        public static final List<String> RULE_FIELDS = List.of("timeZone", "schedules", "powerBudget", "hotspots", "telemetry");
+
+        /**
+         * These planner settings with the rule fields of {@code rules} (none when it is null), by name: a planner setting
+         * added to the record needs nothing here.
+         */
         public Policy withRulesOf(Policy rules) {
-            return rules == null ? this : new Policy(type, staticHpFrac, queueHpBaseFrac, queueHpMin, queueHpMax,
-                    queuePerfPerHpNode, performanceCapWatts, performanceCapPercent, ecoCapWatts, ecoCapPercent,
-                    gpuPerformanceCapWattsPerGpu, gpuPerformanceCapPercent, gpuEcoCapWattsPerGpu, gpuEcoCapPercent,
-                    downgradeEscalation, downgradeTimeout, reconcileInterval, settleTime, capConfirmationTimeout,
-                    maxTransitionsPerTick, maxEvictionsPerTick, demandHeadroomFrac, ecoCapWattsByType, rules.timeZone,
-                    rules.schedules, rules.powerBudget, rules.hotspots, rules.telemetry);
+            if (rules == null) {
+                return this;
+            }
+            Map<String, Object> fields = JSON.convertValue(this, FIELDS);
+            Map<String, Object> ruleFields = JSON.convertValue(rules, FIELDS);
+            for (String f : RULE_FIELDS) {
+                fields.remove(f);
+                if (ruleFields.get(f) != null) {
+                    fields.put(f, ruleFields.get(f));
+                }
+            }
+            return of(fields);
         }
     }
 
@@ -250,6 +264,8 @@ public record JoulieSpec(
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final TypeReference<LinkedHashMap<String, Object>> FIELDS = new TypeReference<>() {
+    };
 
     private static Map<String, Object> fields(Object... namesAndValues) {
         Map<String, Object> fields = new LinkedHashMap<>();

@@ -14,7 +14,7 @@ public record JoulieStatus(
                 + "each with a reason.") List<Condition> conditions,
         @JsonPropertyDescription("The metadata.generation this status describes.") Long observedGeneration,
         @JsonPropertyDescription("Agent pods wanted and ready.") Agents agents,
-        @JsonPropertyDescription("The planner settings in force: spec.policy over the operator's environment defaults. "
+        @JsonPropertyDescription("The planner settings in force: spec.policy over the defaults. "
                 + "An invalid spec.policy leaves the last valid settings in force.") JoulieSpec.Policy effectivePolicy,
         @JsonPropertyDescription("Managed nodes by power state, as of the last planning tick.") Nodes nodes,
         @JsonPropertyDescription("Nodes selected for management but left out of planning, with the reason.")

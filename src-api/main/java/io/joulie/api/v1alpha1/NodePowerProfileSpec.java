@@ -77,7 +77,7 @@ public record NodePowerProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PolicyRef(
-            @JsonPropertyDescription("Name of the deciding policy: static-partition-v1, queue-aware-v1, demand-sized-v1 or rule-swap-v1.")
+            @JsonPropertyDescription("Name of the deciding policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1.")
             String name) {
     }
 }

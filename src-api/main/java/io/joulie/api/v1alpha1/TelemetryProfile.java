@@ -10,12 +10,13 @@ import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
 
 /**
- * How the agent reads its inputs and applies its controls (host, HTTP, Prometheus) for a node, or for
- * every node when cluster-scoped. Its status is written by the agent after every action.
+ * Routing, written by people: how the agents read their inputs and apply their controls (host, HTTP, Prometheus) for
+ * one node, or for every node when cluster-scoped. It has no status: what an agent applied is in the node's
+ * NodePowerProfile ({@code status.applied}).
  */
-@com.fasterxml.jackson.annotation.JsonClassDescription("How an agent reads its inputs and applies its controls, for one node "
-        + "(scope node, created by the agent) or as every node's default (scope cluster); its status is what the agent applied "
-        + "last.")
+@com.fasterxml.jackson.annotation.JsonClassDescription("Routing, written by people: how agents read their inputs and apply "
+        + "their controls, for one node (scope node) or as every node's default (scope cluster). What an agent applied is in "
+        + "the node's NodePowerProfile, status.applied.")
 @Group(JoulieApi.GROUP)
 @Version(JoulieApi.VERSION)
 @Kind("TelemetryProfile")
@@ -24,8 +25,6 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("tp")
 @AdditionalPrinterColumn(name = "Scope", jsonPath = ".spec.target.scope", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.target.nodeName", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "CPU control", jsonPath = ".status.control.cpu.result", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "GPU control", jsonPath = ".status.control.gpu.result", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
-public class TelemetryProfile extends CustomResource<TelemetryProfileSpec, TelemetryProfileStatus> {
+public class TelemetryProfile extends CustomResource<TelemetryProfileSpec, Void> {
 }

@@ -82,6 +82,26 @@ class JoulieStatusAggregatorTest {
     }
 
     @Test
+    void planningSettingsInTheEnvironmentAreTheLeastProblemAndNeverHideAnother() {
+        JoulieStatus alone = JoulieStatusAggregator.of(joulie("joulie", null))
+                .problem(ConditionReason.PlanningSettingInEnvironment, "STATIC_HP_FRAC -> spec.policy.staticHpFrac")
+                .agents(3, 3, 3, "every node")
+                .build(T1);
+        JoulieStatus withOthers = JoulieStatusAggregator.of(joulie("joulie", null))
+                .problem(ConditionReason.PlanningSettingInEnvironment, "STATIC_HP_FRAC -> spec.policy.staticHpFrac")
+                .planner(new JoulieStatus.Nodes(4, 2, 0, 2, 0), List.of(), List.of(
+                        new JoulieStatusAggregator.Problem(ConditionReason.CapUnconfirmed, "w1 waits")), null)
+                .agents(3, 3, 3, "every node")
+                .build(T1);
+
+        assertThat(conditions(alone).get(2))
+                .isEqualTo("Degraded=True PlanningSettingInEnvironment: STATIC_HP_FRAC -> spec.policy.staticHpFrac");
+        assertThat(conditions(alone).get(0)).as("planning goes on").isEqualTo("Available=True AllAgentsReady: 3 of 3 agents ready, 3 updated");
+        assertThat(conditions(withOthers).get(2))
+                .isEqualTo("Degraded=True CapUnconfirmed: w1 waits; STATIC_HP_FRAC -> spec.policy.staticHpFrac");
+    }
+
+    @Test
     void aReplicaThatDoesNotPlanKeepsThePlannersCountsAndProblem() {
         JoulieStatus leaders = JoulieStatusAggregator.of(joulie("joulie", null))
                 .planner(new JoulieStatus.Nodes(2, 1, 0, 1, 1), List.of(new JoulieStatus.ExcludedNode("x", "NoPowerControl", "m")),

@@ -26,7 +26,7 @@ import static org.awaitility.Awaitility.await;
  * and environment of its image (the configuration of src-agent/target/joulie-agent-image.tar), inside a memory cgroup
  * with the limit the operator gives the agent DaemonSet (read from the DaemonSet it created), first idle and then under
  * churn: the plan of every managed node flips between performance and eco every few seconds, so the agent writes caps,
- * publishes its TelemetryProfile status and reads its energy counters all the while. It must never be OOM-killed, must
+ * answers in the NodePowerProfiles and reads its energy counters all the while. It must never be OOM-killed, must
  * still follow the plan at the end, and its anonymous memory (what the kernel cannot reclaim: heap, metaspace, code,
  * stacks, malloc) must leave a margin below the limit. The process's RSS is reported too, but it counts the JDK's shared files (its
  * libraries, the CDS archive) that the page cache already holds for other processes and the cgroup is not charged for.

@@ -1,5 +1,8 @@
 package io.joulie.e2e.cluster;
 
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.joulie.api.v1alpha1.NodePowerProfile;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -20,14 +23,20 @@ abstract class ClusterScenario {
     }
 
     /**
-     * After a scenario whose agents have stopped for good: the node-scoped TelemetryProfiles they reported in go too.
-     * A stale report holds the closed loop of the next scenarios, as it should on a cluster whose agent is gone: a
-     * node going up keeps its eco label until its agent confirms the performance cap (decision 102).
+     * After a scenario whose agents have stopped for good: their answers ({@code status.applied} of every
+     * NodePowerProfile) and the nodes' NodeHardware go too. A stale answer, or a NodeHardware saying an agent serves the
+     * node, holds the closed loop of the next scenarios, as it should on a cluster whose agent is gone: a node going up
+     * keeps its eco label until its agent confirms the performance cap (decisions 102, 129).
      */
     static void removeAgentReports() {
         if (cluster != null) {
-            cluster.kubectl(null, "delete", "telemetryprofiles", "-l", "app.kubernetes.io/managed-by=joulie-agent",
-                    "--ignore-not-found", "--wait=true").ok();
+            cluster.kubectl(null, "delete", "nodehardwares", "--all", "--ignore-not-found", "--wait=true").ok();
+            for (NodePowerProfile npp : cluster.admin.resources(NodePowerProfile.class).list().getItems()) {
+                if (npp.getStatus() != null && npp.getStatus().applied() != null) {
+                    cluster.admin.resources(NodePowerProfile.class).withName(npp.getMetadata().getName()).subresource("status")
+                            .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"applied\":null}}");
+                }
+            }
         }
     }
 

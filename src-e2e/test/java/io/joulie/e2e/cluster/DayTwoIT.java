@@ -2,10 +2,11 @@ package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.e2e.RepoFiles;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,8 +29,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Day 2 on the real control plane, after the other scenarios left agents' results behind: {@code kubectl joulie
- * status} shows per managed node what the NodePowerProfile plans (profile, state, cap), what the agent reported in
- * the node's TelemetryProfile (applied cap, result) and the node's performance-only pods, as the objects say;
+ * status} shows per managed node, from its NodePowerProfile alone, what the operator plans (profile, state, cap), what the
+ * agent answered (applied caps, results, the generation answered), the operator's verdict and the performance-only pods;
  * {@code --watch} redraws when the plan changes; {@code kubectl joulie must-gather} collects the resources, Events,
  * logs and metrics snapshots it can get, says what it could not, and reads no Secret.
  */
@@ -71,7 +72,7 @@ class DayTwoIT extends ClusterScenario {
             if (line.startsWith("NODE ")) {
                 body = true;
             } else if (body && !line.isBlank() && !line.startsWith("---") && !line.startsWith("Joulie:")) {
-                String[] cols = line.split("\\s{2,}", 11);
+                String[] cols = line.split("\\s{2,}", 13);
                 rows.put(cols[0], cols);
             } else if (line.startsWith("---") || line.startsWith("Joulie:")) {
                 body = false;
@@ -114,20 +115,30 @@ class DayTwoIT extends ClusterScenario {
                 var gpuCap = npp.getSpec().gpu();
                 assertThat(row[6]).as("GPU cap of " + node).isEqualTo(gpuCap == null ? "-" : gpuCap.powerCapWattsPerGpu() != null
                         ? trim(gpuCap.powerCapWattsPerGpu()) + " W" : trim(gpuCap.powerCapPercent()) + " %");
-                TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
-                if (tp != null && tp.getStatus() != null && tp.getStatus().control().cpu() != null) {
-                    var cpu = tp.getStatus().control().cpu();
-                    var reported = tp.getStatus().control().gpu();
-                    var gpu = reported == null || reported.result() == TelemetryProfileStatus.Result.NONE ? null : reported;
-                    assertThat(row[8]).as("agent results of " + node).isEqualTo(cpu.result().name().toLowerCase() + "/" + cpu.backend()
-                            + (gpu == null ? "" : " " + gpu.result().name().toLowerCase() + "/" + gpu.backend()));
-                    Double applied = cpu.observed() == null ? null : cpu.observed().get("capWatts");
-                    assertThat(row[5]).as("applied cap of " + node).isEqualTo(applied == null ? "-" : trim(applied));
-                    Double gpuApplied = gpu == null || gpu.observed() == null ? null : gpu.observed().get("capWattsPerGpu");
-                    assertThat(row[7]).as("applied GPU cap of " + node).isEqualTo(gpuApplied == null ? "-" : trim(gpuApplied));
+                var applied = npp.getStatus().applied();
+                var cpu = applied == null ? null : applied.cpu();
+                var gpu = applied == null ? null : applied.gpu();
+                assertThat(row[5]).as("applied cap of " + node).isEqualTo(cpu == null || cpu.watts() == null ? "-" : trim(cpu.watts()));
+                List<Double> boards = gpu == null || gpu.boards() == null ? List.of()
+                        : gpu.boards().stream().map(NodePowerProfileStatus.Device::watts).toList();
+                assertThat(row[7]).as("applied GPU caps of " + node).isEqualTo(boards.isEmpty() ? "-" : boards.size() == 1
+                        ? trim(boards.getFirst()) : boards.stream().distinct().count() == 1 ? boards.size() + "x" + trim(boards.getFirst())
+                        : String.join(",", boards.stream().map(DayTwoIT::trim).toList()));
+                List<String> results = new java.util.ArrayList<>();
+                for (NodePowerProfileStatus.Family family : new NodePowerProfileStatus.Family[]{cpu, gpu}) {
+                    boolean asked = family == cpu ? npp.getSpec().cpu() != null : npp.getSpec().gpu() != null;
+                    if (family != null && (family.result() != ControlResult.NONE || asked)) {
+                        results.add(family.result().name().toLowerCase() + "/" + family.backend());
+                    }
                 }
-                assertThat(row[9]).as("performance-only pods on " + node).isEqualTo(node.equals(perfNode) ? "1" : "0");
-                assertThat(row[10]).as("why " + node).startsWith(npp.getStatus().reason());
+                assertThat(row[8]).as("agent results of " + node).isEqualTo(results.isEmpty() ? "-" : String.join(" ", results));
+                assertThat(row[9]).as("answered the generation in force, " + node).isEqualTo(applied == null ? "no"
+                        : applied.generation() == npp.getMetadata().getGeneration().longValue() ? "yes"
+                        : "no (gen " + applied.generation() + "/" + npp.getMetadata().getGeneration() + ")");
+                assertThat(row[10]).as("the operator's verdict on " + node).isEqualTo(npp.getStatus().agent() == null ? "-"
+                        : npp.getStatus().agent().name());
+                assertThat(row[11]).as("performance-only pods on " + node).isEqualTo(node.equals(perfNode) ? "1" : "0");
+                assertThat(row[12]).as("why " + node).startsWith(npp.getStatus().reason());
             }
         });
         RealCluster.Result one = kubectlJoulie("status", "--node", perfNode);

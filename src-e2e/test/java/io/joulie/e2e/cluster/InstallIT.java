@@ -46,14 +46,31 @@ class InstallIT {
                 kind: NodeHardware
                 metadata: {name: e2e-columns}
                 spec: {nodeName: nowhere}
+                ---
+                apiVersion: joulie.io/v1alpha1
+                kind: TelemetryProfile
+                metadata: {name: e2e-columns}
+                spec: {target: {scope: node, nodeName: nowhere}}
                 """, "apply", "-f", "-").ok();
         try {
+            // the agent's answer, as an agent writes it (the status subresource; here by the admin)
+            cluster.kubectl(null, "patch", "npp", "e2e-columns", "--subresource=status", "--type=merge", "-p",
+                    "{\"status\":{\"agent\":\"Confirmed\",\"performancePods\":2,\"applied\":{\"generation\":1,"
+                            + "\"cpu\":{\"result\":\"Applied\",\"backend\":\"powercap\",\"watts\":333},"
+                            + "\"gpu\":{\"result\":\"Blocked\",\"backend\":\"nvml\",\"boards\":[{\"index\":0,\"watts\":444}]}}}}").ok();
             String table = cluster.kubectl(null, "get", "npp", "e2e-columns").ok().output();
             assertThat(table.lines().findFirst().orElseThrow().split("\\s{2,}"))
-                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CAP (W)", "APPLIED (W)", "AGENT", "CAP (%)", "GPU (W)",
-                            "GPU (%)", "AGE");
-            assertThat(table).contains("nowhere", "eco", "60", "450");
+                    .containsExactly("NAME", "NODE", "PROFILE", "STATE", "CPU (W)", "CPU (%)", "CPU APPLIED (W)", "GPU (W)", "GPU (%)",
+                            "GPU APPLIED (W)", "GENERATION", "ANSWERED", "AGENT", "AGE");
+            assertThat(table.lines().skip(1).findFirst().orElseThrow().split("\\s+")).as("requested beside applied, the generation "
+                    + "beside the one answered").startsWith("e2e-columns", "nowhere", "eco", "<none>", "<none>", "60", "333", "450",
+                    "<none>", "444", "1", "1", "Confirmed");
+            String wide = cluster.kubectl(null, "get", "npp", "e2e-columns", "-o", "wide").ok().output();
+            assertThat(wide.lines().findFirst().orElseThrow()).contains("CPU RESULT", "GPU RESULT", "PERF PODS");
+            assertThat(wide.lines().skip(1).findFirst().orElseThrow()).contains("Applied", "Blocked");
             assertThat(cluster.kubectl(null, "get", "tp").ok().output()).doesNotContain("error");
+            assertThat(cluster.kubectl(null, "get", "tp", "e2e-columns", "-o", "yaml").ok().output()).as("routing only: no status")
+                    .contains("nodeName: nowhere").doesNotContain("status");
             assertThat(cluster.kubectl(null, "get", "joulie").ok().output().lines().findFirst().orElseThrow()).startsWith("NAME");
             String inventory = cluster.kubectl(null, "get", "nhw", "e2e-columns").ok().output();
             assertThat(inventory.lines().findFirst().orElseThrow().split("\\s{2,}"))
@@ -62,6 +79,7 @@ class InstallIT {
         } finally {
             cluster.kubectl(null, "delete", "npp", "e2e-columns").ok();
             cluster.kubectl(null, "delete", "nhw", "e2e-columns").ok();
+            cluster.kubectl(null, "delete", "tp", "e2e-columns").ok();
         }
     }
 

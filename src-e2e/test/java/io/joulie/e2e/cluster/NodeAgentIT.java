@@ -1,12 +1,14 @@
 package io.joulie.e2e.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
+import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
-import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.FakeHost;
 import io.joulie.testkit.FakeNvml;
@@ -29,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * agent's ServiceAccount bound to a Pod on that node (as the DaemonSet's Pod has it: the admission policy lets it write
  * only what belongs to its node), a fake sysfs tree for its host and the fake NVML with two GPU boards. It labels its
  * Node with what the host can do (the {@code nodes patch} rule), publishes the node's NodeHardware (the operator then
- * writes GPU caps for it), creates and reports the node's TelemetryProfile (powercap, nvml), writes the planned
+ * writes GPU caps for it), answers in the node's NodePowerProfile (powercap, nvml), writes the planned
  * percents as the watts they mean into the RAPL limit files and the boards' limits, and follows a change of plan; on
  * SIGKILL the caps and the originals kept in its state directory stay, and the next agent process, on SIGTERM, puts
  * back the limits the first one found, on the packages and on the boards, and removes the kept originals.
@@ -78,17 +80,20 @@ class NodeAgentIT extends ClusterScenario {
             for (int board = 0; board < 2; board++) {
                 assertThat(nvml.limitMw(board)).as("limit of GPU " + board).isEqualTo(Math.round(700_000 * percent / 100));
             }
-            TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
-            assertThat(tp).as("node-scoped TelemetryProfile of " + NODE).isNotNull();
-            assertThat(tp.getStatus()).as("its status").isNotNull();
-            assertThat(tp.getStatus().control()).as("its control status").isNotNull();
-            assertThat(tp.getStatus().control().cpu()).as("its CPU control status").isNotNull();
-            assertThat(tp.getStatus().control().cpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
-            assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("powercap");
-            // an NPE here would end the wait (awaitility retries assertion errors only): the GPU status may lag the CPU's
-            assertThat(tp.getStatus().control().gpu()).as("its GPU control status").isNotNull();
-            assertThat(tp.getStatus().control().gpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
-            assertThat(tp.getStatus().control().gpu().backend()).isEqualTo("nvml");
+            NodePowerProfile npp = PoolAgentIT.profile(NODE);
+            assertThat(npp.getStatus()).as("status of the NodePowerProfile of " + NODE).isNotNull();
+            NodePowerProfileStatus.Applied applied = npp.getStatus().applied();
+            assertThat(applied).as("the agent's answer").isNotNull();
+            assertThat(applied.generation()).as("answered the generation in force").isEqualTo(npp.getMetadata().getGeneration());
+            assertThat(applied.cpu()).as("its CPU answer").isNotNull();
+            assertThat(applied.cpu().result()).isEqualTo(ControlResult.APPLIED);
+            assertThat(applied.cpu().backend()).isEqualTo("powercap");
+            // an NPE here would end the wait (awaitility retries assertion errors only): the GPU answer may lag the CPU's
+            assertThat(applied.gpu()).as("its GPU answer").isNotNull();
+            assertThat(applied.gpu().result()).isEqualTo(ControlResult.APPLIED);
+            assertThat(applied.gpu().backend()).isEqualTo("nvml");
+            assertThat(applied.gpu().boards()).extracting(NodePowerProfileStatus.Device::watts)
+                    .containsExactly(700 * percent / 100, 700 * percent / 100);
         });
     }
 
@@ -145,5 +150,14 @@ class NodeAgentIT extends ClusterScenario {
         assertThat(nvml.calls()).as("NVML closed after the boards were restored").endsWith("nvmlShutdown");
         assertThat(host.stateDir().resolve("originals.json")).as("the kept originals go after the restore").doesNotExist();
         assertThat(host.stateDir().resolve("gpu-originals.json")).as("the boards' too").doesNotExist();
+        // and it said so in the node's NodePowerProfile: the operator does not count on the cap it asked for
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            NodePowerProfile npp = PoolAgentIT.profile(NODE);
+            assertThat(npp.getStatus().applied().cpu().result()).isEqualTo(ControlResult.RESTORED);
+            assertThat(npp.getStatus().applied().cpu().message()).startsWith("agent stopped; ");
+            assertThat(npp.getStatus().applied().gpu().result()).isEqualTo(ControlResult.RESTORED);
+            assertThat(npp.getStatus().agent()).as("the operator's verdict").isEqualTo(CapConfirmation.Waiting);
+            assertThat(npp.getStatus().agentMessage()).contains("restored");
+        });
     }
 }

@@ -1,12 +1,14 @@
 package io.joulie.e2e.cluster;
 
+import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec.GpuPower;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.harness.JavaApp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -26,7 +28,7 @@ import static org.awaitility.Awaitility.await;
  * TelemetryProfile's HTTP backends: the simulated hardware describes every node's packages and, on {@link #GPU_NODES},
  * its GPU boards; the agent publishes that as the nodes' NodeHardware, the operator writes percent caps (its defaults)
  * and, for the GPU nodes, GPU caps, and the agent sends each node the watts its percents mean on that hardware and
- * reports them in the node's TelemetryProfile status; a change of plan follows.
+ * answers in the node's NodePowerProfile status; a change of plan follows.
  */
 @Order(7)
 class PoolAgentIT extends ClusterScenario {
@@ -91,13 +93,14 @@ class PoolAgentIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             for (String node : RealCluster.MANAGED) {
                 assertThat(hardware.caps()).as("cap sent for " + node).containsEntry(node, nodeMax * plannedPercent(node) / 100);
-                TelemetryProfile tp = cluster.admin.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
-                assertThat(tp).as("node-scoped TelemetryProfile of " + node).isNotNull();
-                assertThat(tp.getStatus()).as("status of " + node + "'s TelemetryProfile").isNotNull();
-                assertThat(tp.getStatus().control()).as("control status of " + node).isNotNull();
-                assertThat(tp.getStatus().control().cpu()).as("CPU control status of " + node).isNotNull();
-                assertThat(tp.getStatus().control().cpu().result()).as(node).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
-                assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("http");
+                NodePowerProfile npp = profile(node);
+                assertThat(npp.getStatus()).as("status of " + node + "'s NodePowerProfile").isNotNull();
+                NodePowerProfileStatus.Applied applied = npp.getStatus().applied();
+                assertThat(applied).as("the agent's answer for " + node).isNotNull();
+                assertThat(applied.generation()).as(node).isEqualTo(npp.getMetadata().getGeneration());
+                assertThat(applied.cpu()).as("CPU answer for " + node).isNotNull();
+                assertThat(applied.cpu().result()).as(node).isEqualTo(ControlResult.APPLIED);
+                assertThat(applied.cpu().backend()).isEqualTo("http");
                 NodeHardware nhw = cluster.admin.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(node)).get();
                 assertThat(nhw).as("NodeHardware of " + node + ", from the simulated hardware's description").isNotNull();
                 assertThat(nhw.getStatus().cpu().packages()).hasSize(2);
@@ -108,9 +111,10 @@ class PoolAgentIT extends ClusterScenario {
                     assertThat(gpu).as("GPU cap of " + node).isNotNull();
                     assertThat(hardware.gpuCaps()).as("GPU cap sent for " + node)
                             .containsEntry(node, SimulatedHardware.GPU_MAX_WATTS * gpu.powerCapPercent() / 100);
-                    assertThat(tp.getStatus().control().gpu().result()).isEqualTo(TelemetryProfileStatus.Result.APPLIED);
-                    assertThat(tp.getStatus().control().gpu().backend()).isEqualTo("http");
-                    assertThat(tp.getStatus().control().gpu().devices()).hasSize(SimulatedHardware.GPUS);
+                    assertThat(applied.gpu()).as("GPU answer for " + node).isNotNull();
+                    assertThat(applied.gpu().result()).isEqualTo(ControlResult.APPLIED);
+                    assertThat(applied.gpu().backend()).isEqualTo("http");
+                    assertThat(applied.gpu().boards()).hasSize(SimulatedHardware.GPUS);
                 } else {
                     assertThat(profile(node).getSpec().gpu()).as("no GPU cap for " + node).isNull();
                 }
@@ -130,5 +134,43 @@ class PoolAgentIT extends ClusterScenario {
                 assertThat(hardware.gpuCaps()).containsEntry(node, 0.6 * SimulatedHardware.GPU_MAX_WATTS);
             }
         });
+    }
+
+    /**
+     * Each field of a NodePowerProfile has one writer: on every managed node's profile the agents' field manager owns
+     * {@code status.applied} and nothing else, and no other manager owns any of it; the operator's owns the spec and the
+     * rest of the status.
+     */
+    @Test
+    void theOperatorAndTheAgentOwnDisjointFieldsOfEveryNodePowerProfile() {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            for (String node : RealCluster.MANAGED) {
+                NodePowerProfile npp = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(node)).get();
+                assertThat(npp.getStatus().applied()).as("the answer of " + node + "'s agent").isNotNull();
+                var entries = npp.getMetadata().getManagedFields();
+                var agentEntries = entries.stream().filter(e -> FieldManagers.AGENT.equals(e.getManager())).toList();
+                assertThat(agentEntries).as("the agent's field manager on " + node).isNotEmpty().allSatisfy(e -> {
+                    assertThat(e.getOperation()).isEqualTo("Apply");
+                    assertThat(e.getSubresource()).isEqualTo("status");
+                    Map<String, Object> fields = e.getFieldsV1().getAdditionalProperties();
+                    assertThat(fields).as("what the agent owns on " + node).containsOnlyKeys("f:status");
+                    assertThat(keys(fields.get("f:status"))).containsOnly("f:applied");
+                });
+                var operatorEntries = entries.stream().filter(e -> FieldManagers.OPERATOR.equals(e.getManager())).toList();
+                assertThat(operatorEntries).as("the operator's field manager on " + node)
+                        .anySatisfy(e -> assertThat(e.getFieldsV1().getAdditionalProperties()).containsKey("f:spec"))
+                        .anySatisfy(e -> assertThat(e.getFieldsV1().getAdditionalProperties()).containsKey("f:status"));
+                assertThat(entries).filteredOn(e -> !FieldManagers.AGENT.equals(e.getManager())).as("no other writer of "
+                        + "status.applied on " + node).allSatisfy(e -> {
+                            Object status = e.getFieldsV1().getAdditionalProperties().get("f:status");
+                            assertThat(keys(status)).doesNotContain("f:applied");
+                        });
+            }
+        });
+    }
+
+    /** The keys of a managed-fields map (fieldsV1), as text; none for null. */
+    static java.util.List<String> keys(Object fields) {
+        return fields == null ? java.util.List.of() : ((Map<?, ?>) fields).keySet().stream().map(String::valueOf).toList();
     }
 }

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
+import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -363,10 +364,11 @@ class RealNodeIT {
         String line = log.lines().filter(l -> l.contains("MSR: ")).findFirst().orElseThrow(() -> new AssertionError("no MSR line in\n" + log));
         System.out.println("real node: agent log: " + line.strip());
         assertThat(line).contains("WARN", "EPERM");
-        var tp = cluster.admin.resources(io.joulie.api.v1alpha1.TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
-        System.out.println("real node: TelemetryProfile status.control.cpu: " + tp.getStatus().control().cpu());
-        assertThat(tp.getStatus().control().cpu().backend()).isEqualTo("powercap");
-        assertThat(tp.getStatus().control().cpu().result()).isEqualTo(io.joulie.api.v1alpha1.TelemetryProfileStatus.Result.APPLIED);
+        var applied = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get().getStatus()
+                .applied();
+        System.out.println("real node: NodePowerProfile status.applied.cpu: " + applied.cpu());
+        assertThat(applied.cpu().backend()).isEqualTo("powercap");
+        assertThat(applied.cpu().result()).isEqualTo(io.joulie.api.v1alpha1.ControlResult.APPLIED);
         awaitLimits(eco(), "still capped through powercap");
     }
 

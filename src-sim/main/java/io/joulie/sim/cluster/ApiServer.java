@@ -19,14 +19,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The API server cluster mode runs on: the embedded fabric8 mock server (crud mode), or the one of a kubeconfig
+ * The API server cluster mode runs on: the embedded fabric8 mock server (crud mode, with server-side apply as
+ * {@link ServerSideApplyDispatcher} emulates it), or the one of a kubeconfig
  * file (a real cluster). Holds the twin's client and installs Joulie's CRDs where they are missing.
  */
 final class ApiServer implements AutoCloseable {
     /** The mock server logs every request at INFO; kept referenced so the level sticks. */
     private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
     private static final List<String> CRDS = List.of("10-crd-nodepowerprofiles.joulie.io.yml", "10-crd-telemetryprofiles.joulie.io.yml",
-            "10-crd-nodehardwares.joulie.io.yml");
+            "10-crd-nodehardwares.joulie.io.yml", "10-crd-joulies.joulie.io.yml");
 
     static {
         MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -48,7 +49,7 @@ final class ApiServer implements AutoCloseable {
             KubernetesMockServer server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
                     new KubernetesCrudDispatcher(), true);
             server.init();
-            ServerSideApplyDispatcher.install(server);
+            ServerSideApplyDispatcher.install(server); // the operator and the agent write with server-side apply
             return new ApiServer(server, null, server.createClient());
         }
         return new ApiServer(null, kubeconfig,

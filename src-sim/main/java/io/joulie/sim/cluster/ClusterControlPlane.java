@@ -133,7 +133,8 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
         pods = new PodMirror(api.client(), !api.embedded());
         endpoints.start();
         watch();
-        objects.create("http://127.0.0.1:" + endpoints.port());
+        objects.create("http://127.0.0.1:" + endpoints.port(),
+                OperatorPolicy.of(config.planner().withPolicy(options.baseline().policy()), config.tickSeconds(), this::wall));
         launch(operatorJar, agentJar);
         awaitReady(readyTimeout);
     }
@@ -190,9 +191,8 @@ public final class ClusterControlPlane implements ControlPlane, AutoCloseable {
 
     private void launch(Path operatorJar, Path agentJar) throws IOException {
         Map<String, String> operator = new HashMap<>(api.environment());
+        // deployment settings only: the planner's are the Joulie resource's spec.policy (TwinObjects)
         operator.put("LEADER_ELECTION", "false");
-        operator.putAll(OperatorEnvironment.of(config.planner().withPolicy(options.baseline().policy()), config.tickSeconds(),
-                this::wall));
         apps.add(JavaApp.start("operator", operatorJar, operator, options.logs()));
         Map<String, String> agent = new HashMap<>(api.environment());
         agent.put("AGENT_MODE", "pool");

@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
@@ -20,7 +22,8 @@ import java.util.Map;
  * The objects the twin puts on the API server and removes at the end: a Node per simulated node (labelled for the
  * operator's and the agent's selectors), namespace {@value #NAMESPACE} for the job Pods, and the cluster-scoped
  * TelemetryProfile {@value #TELEMETRY_PROFILE} that routes every node's CPU control and telemetry (and, with GPU nodes, the
- * GPU control and telemetry) to the twin.
+ * GPU control and telemetry) to the twin, and the {@code Joulie} resource whose {@code spec.policy} holds the planner
+ * settings ({@link OperatorPolicy}).
  */
 final class TwinObjects {
     static final String NAMESPACE = "sim";
@@ -34,6 +37,7 @@ final class TwinObjects {
     /** Node name → its type. */
     private final Map<String, NodeType> nodes;
     private boolean created;
+    private boolean ownsJoulie;
 
     TwinObjects(KubernetesClient client, Map<String, NodeType> nodeTypes) {
         this.client = client;
@@ -41,15 +45,21 @@ final class TwinObjects {
     }
 
     /**
-     * Refuses to start when a Node of one of the twin's names exists (it never touches real nodes), then creates the
-     * namespace (if missing), the Nodes and the TelemetryProfile pointing at {@code endpoints}.
+     * Refuses to start when a Node of one of the twin's names or a {@code Joulie} resource exists (it never touches
+     * real nodes or an installation's settings), then creates the namespace (if missing), the Nodes, the
+     * TelemetryProfile pointing at {@code endpoints} and the {@code Joulie} resource whose {@code spec.policy} the
+     * operator plans with.
      */
-    void create(String endpoints) {
+    void create(String endpoints, JoulieSpec.Policy policy) {
         for (String name : nodes.keySet()) {
             if (client.nodes().withName(name).get() != null) {
                 throw new IllegalStateException("a Node named " + name + " already exists on " + client.getMasterUrl()
                         + "; the twin creates its own nodes and will not touch real ones (or an earlier run's: delete them)");
             }
+        }
+        if (client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).get() != null) {
+            throw new IllegalStateException("a Joulie resource already exists on " + client.getMasterUrl() + "; the twin "
+                    + "plans with a spec.policy of its own and will not change an installation's (or an earlier run's: delete it)");
         }
         if (client.namespaces().withName(NAMESPACE).get() == null) {
             client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
@@ -91,11 +101,13 @@ final class TwinObjects {
         tp.setMetadata(new ObjectMetaBuilder().withName(TELEMETRY_PROFILE).build());
         tp.setSpec(spec);
         client.resource(tp).create();
+        client.resource(OperatorPolicy.resource(policy)).create();
+        ownsJoulie = true;
     }
 
     /**
      * On a cluster that outlives the run: removes the twin's Pods (by label: other Pods in the namespace stay), its
-     * Nodes, their NodePowerProfiles, the agent's node-scoped TelemetryProfiles and NodeHardware, and its cluster
+     * Nodes, their NodePowerProfiles (with the agent's answers in them) and NodeHardware, and its cluster
      * TelemetryProfile.
      * Nothing when this run created nothing (it was refused).
      */
@@ -108,13 +120,16 @@ final class TwinObjects {
             client.pods().inNamespace(NAMESPACE).withLabel(MANAGED_BY, "joulie-sim").withGracePeriod(0).delete();
             for (String name : List.copyOf(nodes.keySet())) {
                 client.nodes().withName(name).delete();
-                // the operator's NodePowerProfile and the agent's node-scoped TelemetryProfile share this name
+                // the operator's NodePowerProfile, which holds the agent's answer too
                 client.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
-                client.resources(TelemetryProfile.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
                 // and the agent's NodeHardware (owned by the Node: a real server collects it, the mock does not)
                 client.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(name)).delete();
             }
             client.resources(TelemetryProfile.class).withName(TELEMETRY_PROFILE).delete();
+            if (ownsJoulie) {
+                // what the operator installed for it is owned by it: a real server collects that
+                client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).delete();
+            }
         } catch (RuntimeException e) {
             out.println("could not remove the twin's objects from " + client.getMasterUrl() + ": " + e.getMessage());
         }

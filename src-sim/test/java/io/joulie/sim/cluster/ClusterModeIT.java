@@ -64,9 +64,9 @@ class ClusterModeIT {
         // round(3 × 0.7) = 2 performance nodes with an empty queue: the operator's first plan drains node-0001 for a
         // tick (performance cap), then commits it eco; the agent applies each
         assertThat(caps).hasSize(3);
-        assertThat(decisions).contains("node-0001  new -> DrainingPerformance (cap 500 W): selected for eco by queue-aware-v1; "
+        assertThat(decisions).contains("node-0001  new -> DrainingPerformance (cap 500 W): selected for eco by queue_aware_v1; "
                 + "settling: eco once no performance-only pod has been seen for ");
-        assertThat(decisions).contains("node-0001  DrainingPerformance -> ActiveEco (cap 260 W): selected for eco by queue-aware-v1");
+        assertThat(decisions).contains("node-0001  DrainingPerformance -> ActiveEco (cap 260 W): selected for eco by queue_aware_v1");
         assertThat(r.jobsCompleted()).isEqualTo(24);
         assertThat(r.violationSeconds()).isZero();
         assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();

@@ -12,10 +12,16 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 public interface ApiWrites {
     NodePowerProfile create(NodePowerProfile npp);
 
-    /** Replaces the spec (the object's resourceVersion is the precondition: a stale one is a 409). */
+    /**
+     * Applies the spec (server-side apply, the operator's field manager; the object's resourceVersion is the precondition:
+     * a stale one is a 409).
+     */
     NodePowerProfile update(NodePowerProfile npp);
 
-    /** Replaces the status through the status subresource (resourceVersion precondition as for {@link #update}). */
+    /**
+     * Applies the operator's part of the status through the status subresource (server-side apply, the operator's field
+     * manager: the agent's {@code status.applied} stays; resourceVersion precondition as for {@link #update}).
+     */
     NodePowerProfile updateStatus(NodePowerProfile npp);
 
     void delete(NodePowerProfile npp);

@@ -9,9 +9,7 @@ import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
-import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.planner.AgentReport;
 import io.joulie.planner.ClusterContext;
 import io.quarkus.runtime.ShutdownEvent;
@@ -34,7 +32,7 @@ import java.util.function.Consumer;
 
 /**
  * The operator's in-memory view of the cluster, fed by watches (informers) on Nodes, Pods, NodePowerProfiles,
- * TelemetryProfiles (the agents' reports), the agents' NodeHardware and the active {@code Joulie} resource. A tick reads
+ * the agents' NodeHardware and the active {@code Joulie} resource. A tick reads
  * only this view; it never LISTs. Of each Pod only its node, class and the CPU it requests when that counts in a demand
  * are kept ({@link PodFacts}, fed by {@link PodWatch}), indexed in the same update: the view tracks the active
  * performance-only pods, by node, and when it saw them ({@link PodSightings}), and the CPU demands demand_sized_v1 sizes
@@ -55,16 +53,15 @@ public class ClusterView {
      */
     static final long LIST_PAGE = 500;
     /**
-     * Nodes, NodePowerProfiles, TelemetryProfiles, NodeHardware, the Joulie resource (Pods have a watch of their own,
+     * Nodes, NodePowerProfiles (with the agents' answers), NodeHardware, the Joulie resource (Pods have a watch of their own,
      * {@link PodWatch}).
      */
-    private static final int INFORMERS = 5;
+    private static final int INFORMERS = 4;
 
 
     private final KubernetesClient client;
     private final Clock clock;
     private SharedIndexInformer<Node> nodes;
-    private SharedIndexInformer<TelemetryProfile> telemetryProfiles;
     private final List<Consumer<String>> nodeEvents = new CopyOnWriteArrayList<>();
     private final List<java.util.function.BiConsumer<io.fabric8.kubernetes.api.model.HasMetadata, List<String>>> unknownValues =
             new CopyOnWriteArrayList<>();
@@ -83,8 +80,6 @@ public class ClusterView {
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
 
-    /** TelemetryProfile index: the node a node-scoped profile targets. */
-    static final String BY_TARGET_NODE = "by-target-node";
 
     public ClusterView(KubernetesClient client, Clock clock) {
         this.client = client;
@@ -110,15 +105,11 @@ public class ClusterView {
                 nodeEvent(after.getMetadata().getName());
             }
         }));
-        telemetryProfiles = client.resources(TelemetryProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
-        telemetryProfiles.addIndexers(Map.of(BY_TARGET_NODE, tp -> targetNode(tp) == null ? List.of() : List.of(targetNode(tp))));
-        profiles.addEventHandler(handler((before, after) -> unknown(after)));
-        telemetryProfiles.addEventHandler(handler((before, after) -> {
+        profiles.addEventHandler(handler((before, after) -> {
             unknown(after);
-            TelemetryProfile tp = after != null ? after : before;
-            if (targetNode(tp) != null && (before == null || after == null
-                    || !Objects.equals(before.getStatus(), after.getStatus()))) {
-                nodeEvent(targetNode(tp));
+            NodePowerProfile npp = after != null ? after : before;
+            if (npp.getSpec() != null && !Objects.equals(applied(before), applied(after))) {
+                nodeEvent(npp.getSpec().nodeName()); // the agent's answer changed
             }
         }));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
@@ -137,7 +128,7 @@ public class ClusterView {
         });
         List<java.util.concurrent.CompletableFuture<Void>> started = new ArrayList<>(INFORMERS + 1);
         started.add(pods.start());
-        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, telemetryProfiles, hardware, installation)) {
+        for (SharedIndexInformer<?> informer : List.of(nodes, profiles, hardware, installation)) {
             informer.exceptionHandler((running, t) -> {
                 LOG.warnf("Watch of %s failed (%s); retrying", informer.getApiTypeClass().getSimpleName(), t.toString());
                 return true;
@@ -150,7 +141,7 @@ public class ClusterView {
                         initialSync.complete(null);
                     }
                 });
-        LOG.info("Watching Nodes, Pods, NodePowerProfiles, TelemetryProfiles, NodeHardware and the Joulie resource");
+        LOG.info("Watching Nodes, Pods, NodePowerProfiles, NodeHardware and the Joulie resource");
     }
 
     void stop(@Observes ShutdownEvent ev) {
@@ -169,9 +160,6 @@ public class ClusterView {
         }
         if (profiles != null) {
             list.add(profiles);
-        }
-        if (telemetryProfiles != null) {
-            list.add(telemetryProfiles);
         }
         if (hardware != null) {
             list.add(hardware);
@@ -285,28 +273,15 @@ public class ClusterView {
     }
 
     /**
-     * What the node's agent last reported about its CPU cap: the status of the node-scoped TelemetryProfile the agent
-     * writes into (the first by name that targets the node, as the agent picks it), {@link AgentReport#NONE} when there is
-     * none or it holds no CPU result.
+     * What the node's agent answered: {@code status.applied} of the NodePowerProfile {@code npp} (null: none), and whether
+     * an agent serves the node (its NodeHardware exists).
      */
-    public AgentReport agentReport(String node) {
-        return telemetryProfiles.getIndexer().byIndex(BY_TARGET_NODE, node).stream()
-                .min(Comparator.comparing(tp -> tp.getMetadata().getName())).map(ClusterView::report).orElse(AgentReport.NONE);
+    public AgentReport agentReport(String node, NodePowerProfile npp) {
+        return new AgentReport(applied(npp), hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node)) != null);
     }
 
-    /** The CPU part of a TelemetryProfile's status, as the planner reads it. */
-    public static AgentReport report(TelemetryProfile tp) {
-        TelemetryProfileStatus status = tp.getStatus();
-        if (status == null || status.control() == null || status.control().cpu() == null) {
-            return AgentReport.NONE;
-        }
-        TelemetryProfileStatus.ControlResult cpu = status.control().cpu();
-        Map<String, Double> observed = cpu.observed() == null ? Map.of() : cpu.observed();
-        Double generation = observed.get(TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION);
-        Double watts = observed.get(TelemetryProfileStatus.OBSERVED_CAP_WATTS);
-        Double throttle = observed.get(TelemetryProfileStatus.OBSERVED_THROTTLE_PCT);
-        return new AgentReport(cpu.result(), generation == null ? 0 : generation.longValue(),
-                watts == null ? OptionalDouble.empty() : OptionalDouble.of(watts), throttle == null ? 0 : throttle, cpu.message());
+    private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {
+        return npp == null || npp.getStatus() == null ? null : npp.getStatus().applied();
     }
 
     /**
@@ -325,7 +300,7 @@ public class ClusterView {
     }
 
     /**
-     * Runs {@code listener} with an object (a NodePowerProfile or TelemetryProfile, as the watch delivered it) and the enum
+     * Runs {@code listener} with an object (a NodePowerProfile, as the watch delivered it) and the enum
      * fields it read as unset because their value is unknown to this version ({@link UnknownEnumValues}). It runs on a
      * watch thread.
      */
@@ -345,12 +320,6 @@ public class ClusterView {
     private static String powerProfileLabel(Node node) {
         Map<String, String> labels = node.getMetadata().getLabels();
         return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
-    }
-
-    private static String targetNode(TelemetryProfile tp) {
-        TelemetryProfileSpec spec = tp.getSpec();
-        return spec != null && spec.target() != null && spec.target().scope() == TelemetryProfileSpec.Scope.NODE
-                ? spec.target().nodeName() : null;
     }
 
     /** Adds and updates as (before, after), deletions as (before, null). */

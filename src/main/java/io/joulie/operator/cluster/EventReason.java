@@ -17,6 +17,11 @@ public enum EventReason {
     PolicyChanged(Type.Normal),
     /** {@code POLICY_TYPE} is not a known policy; planning uses static_partition (on the operator). */
     UnknownPolicy(Type.Warning),
+    /**
+     * A planning setting is set in the operator's environment; the message names the variable and the
+     * {@code spec.policy} field to use instead (on the operator), once per variable and replica.
+     */
+    PlanningSettingInEnvironment(Type.Warning),
     /** The power budget became unmeetable (on the {@code Joulie} resource), once per episode. */
     PowerBudgetUnmet(Type.Warning),
     /**

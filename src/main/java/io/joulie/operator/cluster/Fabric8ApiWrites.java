@@ -1,12 +1,18 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.joulie.api.v1alpha1.FieldManagers;
+import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * {@link ApiWrites} through a client without request retries and with a short request timeout. The shared client
@@ -22,7 +28,9 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
     /** A client of its own, reading and writing objects as {@code client} does (its serialization, {@link UnknownEnumValues}). */
     Fabric8ApiWrites(KubernetesClient client) {
         this.api = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-                .withRequestRetryBackoffLimit(0).withRequestTimeout(WRITE_TIMEOUT_MS).build())
+                .withRequestRetryBackoffLimit(0).withRequestTimeout(WRITE_TIMEOUT_MS)
+                // the field manager the API server records for a create (named after the user agent) is the operator's
+                .withUserAgent(FieldManagers.OPERATOR).build())
                 .withKubernetesSerialization(client.getKubernetesSerialization()).build();
     }
 
@@ -33,12 +41,24 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
 
     @Override
     public NodePowerProfile update(NodePowerProfile npp) {
-        return api.resource(npp).update();
+        NodePowerProfile spec = applied(npp);
+        spec.setSpec(npp.getSpec());
+        return api.resource(spec).patch(FieldManagers.apply(FieldManagers.OPERATOR), spec);
     }
 
     @Override
     public NodePowerProfile updateStatus(NodePowerProfile npp) {
-        return api.resource(npp).updateStatus();
+        NodePowerProfile status = applied(npp);
+        status.setStatus(npp.getStatus() == null ? null : npp.getStatus().operatorPart());
+        return api.resource(status).subresource("status").patch(FieldManagers.apply(FieldManagers.OPERATOR), status);
+    }
+
+    /** What an apply names besides its fields: the object's name, and its resourceVersion as the precondition. */
+    private static NodePowerProfile applied(NodePowerProfile npp) {
+        NodePowerProfile out = new NodePowerProfile();
+        out.setMetadata(new ObjectMetaBuilder().withName(npp.getMetadata().getName())
+                .withResourceVersion(npp.getMetadata().getResourceVersion()).build());
+        return out;
     }
 
     @Override
@@ -53,8 +73,10 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
 
     @Override
     public void label(Node node, String key, String value) {
-        String json = "{\"metadata\":{\"labels\":{\"" + key + "\":" + (value == null ? "null" : "\"" + value + "\"") + "}}}";
-        api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), json); // on the cached node: no GET
+        Map<String, String> label = new HashMap<>();
+        label.put(key, value); // null: a merge patch removes the label
+        String patch = api.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("labels", label)));
+        api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch); // on the cached node: no GET
     }
 
     @Override

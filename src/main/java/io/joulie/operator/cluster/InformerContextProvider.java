@@ -130,7 +130,7 @@ public class InformerContextProvider implements ContextProvider {
         NodePowerProfileStatus status = npp == null ? null : npp.getStatus();
         return new ManagedNode(name, labels, cordoned, state.state(), state.since(), view.performancePods(name),
                 allocatableCpu(node), power,
-                view.lastPerformancePod(name), cap(npp, view.agentReport(name)),
+                view.lastPerformancePod(name), cap(npp, view.agentReport(name, npp)),
                 status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
                 status == null ? "" : status.reason());
     }

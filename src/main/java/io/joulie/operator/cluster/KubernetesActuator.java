@@ -107,21 +107,22 @@ public class KubernetesActuator implements ActuationAdapter {
             current = updateSpec(current, spec);
             wrote = true;
         }
-        NodePowerProfileStatus status = status(a, current.getMetadata().getGeneration());
-        if (!status.equals(current.getStatus())) {
+        NodePowerProfileStatus status = status(a, current.getMetadata().getGeneration(), view.performancePods(a.node()).size());
+        if (current.getStatus() == null || !status.equals(current.getStatus().operatorPart())) {
             updateStatus(current, status);
             wrote = true;
         }
         return wrote;
     }
 
-    /** The status an assignment asks for: the state, and the desired cap beside the one the agent reports. */
-    static NodePowerProfileStatus status(NodeAssignment a, Long generation) {
-        var cap = new NodePowerProfileStatus.Cap(a.cpu().packagePowerCapWatts(), a.cpu().packagePowerCapPercent(),
-                a.cap().appliedWatts().isPresent() ? a.cap().appliedWatts().getAsDouble() : null, a.cap().confirmation(),
-                a.cap().message().isEmpty() ? null : a.cap().message());
+    /**
+     * The operator's part of the status an assignment asks for: the state, the performance-only pods and the verdict on the
+     * agent's answer ({@code status.applied} is the agent's).
+     */
+    static NodePowerProfileStatus status(NodeAssignment a, Long generation, int performancePods) {
         return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.MILLIS).toString(), a.reason(),
-                generation, cap, a.forcedPods());
+                generation, performancePods, a.forcedPods(), a.cap().confirmation(), a.cap().message().isEmpty() ? null : a.cap().message(),
+                null);
     }
 
     /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */
@@ -197,7 +198,8 @@ public class KubernetesActuator implements ActuationAdapter {
 
     private void updateStatus(NodePowerProfile cached, NodePowerProfileStatus status) {
         onConflictRetry(cached, fresh -> {
-            fresh.setStatus(status.withObservedGeneration(fresh.getMetadata().getGeneration()));
+            fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(), fresh.getMetadata().getGeneration(),
+                    status.performancePods(), status.forcedPods(), status.agent(), status.agentMessage(), null));
             NodePowerProfile updated = api.updateStatus(fresh);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE_STATUS);
             return updated;

@@ -38,18 +38,18 @@ public class UnknownEnumValues implements KubernetesClientObjectMapperCustomizer
             if (status != null && status.state() == null && (status.since() != null || status.reason() != null)) {
                 fields.add("status.state");
             }
-            if (status != null && status.cap() != null && status.cap().agent() == null
-                    && (status.cap().desiredWatts() != null || status.cap().desiredPercent() != null)) {
-                fields.add("status.cap.agent");
+            if (status != null && status.applied() != null) {
+                var applied = status.applied();
+                if (applied.cpu() != null && applied.cpu().result() == null && applied.cpu().backend() != null) {
+                    fields.add("status.applied.cpu.result");
+                }
+                if (applied.gpu() != null && applied.gpu().result() == null && applied.gpu().backend() != null) {
+                    fields.add("status.applied.gpu.result");
+                }
             }
         } else if (object instanceof TelemetryProfile tp) {
             if (tp.getSpec() != null && tp.getSpec().target() != null && tp.getSpec().target().scope() == null) {
                 fields.add("spec.target.scope");
-            }
-            var status = tp.getStatus();
-            if (status != null && status.control() != null && status.control().cpu() != null
-                    && status.control().cpu().result() == null && status.control().cpu().backend() != null) {
-                fields.add("status.control.cpu.result");
             }
         }
         return fields;

@@ -25,7 +25,7 @@ public class DocumentedVariables implements ConfigSource {
 
     DocumentedVariables(Function<String, String> environment) {
         Map<String, String> p = new HashMap<>();
-        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+        for (PlannerSetting<?> s : PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).toList()) {
             String value = environment.apply(s.env());
             p.put(s.property(), value != null ? value : s.defaultText());
         }

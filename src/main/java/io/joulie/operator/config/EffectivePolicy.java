@@ -21,6 +21,7 @@ import java.util.Objects;
 @ApplicationScoped
 public class EffectivePolicy {
     private final PlannerSettings defaults;
+    private final List<PlanningVariable> environment;
     private PlannerSettings lastGood;
     private RulesParser.ParsedRules lastGoodRules = RulesParser.ParsedRules.NONE;
     /** The spec.policy whose rule fields are in force (status.effectivePolicy shows them). */
@@ -31,26 +32,41 @@ public class EffectivePolicy {
 
     @Inject
     public EffectivePolicy(OperatorSettings operator) {
-        this(operator.planner());
+        this(operator.planner(), operator.environment());
     }
 
     /** Over these environment defaults. */
     public EffectivePolicy(PlannerSettings defaults) {
+        this(defaults, List.of());
+    }
+
+    /**
+     * Over these defaults, which {@code environment} set in part (reported with every resolution).
+     */
+    public EffectivePolicy(PlannerSettings defaults, List<PlanningVariable> environment) {
         this.defaults = defaults;
         this.lastGood = defaults;
+        this.environment = List.copyOf(environment);
+    }
+
+    /** The planning settings the operator's environment sets, which belong in {@code spec.policy} (decision 136). */
+    public List<PlanningVariable> environment() {
+        return environment;
     }
 
     /**
      * The settings and rules in force and, when {@code spec.policy} was rejected, why.
      *
-     * @param ruleSpec the {@code spec.policy} whose rule fields are in force ({@code null} for none)
+     * @param ruleSpec    the {@code spec.policy} whose rule fields are in force ({@code null} for none)
+     * @param environment the planning settings the operator's environment sets: reported, not errors
      */
     public record Resolution(PlannerSettings settings, List<String> errors, RulesParser.ParsedRules rules,
-                             JoulieSpec.Policy ruleSpec) {
+                             JoulieSpec.Policy ruleSpec, List<PlanningVariable> environment) {
         public Resolution {
             Objects.requireNonNull(settings);
             Objects.requireNonNull(rules);
             errors = List.copyOf(errors);
+            environment = List.copyOf(environment);
         }
 
         /** {@code status.effectivePolicy}: the settings with the rules in force. */
@@ -81,7 +97,7 @@ public class EffectivePolicy {
             lastGoodRuleSpec = rules.rules().isEmpty() && rules.telemetry().isEmpty() ? null : policy;
         }
         lastInput = policy;
-        lastResolution = new Resolution(lastGood, errors, lastGoodRules, lastGoodRuleSpec);
+        lastResolution = new Resolution(lastGood, errors, lastGoodRules, lastGoodRuleSpec, environment);
         return lastResolution;
     }
 }

@@ -89,7 +89,7 @@ public interface OperatorConfig {
     final class PlannerKeys implements Supplier<Iterable<String>> {
         @Override
         public Iterable<String> get() {
-            return PlannerSetting.ALL.stream().map(s -> DocumentedVariables.key(s)).toList();
+            return PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).map(DocumentedVariables::key).toList();
         }
     }
 }

@@ -29,6 +29,7 @@ import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.PlanningVariable;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
@@ -247,6 +248,9 @@ public class JoulieReconciler implements Reconciler<Joulie> {
         if (!policy.errors().isEmpty()) {
             status.problem(ConditionReason.InvalidPolicy, "spec.policy is not applied, the settings in "
                     + "status.effectivePolicy stay in force: " + String.join("; ", policy.errors()));
+        }
+        if (!policy.environment().isEmpty()) {
+            status.problem(ConditionReason.PlanningSettingInEnvironment, PlanningVariable.summary(policy.environment()));
         }
         if (report != null) {
             status.planner(report.nodes(), report.excluded(), report.problems(), report.budgetHold());

@@ -152,10 +152,14 @@ public class PolicyReloader {
         return String.join(", ", parts);
     }
 
-    /** An unknown POLICY_TYPE is announced once, on the first tick this replica plans. */
+    /**
+     * An unknown POLICY_TYPE, and each planning setting the operator's environment sets, are announced once, on the first
+     * tick this replica plans.
+     */
     private void announceFallback() {
         if (!announcedFallback) {
             announcedFallback = true;
+            policy.environment().forEach(v -> events.operator(EventReason.PlanningSettingInEnvironment, v.message()));
             unknownPolicy.ifPresent(p -> events.operator(EventReason.UnknownPolicy,
                     "POLICY_TYPE '" + p + "' is not a known policy; planning with static_partition"));
         }

@@ -35,6 +35,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class KubernetesActuatorTest {
     static final String NPP_PATH = "/apis/joulie.io/v1alpha1/nodepowerprofiles/node-n1";
+    /** Server-side apply by the operator's field manager, taking over fields (each field has one writer). */
+    static final String APPLY = "?fieldManager=joulie-operator&force=true";
     static final Instant SINCE = Instant.parse("2026-11-21T12:00:00Z");
 
     KubernetesMockServer server;
@@ -83,15 +85,15 @@ class KubernetesActuatorTest {
         npp.getMetadata().setResourceVersion(resourceVersion);
         npp.getMetadata().setGeneration(generation);
         npp.setSpec(new NodePowerProfileSpec("n1", profile, NodePowerProfileSpec.CpuPower.watts(cap),
-                new NodePowerProfileSpec.PolicyRef("static-partition-v1")));
+                new NodePowerProfileSpec.PolicyRef("static_partition")));
         npp.setStatus(new NodePowerProfileStatus(state, SINCE.toString(), "selected for " + profile.value()
-                + " by static-partition-v1", generation));
+                + " by static_partition", generation));
         return npp;
     }
 
     static NodeAssignment eco() {
-        return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static-partition-v1",
-                Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static-partition-v1");
+        return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static_partition",
+                Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition");
     }
 
     List<RecordedRequest> requests() throws InterruptedException {
@@ -106,8 +108,8 @@ class KubernetesActuatorTest {
     @Test
     void aChangeCostsOneSpecUpdateOneStatusUpdateAndOneLabelPatch() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
-        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
 
         assertThat(actuator.apply(eco())).isTrue();
@@ -115,7 +117,7 @@ class KubernetesActuatorTest {
         List<RecordedRequest> requests = requests();
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
                 .as("going down, the label first: no new performance pod before the eco cap")
-                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
+                .containsExactly("PATCH /api/v1/nodes/n1", "PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY);
         assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":\"eco\"}}}");
         assertThat(requests.get(0).getHeader("Content-Type")).startsWith("application/merge-patch+json");
         String spec = requests.get(1).getBody().readUtf8();
@@ -129,15 +131,15 @@ class KubernetesActuatorTest {
     void goingUpTheCapChangesBeforeTheLabel() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
-        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
 
         assertThat(actuator.apply(new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x",
-                Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1"))).isTrue();
+                Profile.PERFORMANCE, NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition"))).isTrue();
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
+                .containsExactly("PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY, "PATCH /api/v1/nodes/n1");
     }
 
     @Test
@@ -161,7 +163,7 @@ class KubernetesActuatorTest {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
-        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
         NodePowerProfile movedOn = npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         server.expect().get().withPath(NPP_PATH).andReturn(200, movedOn).once();
 
@@ -169,7 +171,7 @@ class KubernetesActuatorTest {
                 .hasMessageContaining("moved on").hasMessageContaining("now performance ActivePerformance");
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH);
+                .containsExactly("PATCH /api/v1/nodes/n1", "PATCH " + NPP_PATH + APPLY, "GET " + NPP_PATH);
     }
 
     @Test
@@ -177,18 +179,18 @@ class KubernetesActuatorTest {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
-        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(409, "{\"kind\":\"Status\",\"code\":409,\"reason\":\"Conflict\"}").once();
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
-        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("10", 4, Profile.ECO, 120, PowerState.ActivePerformance)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("11", 4, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("10", 4, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("11", 4, Profile.ECO, 120, PowerState.ActiveEco)).once();
 
         assertThat(actuator.apply(eco())).isTrue();
 
         List<RecordedRequest> requests = requests();
         // lowering the cap: the label is sent even though the cache shows it already
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PATCH /api/v1/nodes/n1", "PUT " + NPP_PATH, "GET " + NPP_PATH, "PUT " + NPP_PATH,
-                        "PUT " + NPP_PATH + "/status");
+                .containsExactly("PATCH /api/v1/nodes/n1", "PATCH " + NPP_PATH + APPLY, "GET " + NPP_PATH, "PATCH " + NPP_PATH + APPLY,
+                        "PATCH " + NPP_PATH + "/status" + APPLY);
         assertThat(requests.get(3).getBody().readUtf8()).contains("\"resourceVersion\":\"9\"").contains("\"profile\":\"eco\"");
         assertThat(requests.get(4).getBody().readUtf8()).contains("\"observedGeneration\":4");
         assertThat(registry.get("joulie.errors").tag("kind", "conflict").counter().count()).isEqualTo(1);
@@ -199,17 +201,17 @@ class KubernetesActuatorTest {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
-        server.expect().put().withPath(NPP_PATH).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(409, "{\"kind\":\"Status\",\"code\":409}").times(3);
         server.expect().get().withPath(NPP_PATH).andReturn(200, npp("9", 3, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).times(2);
 
         assertThatThrownBy(() -> actuator.apply(eco())).hasMessageContaining("409");
-        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PATCH", "PUT", "GET", "PUT", "GET", "PUT");
+        assertThat(requests()).extracting(RecordedRequest::getMethod).containsExactly("PATCH", "PATCH", "GET", "PATCH", "GET", "PATCH");
     }
 
     @Test
     void nothingIsWrittenWhenTheClusterAlreadyMatches() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
-        cached.setStatus(KubernetesActuator.status(eco(), 1L));
+        cached.setStatus(KubernetesActuator.status(eco(), 1L, 0));
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
 
         assertThat(actuator.apply(eco())).isFalse();
@@ -235,13 +237,13 @@ class KubernetesActuatorTest {
         server.expect().delete().withPath(NPP_PATH).andReturn(200, cached).once();
         server.expect().post().withPath("/apis/joulie.io/v1alpha1/nodepowerprofiles")
                 .andReturn(201, npp("9", 1, Profile.ECO, 120, PowerState.ActiveEco)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("10", 1, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("10", 1, Profile.ECO, 120, PowerState.ActiveEco)).once();
 
         assertThat(actuator.apply(eco())).isTrue();
 
         List<RecordedRequest> requests = requests();
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath()).containsExactly("DELETE " + NPP_PATH,
-                "POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "PUT " + NPP_PATH + "/status");
+                "POST /apis/joulie.io/v1alpha1/nodepowerprofiles", "PATCH " + NPP_PATH + "/status" + APPLY);
         assertThat(requests.get(1).getBody().readUtf8()).contains("\"uid\":\"uid-n1\"");
     }
 
@@ -261,40 +263,41 @@ class KubernetesActuatorTest {
 
     static NodeAssignment up(String label, CapStatus cap) {
         return new NodeAssignment("n1", PowerState.ActivePerformance, SINCE, "selected for performance by x", Profile.PERFORMANCE,
-                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1", label, cap, List.of());
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition", label, cap, List.of());
     }
 
     @Test
     void goingUpTheLabelWaitsForTheAgentWhileTheCapAndTheStatusAreWritten() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
-        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance)).once();
 
-        assertThat(actuator.apply(up("eco", new CapStatus(CapConfirmation.Waiting, OptionalDouble.of(120),
+        assertThat(actuator.apply(up("eco", new CapStatus(CapConfirmation.Waiting,
                 "waiting for the agent to apply the performance cap")))).isTrue();
 
         List<RecordedRequest> requests = requests();
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
                 .as("no label patch: the node keeps eco until its agent confirms")
-                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status");
-        assertThat(requests.get(1).getBody().readUtf8()).contains("\"cap\":{\"desiredWatts\":5000.0,\"appliedWatts\":120.0,"
-                + "\"agent\":\"Waiting\",\"message\":\"waiting for the agent to apply the performance cap\"}");
+                .containsExactly("PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY);
+        String status = requests.get(1).getBody().readUtf8();
+        assertThat(status).contains("\"agent\":\"Waiting\",\"agentMessage\":\"waiting for the agent to apply the performance cap\"")
+                .as("the operator applies its own fields only: the agent's answer is the agent's").doesNotContain("applied");
     }
 
     @Test
     void aRescueRaisesTheCapBeforeItTouchesTheLabel() throws Exception {
         cached = npp("5", 1, Profile.ECO, 120, PowerState.ActiveEco);
         cachedNode.getMetadata().getLabels().put("joulie.io/power-profile", "eco");
-        server.expect().put().withPath(NPP_PATH).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
-        server.expect().put().withPath(NPP_PATH + "/status").andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance)).once();
         server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
 
         assertThat(actuator.apply(new NodeAssignment("n1", PowerState.DrainingPerformance, SINCE, "rescued", Profile.PERFORMANCE,
-                NodePowerProfileSpec.CpuPower.watts(5000), null, "static-partition-v1"))).isTrue();
+                NodePowerProfileSpec.CpuPower.watts(5000), null, "static_partition"))).isTrue();
 
         assertThat(requests()).extracting(r -> r.getMethod() + " " + r.getPath())
-                .containsExactly("PUT " + NPP_PATH, "PUT " + NPP_PATH + "/status", "PATCH /api/v1/nodes/n1");
+                .containsExactly("PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY, "PATCH /api/v1/nodes/n1");
     }
 
     @Test

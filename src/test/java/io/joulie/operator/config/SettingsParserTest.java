@@ -105,7 +105,7 @@ class SettingsParserTest {
                 .mapToObj(i -> new ManagedNode("n" + i, Map.of(), false, PowerState.ActivePerformance, Instant.EPOCH, List.of()))
                 .toList();
         var tick = new Planner(parsed.settings()).plan(new ClusterContext(Instant.EPOCH, nodes, 0));
-        assertThat(tick.plan().policyName()).isEqualTo("static-partition-v1");
+        assertThat(tick.plan().policyName()).isEqualTo("static_partition");
         assertThat(tick.plan().performanceNodes()).isEqualTo(2);
         // the downgrades' first tick: they drain (StateGuard)
         assertThat(tick.transitions()).filteredOn(t -> t.to() == PowerState.DrainingPerformance).hasSize(2);

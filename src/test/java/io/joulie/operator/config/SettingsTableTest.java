@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What the operator derives from the planner's settings table, and the places that must agree with it. */
 class SettingsTableTest {
-    static final List<String> RULE_FIELDS = List.of("timeZone", "schedules", "powerBudget", "hotspots", "telemetry");
+    static final List<String> RULE_FIELDS = JoulieSpec.Policy.RULE_FIELDS;
 
     @Test
     void eachPropertyTakesItsDocumentedVariableElseTheDefault() {
@@ -32,10 +32,11 @@ class SettingsTableTest {
         assertThat(source.getValue("joulie.static-hp-frac")).as("the standard name is Quarkus's own, not this source's")
                 .isEqualTo("0.50");
         assertThat(source.getPropertyNames()).containsExactlyInAnyOrderElementsOf(
-                PlannerSetting.ALL.stream().map(PlannerSetting::property).toList());
+                PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).map(PlannerSetting::property).toList());
         assertThat(source.getOrdinal()).as("below application.properties and the environment's standard names").isLessThan(250);
         assertThat(new OperatorConfig.PlannerKeys().get()).containsExactlyInAnyOrderElementsOf(
-                PlannerSetting.ALL.stream().map(s -> s.property().substring("joulie.".length())).toList());
+                PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment)
+                        .map(s -> s.property().substring("joulie.".length())).toList());
     }
 
     /** The operator's configuration as SmallRye maps it, over these environment variables and properties. */
@@ -76,9 +77,12 @@ class SettingsTableTest {
         String doc = Files.readString(Manifests.repository().resolve("docs/configuration.md"));
 
         for (PlannerSetting<?> s : PlannerSetting.ALL) {
-            assertThat(doc).as("docs/configuration.md, Settings").contains("| `%s` | `%s` | `%s` |".formatted(s.env(),
-                    s.property(), s.defaultText()));
-            assertThat(doc).as("docs/configuration.md, spec.policy").contains("| `%s` | `%s` |".formatted(s.specField(), s.env()));
+            String defaultValue = s.defaultText().equals("none") ? "unset" : "`" + s.defaultText() + "`";
+            assertThat(doc).as("docs/configuration.md, spec.policy").contains("| `%s` | %s |".formatted(s.specField(), defaultValue));
+            if (s.inEnvironment()) {
+                assertThat(doc).as("docs/configuration.md, planning variables in the environment")
+                        .contains("| `%s` | `%s` |".formatted(s.env(), s.specField()));
+            }
         }
     }
 }

@@ -15,7 +15,7 @@ public final class TestConfig implements OperatorConfig {
     private String retryPeriod = "2s";
 
     public TestConfig() {
-        PlannerSetting.ALL.forEach(s -> env.put(s.env(), s.defaultText()));
+        PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).forEach(s -> env.put(s.env(), s.defaultText()));
         env.put("NODE_SELECTOR", "joulie.io/managed=true");
         env.put("RESERVED_LABEL_KEY", "joulie.io/reserved");
     }
@@ -40,7 +40,7 @@ public final class TestConfig implements OperatorConfig {
     @Override
     public Map<String, String> planner() {
         Map<String, String> planner = new HashMap<>();
-        for (PlannerSetting<?> s : PlannerSetting.ALL) {
+        for (PlannerSetting<?> s : PlannerSetting.ALL.stream().filter(PlannerSetting::inEnvironment).toList()) {
             if (env.get(s.env()) != null) {
                 planner.put(DocumentedVariables.key(s), env.get(s.env()));
             }

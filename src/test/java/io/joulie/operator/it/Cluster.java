@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
@@ -15,10 +17,10 @@ import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareSpec;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.TelemetryProfile;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.runtime.PlannerLoop;
@@ -112,17 +114,6 @@ final class Cluster {
     private boolean viewCaughtUp() {
         Map<String, String> nodes = versions(client.nodes().list().getItems());
         Map<String, String> profiles = versions(client.resources(NodePowerProfile.class).list().getItems());
-        Map<String, String> reports = new HashMap<>();
-        for (TelemetryProfile tp : client.resources(TelemetryProfile.class).list().getItems()) {
-            if (tp.getSpec() != null && tp.getSpec().target() != null && tp.getSpec().target().nodeName() != null) {
-                reports.put(tp.getSpec().target().nodeName(), String.valueOf(ClusterView.report(tp)));
-            }
-        }
-        for (Map.Entry<String, String> r : reports.entrySet()) {
-            if (!r.getValue().equals(String.valueOf(view.agentReport(r.getKey())))) {
-                return false;
-            }
-        }
         Joulie joulie = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).get();
         Joulie seen = view.installation();
         if (!nodes.equals(versions(view.nodes())) || !profiles.equals(versions(view.profiles()))
@@ -229,22 +220,16 @@ final class Cluster {
     }
 
     /**
-     * What the node's agent reports: the status of its node-scoped TelemetryProfile ({@code node-<name>}, created when
-     * missing) says {@code result} for the NodePowerProfile generation {@code generation}, with {@code capWatts} in force.
+     * What the node's agent answers, as it writes it: {@code status.applied} of the node's NodePowerProfile (server-side
+     * apply, the agent's field manager) says {@code result} for the generation {@code generation}, with {@code capWatts}
+     * in force.
      */
-    void agentReports(String node, long generation, TelemetryProfileStatus.Result result, double capWatts) {
-        String name = JoulieApi.nodePowerProfileName(node);
-        if (client.resources(TelemetryProfile.class).withName(name).get() == null) {
-            TelemetryProfile tp = new TelemetryProfile();
-            tp.getMetadata().setName(name);
-            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
-            client.resource(tp).create();
-        }
-        TelemetryProfile tp = client.resources(TelemetryProfile.class).withName(name).get();
-        tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
-                "powercap", result, "applied node cap " + capWatts + " W", Map.of(TelemetryProfileStatus.OBSERVED_CAP_WATTS, capWatts,
-                TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION, (double) generation), "2026-11-21T12:00:00Z"), null)));
-        client.resource(tp).updateStatus();
+    void agentReports(String node, long generation, ControlResult result, double capWatts) {
+        NodePowerProfile answer = new NodePowerProfile();
+        answer.getMetadata().setName(JoulieApi.nodePowerProfileName(node));
+        answer.setStatus(NodePowerProfileStatus.ofApplied(new NodePowerProfileStatus.Applied(generation, new NodePowerProfileStatus.Cpu(
+                result, "powercap", capWatts, null, null, "applied node cap " + capWatts + " W"), null, "2026-11-21T12:00:00Z")));
+        client.resource(answer).subresource("status").patch(FieldManagers.apply(FieldManagers.AGENT), answer);
     }
 
     NodePowerProfile profile(String node) {

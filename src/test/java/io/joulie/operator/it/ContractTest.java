@@ -2,13 +2,13 @@ package io.joulie.operator.it;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
@@ -112,7 +112,7 @@ class ContractTest extends TickedOperatorTest {
     void onTheWayUpTheLabelWaitsForTheAgentsReportOfThePerformanceCap() {
         oneEcoOnePerformance();
         long ecoGeneration = cluster.profile("node-a").getMetadata().getGeneration();
-        cluster.agentReports("node-a", ecoGeneration, Result.APPLIED, 120);
+        cluster.agentReports("node-a", ecoGeneration, ControlResult.APPLIED, 120);
         cluster.joulie(JoulieSpec.Policy.of("staticHpFrac", 1.0));
 
         ticks.tick();
@@ -121,23 +121,23 @@ class ContractTest extends TickedOperatorTest {
         assertThat(a.getStatus().state()).isEqualTo(PowerState.ActivePerformance);
         assertThat(a.getSpec().profile()).as("the cap goes up first").isEqualTo(Profile.PERFORMANCE);
         assertThat(cluster.label("node-a")).as("the label waits for the agent").isEqualTo("eco");
-        assertThat(a.getStatus().cap().desiredPercent()).isEqualTo(100.0);
-        assertThat(a.getStatus().cap().desiredWatts()).as("a cap in percent").isNull();
-        assertThat(a.getStatus().cap().appliedWatts()).isEqualTo(120.0);
-        assertThat(a.getStatus().cap().agent()).isEqualTo(CapConfirmation.Waiting);
-        assertThat(a.getStatus().cap().message()).contains("waiting for the agent to apply the performance cap");
-        assertThat(cluster.profile("node-b").getStatus().cap().agent()).as("no agent reports for node-b")
+        assertThat(a.getSpec().cpu().packagePowerCapPercent()).isEqualTo(100.0);
+        assertThat(a.getStatus().applied().cpu().watts()).as("the agent's answer, for the eco generation").isEqualTo(120.0);
+        assertThat(a.getStatus().applied().generation()).isLessThan(a.getMetadata().getGeneration());
+        assertThat(a.getStatus().agent()).isEqualTo(CapConfirmation.Waiting);
+        assertThat(a.getStatus().agentMessage()).contains("waiting for the agent to apply the performance cap");
+        assertThat(cluster.profile("node-b").getStatus().agent()).as("no agent serves node-b")
                 .isEqualTo(CapConfirmation.Unreported);
         assertThat(metric("joulie_performance_caps_unconfirmed", "reason=\"waiting\"")).isEqualTo(1);
         await().atMost(WAIT).untilAsserted(() -> assertThat(status().nodes())
                 .isEqualTo(new JoulieStatus.Nodes(2, 1, 0, 0, 0, 1)));
 
         // the agent applied the new generation: the label follows without a tick
-        cluster.agentReports("node-a", a.getMetadata().getGeneration(), Result.APPLIED, 480);
+        cluster.agentReports("node-a", a.getMetadata().getGeneration(), ControlResult.APPLIED, 480);
         assertThat(ticks.watchdog()).contains("node-a");
         assertThat(cluster.label("node-a")).isEqualTo("performance");
-        assertThat(cluster.profile("node-a").getStatus().cap().agent()).isEqualTo(CapConfirmation.Confirmed);
-        assertThat(cluster.profile("node-a").getStatus().cap().appliedWatts()).isEqualTo(480.0);
+        assertThat(cluster.profile("node-a").getStatus().agent()).isEqualTo(CapConfirmation.Confirmed);
+        assertThat(cluster.profile("node-a").getStatus().applied().cpu().watts()).isEqualTo(480.0);
         assertThat(metric("joulie_performance_caps_unconfirmed", "reason=\"waiting\"")).isZero();
         assertThat(cluster.events("CapUnconfirmed")).isEmpty();
     }
@@ -145,7 +145,7 @@ class ContractTest extends TickedOperatorTest {
     @Test
     void anAgentThatNeverConfirmsIsNamedOnceTheBoundHasPassed() {
         oneEcoOnePerformance();
-        cluster.agentReports("node-a", cluster.profile("node-a").getMetadata().getGeneration(), Result.APPLIED, 120);
+        cluster.agentReports("node-a", cluster.profile("node-a").getMetadata().getGeneration(), ControlResult.APPLIED, 120);
         cluster.joulie(JoulieSpec.Policy.of("staticHpFrac", 1.0, "capConfirmationTimeout", "2m"));
         ticks.tick();
         assertThat(cluster.label("node-a")).isEqualTo("eco");

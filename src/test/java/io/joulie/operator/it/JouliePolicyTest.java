@@ -151,7 +151,7 @@ class JouliePolicyTest extends TickedOperatorTest {
         assertThat(cluster.profile("s2").getSpec().cpu()).as("no cap of its own: the eco cap, ECO_CAP_PERCENT by default").isEqualTo(CpuPower.percent(60));
         assertThat(cluster.profile("b1").getSpec().cpu().packagePowerCapWatts()).as("big's cap").isEqualTo(300.0);
         assertThat(cluster.profile("b2").getSpec().cpu().packagePowerCapWatts()).isEqualTo(300.0);
-        assertThat(cluster.profile("s2").getSpec().policy().name()).isEqualTo("demand-sized-v1");
+        assertThat(cluster.profile("s2").getSpec().policy().name()).isEqualTo("demand_sized_v1");
 
         // the declared work finishes: no eco pool any more, every node performance
         cluster.finish("default", "batch");

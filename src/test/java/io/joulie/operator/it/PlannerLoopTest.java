@@ -47,9 +47,9 @@ class PlannerLoopTest extends TickedOperatorTest {
         assertThat(first.getSpec().nodeName()).isEqualTo("Worker_01");
         assertThat(first.getSpec().profile()).isEqualTo(Profile.ECO);
         assertThat(first.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(60));
-        assertThat(first.getSpec().policy().name()).isEqualTo("static-partition-v1");
+        assertThat(first.getSpec().policy().name()).isEqualTo("static_partition");
         assertThat(first.getStatus().state()).isEqualTo(PowerState.ActiveEco);
-        assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(first.getStatus().reason()).isEqualTo("selected for eco by static_partition");
         assertThat(first.getStatus().since()).as("when it committed, to the millisecond").isEqualTo(Ticks.START.plus(Ticks.SETTLE).toString());
         assertThat(first.getMetadata().getOwnerReferences()).singleElement().satisfies(o -> {
             assertThat(o.getKind()).isEqualTo("Node");

@@ -110,7 +110,7 @@ class TelemetryRulesTest extends OperatorTest {
 
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("hot-c");
-            assertThat(reason("hot-c")).isEqualTo("selected for eco by static-partition-v1; hotspot: node above 80 °C");
+            assertThat(reason("hot-c")).isEqualTo("selected for eco by static_partition; hotspot: node above 80 °C");
             assertThat(Cluster.metric("joulie_rules_hot_nodes")).isEqualTo(1);
             assertThat(Cluster.metric("joulie_rules_eco_nodes", "rule=\"hotspot\"")).isEqualTo(1);
         });
@@ -124,7 +124,7 @@ class TelemetryRulesTest extends OperatorTest {
         exporter.set("it_temp_celsius", "hot-c", 70);
         awaitTicksReading("it_temp_celsius{node=\"hot-c\"}", 70);
         assertThat(Cluster.metric("joulie_rules_hot_nodes")).isZero();
-        assertThat(reason("hot-c")).isEqualTo("selected for eco by static-partition-v1");
+        assertThat(reason("hot-c")).isEqualTo("selected for eco by static_partition");
         assertThat(eco(nodes)).containsExactly("hot-c");
     }
 
@@ -150,7 +150,7 @@ class TelemetryRulesTest extends OperatorTest {
 
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("pw-a");
-            assertThat(reason("pw-a")).isEqualTo("selected for eco by static-partition-v1; power budget 1300 W");
+            assertThat(reason("pw-a")).isEqualTo("selected for eco by static_partition; power budget 1300 W");
             assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
             JoulieStatus s = client.resources(Joulie.class).withName("joulie").get().getStatus();
@@ -183,7 +183,7 @@ class TelemetryRulesTest extends OperatorTest {
         cluster.joulie(policy(0.25, List.of(always), null, 80.0, telemetry(null, "it_temp_celsius")));
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("out-d");
-            assertThat(reason("out-d")).isEqualTo("selected for eco by static-partition-v1; schedule 'always'; hotspot: node above 80 °C");
+            assertThat(reason("out-d")).isEqualTo("selected for eco by static_partition; schedule 'always'; hotspot: node above 80 °C");
         });
         double unreachableBefore = Cluster.metric("joulie_telemetry_reads_total", "result=\"unreachable\"");
 
@@ -207,7 +207,7 @@ class TelemetryRulesTest extends OperatorTest {
 
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(degraded().getReason()).isNotEqualTo("TelemetryUnavailable");
-            assertThat(reason("out-d")).isEqualTo("selected for eco by static-partition-v1; schedule 'always'; hotspot: node above 80 °C");
+            assertThat(reason("out-d")).isEqualTo("selected for eco by static_partition; schedule 'always'; hotspot: node above 80 °C");
             assertThat(Cluster.metric("joulie_telemetry_available")).isEqualTo(1);
         });
         assertThat(eco(nodes)).containsExactly("out-d");

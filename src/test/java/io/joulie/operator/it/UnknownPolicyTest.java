@@ -36,7 +36,7 @@ class UnknownPolicyTest extends TickedOperatorTest {
         // the two downgrades commit eco after draining for a tick
         assertThat(nodes).filteredOn(n -> cluster.profile(n).getSpec().profile() == Profile.PERFORMANCE).hasSize(2);
         assertThat(nodes).allSatisfy(n -> assertThat(cluster.profile(n).getSpec().policy().name())
-                .isEqualTo("static-partition-v1"));
+                .isEqualTo("static_partition"));
         assertThat(client.v1().events().inAnyNamespace().list().getItems())
                 .filteredOn(e -> "UnknownPolicy".equals(e.getReason()))
                 .singleElement().satisfies(e -> {

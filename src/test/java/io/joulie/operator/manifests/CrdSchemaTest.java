@@ -39,9 +39,10 @@ class CrdSchemaTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "eco with cap | {'spec':{'nodeName':'worker-01','profile':'eco','cpu':{'packagePowerCapWatts':180},'policy':{'name':'rule-swap-v1'}}}",
+            "eco with cap | {'spec':{'nodeName':'worker-01','profile':'eco','cpu':{'packagePowerCapWatts':180},'policy':{'name':'rule_swap_v1'}}}",
             "performance without cap | {'spec':{'nodeName':'worker-01','profile':'performance'}}",
             "with status | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'DrainingPerformance','since':'2026-01-01T00:00:00Z','reason':'x','observedGeneration':2}}",
+            "with the agent's answer | {'spec':{'nodeName':'w','profile':'eco'},'status':{'agent':'Confirmed','performancePods':0,'applied':{'generation':3,'time':'2026-01-01T00:00:00Z','cpu':{'result':'Applied','backend':'powercap','watts':180,'packages':[{'index':0,'watts':90}]},'gpu':{'result':'Restored','backend':'nvml','boards':[{'index':0,'name':'H100','watts':700}]}}}}",
     })
     void validNodePowerProfilesAreAccepted(String name, String json) throws IOException {
         assertThat(validate("nodepowerprofiles.joulie.io", json.replace('\'', '"'))).isEmpty();
@@ -56,6 +57,8 @@ class CrdSchemaTest {
             "missing nodeName | {'spec':{'profile':'eco'}} | nodeName",
             "missing profile | {'spec':{'nodeName':'w'}} | profile",
             "unknown state | {'spec':{'nodeName':'w','profile':'eco'},'status':{'state':'Sleeping'}} | status.state",
+            "unknown answer | {'spec':{'nodeName':'w','profile':'eco'},'status':{'applied':{'cpu':{'result':'maybe'}}}} | cpu.result",
+            "unknown verdict | {'spec':{'nodeName':'w','profile':'eco'},'status':{'agent':'Perhaps'}} | status.agent",
     })
     void invalidNodePowerProfilesAreRejected(String name, String json, String mentioned) throws IOException {
         assertRejected("nodepowerprofiles.joulie.io", name, json, mentioned);
@@ -65,7 +68,6 @@ class CrdSchemaTest {
     @CsvSource(delimiter = '|', value = {
             "node scope with http control | {'spec':{'target':{'scope':'node','nodeName':'w'},'controls':{'cpu':{'type':'http','http':{'endpoint':'http://sim/{node}','timeoutSeconds':5,'mode':'dvfs'}}}}}",
             "cluster scope with prometheus source | {'spec':{'target':{'scope':'cluster'},'sources':{'cpu':{'type':'prometheus','prometheus':{'endpoint':'http://prom:9090','query':'up'}}}}}",
-            "status written by the agent | {'spec':{'target':{'scope':'node','nodeName':'w'}},'status':{'control':{'cpu':{'backend':'powercap','result':'applied','observed':{'capWattsPerPackage':90.0},'updatedAt':'2026-01-01T00:00:00Z'}}}}",
     })
     void validTelemetryProfilesAreAccepted(String name, String json) throws IOException {
         assertThat(validate("telemetryprofiles.joulie.io", json.replace('\'', '"'))).isEmpty();
@@ -80,7 +82,6 @@ class CrdSchemaTest {
             "gpu mode on cpu | {'spec':{'target':{'scope':'cluster'},'controls':{'cpu':{'type':'http','http':{'endpoint':'e','mode':'clocks'}}}}} | http.mode",
             "unknown source type | {'spec':{'target':{'scope':'cluster'},'sources':{'thermal':{'type':'ipmi'}}}} | thermal.type",
             "http without endpoint | {'spec':{'target':{'scope':'cluster'},'controls':{'gpu':{'type':'http','http':{'mode':'powercap'}}}}} | endpoint",
-            "unknown result | {'spec':{'target':{'scope':'cluster'}},'status':{'control':{'cpu':{'result':'maybe'}}}} | cpu.result",
     })
     void invalidTelemetryProfilesAreRejected(String name, String json, String mentioned) throws IOException {
         assertRejected("telemetryprofiles.joulie.io", name, json, mentioned);

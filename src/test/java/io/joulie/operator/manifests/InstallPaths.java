@@ -94,7 +94,7 @@ public final class InstallPaths {
                 operator:
                   image: %s
                   imagePullPolicy: %s
-                  # Extra environment of the operator (docs/configuration.md), e.g. POLICY_TYPE: queue_aware_v1.
+                  # Extra environment of the operator: deployment settings (docs/configuration.md), e.g. NODE_SELECTOR: joulie.io/pool=hpc.
                   env: {}
                   resources:
                 %s

@@ -115,7 +115,9 @@ public final class Manifests {
         root.setDescription(description(type));
         Type[] specAndStatus = ((ParameterizedType) type.getGenericSuperclass()).getActualTypeArguments();
         root.getProperties().get("spec").setDescription(description((Class<?>) specAndStatus[0]));
-        root.getProperties().get("status").setDescription(description((Class<?>) specAndStatus[1]));
+        if (specAndStatus[1] != Void.class) { // a kind without status (TelemetryProfile: routing only)
+            root.getProperties().get("status").setDescription(description((Class<?>) specAndStatus[1]));
+        }
     }
 
     private static String description(Class<?> c) {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
@@ -16,9 +17,6 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
-import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.api.v1alpha1.TelemetryProfileSpec;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus;
 import io.joulie.operator.cluster.ApiWrites;
 import io.joulie.operator.cluster.ClusterView;
 import io.joulie.operator.cluster.EventReason;
@@ -563,7 +561,7 @@ final class ContractFaultInjection {
     // ---- the API server -----------------------------------------------------------------------------------------------
 
     enum Kind {
-        NODE, NPP, TP, POD, JOULIE
+        NODE, NPP, POD, JOULIE
     }
 
     /** One change the watches deliver: the object after it, or null when it was deleted. */
@@ -574,7 +572,6 @@ final class ContractFaultInjection {
         long rv = 1;
         final Map<String, Node> nodes = new TreeMap<>();
         final Map<String, NodePowerProfile> npps = new TreeMap<>();
-        final Map<String, TelemetryProfile> tps = new TreeMap<>();
         final Map<String, Pod> pods = new TreeMap<>();
         Joulie joulie;
         final List<Change> changes = new ArrayList<>();
@@ -591,7 +588,6 @@ final class ContractFaultInjection {
             return (Map<String, T>) switch (kind) {
                 case NODE -> nodes;
                 case NPP -> npps;
-                case TP -> tps;
                 case POD -> pods;
                 case JOULIE -> throw new IllegalArgumentException();
             };
@@ -749,7 +745,10 @@ final class ContractFaultInjection {
                     + npp.getStatus().since() + " (" + npp.getStatus().reason() + ")");
             NodePowerProfile current = current(npp);
             NodePowerProfile stored = copy(current);
-            stored.setStatus(npp.getStatus());
+            // the operator's fields; status.applied is the agent's and stays
+            NodePowerProfileStatus op = npp.getStatus();
+            stored.setStatus(new NodePowerProfileStatus(op.state(), op.since(), op.reason(), op.observedGeneration(), op.performancePods(),
+                    op.forcedPods(), op.agent(), op.agentMessage(), current.getStatus() == null ? null : current.getStatus().applied()));
             server.put(Kind.NPP, npp.getMetadata().getName(), stored);
             PowerState from = current.getStatus() == null ? null : current.getStatus().state();
             PowerState to = npp.getStatus() == null ? null : npp.getStatus().state();
@@ -891,26 +890,27 @@ final class ContractFaultInjection {
             }
         }
 
+        /** The answer in {@code status.applied} of the node's NodePowerProfile, as the agent writes it (its own field). */
         void report(long generation) {
-            Map<String, Double> observed = new TreeMap<>(Map.of(TelemetryProfileStatus.OBSERVED_CAP_WATTS, hwWatts));
-            if (dvfs) {
-                observed.put(TelemetryProfileStatus.OBSERVED_THROTTLE_PCT, (double) throttle);
+            String name = JoulieApi.nodePowerProfileName(node);
+            NodePowerProfile current = server.npps.get(name);
+            if (current == null) {
+                return; // nothing to answer in
             }
-            if (generation != 0) {
-                observed.put(TelemetryProfileStatus.OBSERVED_PROFILE_GENERATION, (double) generation);
-            }
-            String text = observed.toString();
+            var cpu = new NodePowerProfileStatus.Cpu(generation == 0 ? ControlResult.RESTORED : ControlResult.APPLIED,
+                    dvfs ? "dvfs" : "powercap", hwWatts, dvfs ? (double) throttle : null, null, generation == 0 ? "restored" : "applied");
+            var applied = new NodePowerProfileStatus.Applied(generation == 0 ? current.getMetadata().getGeneration() : generation,
+                    cpu, null, null);
+            String text = name + applied;
             if (text.equals(lastReport)) {
                 return; // written only on change, as the agent does
             }
             lastReport = text;
-            String name = JoulieApi.nodePowerProfileName(node);
-            TelemetryProfile tp = new TelemetryProfile();
-            tp.setMetadata(new ObjectMetaBuilder().withName(name).build());
-            tp.setSpec(new TelemetryProfileSpec(new TelemetryProfileSpec.Target(TelemetryProfileSpec.Scope.NODE, node), null, null));
-            tp.setStatus(new TelemetryProfileStatus(new TelemetryProfileStatus.ControlStatus(new TelemetryProfileStatus.ControlResult(
-                    dvfs ? "dvfs" : "powercap", TelemetryProfileStatus.Result.APPLIED, "applied", observed, now().toString()), null)));
-            server.put(Kind.TP, name, tp);
+            NodePowerProfile stored = copy(current);
+            NodePowerProfileStatus was = current.getStatus();
+            stored.setStatus(was == null ? NodePowerProfileStatus.ofApplied(applied) : new NodePowerProfileStatus(was.state(), was.since(),
+                    was.reason(), was.observedGeneration(), was.performancePods(), was.forcedPods(), was.agent(), was.agentMessage(), applied));
+            server.put(Kind.NPP, name, stored);
             everReported = true;
         }
     }
@@ -999,7 +999,6 @@ final class ContractFaultInjection {
         final Replica replica;
         final Map<String, Node> nodes = new TreeMap<>();
         final Map<String, NodePowerProfile> npps = new TreeMap<>();
-        final Map<String, TelemetryProfile> tps = new TreeMap<>();
         final Map<String, Pod> pods = new TreeMap<>();
         final Map<String, TreeSet<String>> performance = new HashMap<>();
         final List<Consumer<String>> listeners = new CopyOnWriteArrayList<>();
@@ -1044,19 +1043,17 @@ final class ContractFaultInjection {
             joulie = server.joulie;
             server.nodes.forEach((k, v) -> apply(new Change(now(), Kind.NODE, k, v)));
             server.npps.forEach((k, v) -> apply(new Change(now(), Kind.NPP, k, v)));
-            server.tps.forEach((k, v) -> apply(new Change(now(), Kind.TP, k, v)));
             server.pods.forEach((k, v) -> apply(new Change(now(), Kind.POD, k, v)));
         }
 
         private void apply(Change c) {
             switch (c.kind()) {
                 case JOULIE -> joulie = (Joulie) c.after();
-                case NPP -> put(npps, c.key(), (NodePowerProfile) c.after());
-                case TP -> {
-                    TelemetryProfile before = put(tps, c.key(), (TelemetryProfile) c.after());
-                    TelemetryProfile tp = (TelemetryProfile) c.after();
-                    if (tp != null && (before == null || !java.util.Objects.equals(before.getStatus(), tp.getStatus()))) {
-                        event(tp.getSpec().target().nodeName());
+                case NPP -> {
+                    NodePowerProfile before = put(npps, c.key(), (NodePowerProfile) c.after());
+                    NodePowerProfile npp = (NodePowerProfile) c.after();
+                    if (npp != null && npp.getSpec() != null && !java.util.Objects.equals(applied(before), applied(npp))) {
+                        event(npp.getSpec().nodeName()); // the agent's answer changed
                     }
                 }
                 case NODE -> {
@@ -1167,10 +1164,15 @@ final class ContractFaultInjection {
             return null;
         }
 
+        /** No NodeHardware here: a node is served by an agent once it answered. */
         @Override
-        public AgentReport agentReport(String node) {
-            return tps.values().stream().filter(tp -> node.equals(tp.getSpec().target().nodeName())).findFirst()
-                    .map(ClusterView::report).orElse(AgentReport.NONE);
+        public AgentReport agentReport(String node, NodePowerProfile npp) {
+            NodePowerProfileStatus.Applied applied = applied(npp);
+            return new AgentReport(applied, applied != null);
+        }
+
+        private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {
+            return npp == null || npp.getStatus() == null ? null : npp.getStatus().applied();
         }
     }
 }

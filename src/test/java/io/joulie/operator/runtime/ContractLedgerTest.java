@@ -54,7 +54,7 @@ class ContractLedgerTest {
         String label = to == ActivePerformance && cap != CapConfirmation.Confirmed && cap != CapConfirmation.Unreported
                 ? "eco" : to.labelValue();
         return new Transition(n.name(), n.state(), to == ActivePerformance ? ActivePerformance : ActiveEco, to, n.since(), o,
-                "r", List.of(), label, new CapStatus(cap, OptionalDouble.empty(), "waiting for the agent"), List.of());
+                "r", List.of(), label, new CapStatus(cap, "waiting for the agent"), List.of());
     }
 
     Map<String, Instant> observe(boolean whole, ManagedNode n, Transition t) {

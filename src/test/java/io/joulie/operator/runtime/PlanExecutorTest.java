@@ -84,7 +84,7 @@ class PlanExecutorTest {
     static Planner.TickPlan plan(List<Transition> transitions, String... released) {
         Map<String, Profile> targets = new HashMap<>();
         transitions.forEach(x -> targets.put(x.node(), x.requested() == ActiveEco ? Profile.ECO : Profile.PERFORMANCE));
-        return new Planner.TickPlan(new Plan("static-partition-v1", targets, 0, "test"), transitions, List.of(released));
+        return new Planner.TickPlan(new Plan("static_partition", targets, 0, "test"), transitions, List.of(released));
     }
 
     double counter(String name, String... tags) {

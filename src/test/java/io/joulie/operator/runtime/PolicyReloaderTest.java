@@ -5,6 +5,7 @@ import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.PolicyRulesSpec;
 import io.joulie.operator.cluster.EventReason;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.PlanningVariable;
 import io.joulie.operator.telemetry.TelemetryConfig;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -123,6 +125,24 @@ class PolicyReloaderTest {
         assertThat(events.recorded).containsExactly("operator UnknownPolicy: POLICY_TYPE 'carbon_magic_v9' is not a known"
                 + " policy; planning with static_partition");
         assertThat(reloader.current().settings().policyType()).isEqualTo(PolicyType.STATIC_PARTITION);
+    }
+
+    @Test
+    void eachPlanningVariableOfTheEnvironmentIsAnnouncedOnceWithItsField() {
+        List<PlanningVariable> env = PlanningVariable.in(Map.of("STATIC_HP_FRAC", "0.9", "JOULIE_SETTLE_TIME", "1s")::get);
+        PolicyReloader reloader = new PolicyReloader(new Planner(DEFAULTS), Optional.empty(), new EffectivePolicy(DEFAULTS, env),
+                active::get, telemetry::add, events);
+
+        reloader.reload();
+        reloader.reload();
+
+        assertThat(events.recorded).containsExactly(
+                "operator PlanningSettingInEnvironment: STATIC_HP_FRAC is set in the operator's environment: set "
+                        + "spec.policy.staticHpFrac of the Joulie resource instead; the variable is honoured under spec.policy "
+                        + "until the next release, then ignored",
+                "operator PlanningSettingInEnvironment: JOULIE_SETTLE_TIME is set in the operator's environment: set "
+                        + "spec.policy.settleTime of the Joulie resource instead; the variable is honoured under spec.policy "
+                        + "until the next release, then ignored");
     }
 
     static Joulie withHold(JoulieSpec.Policy policy, Integer held, Double watts) {

@@ -53,7 +53,7 @@ class TickRecorderTest {
     }
 
     static Planner.TickPlan plan(int performanceNodes, RuleReport rules, Transition... transitions) {
-        return new Planner.TickPlan(new Plan("static-partition-v1", Map.of("a", Profile.ECO), performanceNodes, "test"),
+        return new Planner.TickPlan(new Plan("static_partition", Map.of("a", Profile.ECO), performanceNodes, "test"),
                 List.of(transitions), List.of(), rules, Map.of(), Map.of());
     }
 
@@ -149,7 +149,7 @@ class TickRecorderTest {
                 Duration.ofHours(1))), 0);
         Transition waiting = new Transition("a", ActiveEco, ActivePerformance, ActivePerformance, NOW, Outcome.COMPLETED, "up",
                 List.of(), "eco", new io.joulie.planner.CapStatus(io.joulie.api.v1alpha1.CapConfirmation.Waiting,
-                java.util.OptionalDouble.empty(), "waiting for the agent"), List.of());
+                "waiting for the agent"), List.of());
         var plan = plan(2, RuleReport.NONE, waiting, t("b", ActivePerformance, ActivePerformance));
 
         recorder.completed(ctx, plan, 0, Optional.of(new JoulieStatus.BudgetHold(3, 900.0)), List.of("w9 (waiting for the agent)"));

@@ -7,13 +7,15 @@ import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.ZoneReading;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
+import io.joulie.api.v1alpha1.NodePowerProfileStatus.Device;
 
 import java.io.IOException;
 import java.time.InstantSource;
@@ -30,21 +32,21 @@ import java.util.OptionalDouble;
  * read-back (not the value written, which the kernel may quantise) is the reference: each later call
  * rewrites only when the limits differ from it, so a limit changed behind the agent's back is put back,
  * while a converged node sees no writes. A cap the host blocked is not tried again until the cap changes
- * or the limits are restored. Nothing is written before the originals are kept ({@link HostOriginals#beforeWrite}):
+ * or the limits are restored. Nothing is written before the originals are kept ({@link KeptOriginals#beforeWrite}):
  * a write whose originals could not outlive this process would make a crash poison them. A restore that put
  * everything back removes the kept originals. Not thread-safe: the agent's single worker calls it.
  */
 public final class HostCpuControl implements CpuControl, HostControl {
     private final Powercap powercap;
     private final Cpufreq cpufreq;
-    private final HostOriginals originals;
+    private final KeptOriginals<CpuOriginals> originals;
     private final InstantSource clock;
     private DvfsController dvfs;
     private final LimitReference<String, CapResult> reference = new LimitReference<>();
     /** A cpufreq ceiling has been written (the DVFS loop) since the last restore. */
     private boolean cpufreqWritten;
 
-    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, HostOriginals originals, InstantSource clock) {
+    public HostCpuControl(Powercap powercap, Cpufreq cpufreq, KeptOriginals<CpuOriginals> originals, InstantSource clock) {
         this.powercap = powercap;
         this.cpufreq = cpufreq;
         this.originals = originals;
@@ -65,7 +67,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
             Map<String, Long> current = currentLimitsUw();
             Optional<String> converged = reference.converged(cap, current);
             if (converged.isPresent()) {
-                return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, converged.get(), observed(current));
+                return outcome(CpuBackend.POWERCAP, ControlResult.APPLIED, converged.get(), current);
             }
             Optional<CapResult> known = reference.knownBlocked(cap);
             if (known.isEmpty()) {
@@ -83,17 +85,16 @@ public final class HostCpuControl implements CpuControl, HostControl {
                     // what the kernel reports back (it may round the value written) is the reference
                     Map<String, Long> readBack = currentLimitsUw();
                     reference.applied(cap, readBack, r.message());
-                    return new ControlOutcome(CpuBackend.POWERCAP, Result.APPLIED, r.message(), observed(readBack));
+                    return outcome(CpuBackend.POWERCAP, ControlResult.APPLIED, r.message(), readBack);
                 }
                 case ERROR -> {
                     reference.forget();
-                    return new ControlOutcome(CpuBackend.POWERCAP, Result.ERROR, r.message(), observed(r.observedUw()));
+                    return outcome(CpuBackend.POWERCAP, ControlResult.ERROR, r.message(), r.observedUw());
                 }
                 case BLOCKED -> {
                     reference.blocked(cap, r);
                     if (cpufreq.policies().isEmpty()) {
-                        return new ControlOutcome(CpuBackend.POWERCAP, Result.BLOCKED, r.message(),
-                                observed(known.isPresent() ? current : r.observedUw()));
+                        return outcome(CpuBackend.POWERCAP, ControlResult.BLOCKED, r.message(), known.isPresent() ? current : r.observedUw());
                     }
                     return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
                 }
@@ -120,17 +121,17 @@ public final class HostCpuControl implements CpuControl, HostControl {
                 + " W by lowering cpufreq ceilings of " + cpufreq.policies().size() + " policies";
         if (packageWatts.isEmpty()) {
             observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
-            return new ControlOutcome(CpuBackend.DVFS, Result.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
+            return new ControlOutcome(CpuBackend.DVFS, ControlResult.BLOCKED, why + "no power reading for the DVFS loop; the cap is not enforced "
                     + "until package power can be read", observed);
         }
         try {
             dvfs.onReading(capWatts, packageWatts.getAsDouble());
         } catch (IOException | RuntimeException e) {
             observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
-            return new ControlOutcome(CpuBackend.DVFS, Result.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
+            return new ControlOutcome(CpuBackend.DVFS, ControlResult.ERROR, "cpufreq write failed: " + e.getMessage(), observed);
         }
         observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
-        return new ControlOutcome(CpuBackend.DVFS, Result.APPLIED, message, observed);
+        return new ControlOutcome(CpuBackend.DVFS, ControlResult.APPLIED, message, observed);
     }
 
     @Override
@@ -148,9 +149,9 @@ public final class HostCpuControl implements CpuControl, HostControl {
             cpufreqMessage = "; cpufreq restore failed: " + e.getMessage();
         }
         dvfs = new DvfsController(guarded(), clock);
-        Result result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? Result.APPLIED : Result.ERROR;
+        ControlResult result = r.outcome() == CapResult.Outcome.APPLIED && cpufreqMessage.isEmpty() ? ControlResult.APPLIED : ControlResult.ERROR;
         String storeMessage = "";
-        if (result == Result.APPLIED) {
+        if (result == ControlResult.APPLIED) {
             cpufreqWritten = false;
             try {
                 originals.restored();
@@ -158,10 +159,10 @@ public final class HostCpuControl implements CpuControl, HostControl {
                 storeMessage = "; the kept originals in " + originals.describe() + " could not be removed (" + e.getMessage() + ")";
             }
         }
-        return new ControlOutcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, observed(r.observedUw()));
+        return outcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, r.observedUw());
     }
 
-    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link HostOriginals}). */
+    /** An earlier agent process of this boot wrote limits and did not restore them (see {@link KeptOriginals}). */
     @Override
     public boolean leftByEarlierProcess() {
         return originals.leftByEarlierProcess();
@@ -178,7 +179,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
             @Override
             public long setScalingMaxKHz(int policyId, long kHz) throws IOException {
                 try {
-                    originals.beforeWrite();
+                    keep();
                 } catch (IOException e) {
                     throw new IOException(unkeptMessage(e), e);
                 }
@@ -203,13 +204,18 @@ public final class HostCpuControl implements CpuControl, HostControl {
                 + "that a crash cannot make the agent's own limits pass for the originals";
     }
 
+    /** Keeps what is in force as the originals, unless they are kept already: before every write. */
+    private void keep() throws IOException {
+        originals.beforeWrite(() -> CpuOriginals.inForce(powercap, cpufreq));
+    }
+
     /** Keeps the originals before a write; the outcome to report instead of writing when they cannot be kept. */
     private Optional<ControlOutcome> keepOriginals(CpuBackend backend, Map<String, Long> current) {
         try {
-            originals.beforeWrite();
+            keep();
             return Optional.empty();
         } catch (IOException | RuntimeException e) {
-            return Optional.of(new ControlOutcome(backend, Result.ERROR, unkeptMessage(e), observed(current)));
+            return Optional.of(outcome(backend, ControlResult.ERROR, unkeptMessage(e), current));
         }
     }
 
@@ -236,6 +242,26 @@ public final class HostCpuControl implements CpuControl, HostControl {
     /** capWatts (sum), capWattsPerPackage (mean) and packages from per-package limits. */
     public static Map<Observed, Double> observed(Map<String, Long> limitsUw) {
         return Observed.ofLimits(limitsUw.values(), 1e6, Observed.CAP_WATTS_PER_PACKAGE, Observed.PACKAGES);
+    }
+
+    /** An outcome with the per-package limits read back: their sum and mean, and each package by its index. */
+    private static ControlOutcome outcome(CpuBackend backend, ControlResult result, String message, Map<String, Long> limitsUw) {
+        return new ControlOutcome(backend, result, message, observed(limitsUw), packages(limitsUw));
+    }
+
+    /** Each package's limit in watts, by the index of its zone ({@code intel-rapl:1} is package 1), in index order. */
+    public static List<Device> packages(Map<String, Long> limitsUw) {
+        return limitsUw.entrySet().stream().map(e -> new Device(zoneIndex(e.getKey()), null, e.getValue() / 1e6))
+                .sorted(java.util.Comparator.comparing(Device::index, java.util.Comparator.nullsLast(Integer::compare))).toList();
+    }
+
+    private static Integer zoneIndex(String zone) {
+        int colon = zone.lastIndexOf(':');
+        try {
+            return Integer.valueOf(zone.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            return null;
+        }
     }
 
     /** What is in force now, for a status that reports without acting (blocked requests). */

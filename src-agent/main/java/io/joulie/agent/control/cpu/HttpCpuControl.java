@@ -10,9 +10,9 @@ import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.Cpufreq;
 import io.joulie.agent.host.CpufreqPolicy;
 import io.joulie.agent.routing.NodeEndpoint;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControlMode;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 
 import java.io.IOException;
 import java.net.http.HttpClient;
@@ -71,7 +71,7 @@ public final class HttpCpuControl implements CpuControl {
                 // the virtual cpufreq does not fail; a bad cap or reading is reported, never thrown
                 Map<Observed, Double> observed = new EnumMap<>(Observed.class);
                 observed.put(Observed.THROTTLE_PCT, (double) dvfs.throttlePercent());
-                return new ControlOutcome(CpuBackend.HTTP, Result.ERROR, "DVFS loop refused the input: " + e.getMessage(), observed);
+                return new ControlOutcome(CpuBackend.HTTP, ControlResult.ERROR, "DVFS loop refused the input: " + e.getMessage(), observed);
             }
         }
         int throttlePct = throttle ? dvfs.throttlePercent() : 0;

@@ -8,7 +8,7 @@ import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.GpuCapResult;
 import io.joulie.agent.host.Gpus;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
 
 import java.util.Map;
 import java.util.Optional;
@@ -42,7 +42,7 @@ public final class HostGpuControl implements GpuControl, HostControl {
         Map<Integer, Long> current = gpus.limitsMw();
         Optional<String> converged = reference.converged(cap, current);
         if (converged.isPresent()) {
-            return new ControlOutcome(GpuBackend.NVML, Result.APPLIED, converged.get(), observed(current));
+            return new ControlOutcome(GpuBackend.NVML, ControlResult.APPLIED, converged.get(), observed(current));
         }
         Optional<GpuCapResult> known = reference.knownBlocked(cap);
         GpuCapResult r = known.orElseGet(() -> gpus.apply(cap));
@@ -50,15 +50,15 @@ public final class HostGpuControl implements GpuControl, HostControl {
             case APPLIED -> {
                 Map<Integer, Long> readBack = gpus.limitsMw();
                 reference.applied(cap, readBack, r.message());
-                yield new ControlOutcome(GpuBackend.NVML, Result.APPLIED, r.message(), observed(readBack));
+                yield new ControlOutcome(GpuBackend.NVML, ControlResult.APPLIED, r.message(), observed(readBack));
             }
             case BLOCKED -> {
                 reference.blocked(cap, r);
-                yield new ControlOutcome(GpuBackend.NVML, Result.BLOCKED, r.message(), observed(known.isPresent() ? current : r.observedMw()));
+                yield new ControlOutcome(GpuBackend.NVML, ControlResult.BLOCKED, r.message(), observed(known.isPresent() ? current : r.observedMw()));
             }
             case ERROR -> {
                 reference.forget();
-                yield new ControlOutcome(GpuBackend.NVML, Result.ERROR, r.message(), observed(r.observedMw()));
+                yield new ControlOutcome(GpuBackend.NVML, ControlResult.ERROR, r.message(), observed(r.observedMw()));
             }
         };
     }
@@ -76,10 +76,10 @@ public final class HostGpuControl implements GpuControl, HostControl {
             return ControlOutcome.none(GpuBackend.NVML, "nothing to restore: no GPU limit written since the start or the last restore");
         }
         GpuCapResult r = gpus.restore();
-        Result result = switch (r.outcome()) {
-            case APPLIED -> Result.APPLIED;
-            case BLOCKED -> Result.BLOCKED;
-            case ERROR -> Result.ERROR;
+        ControlResult result = switch (r.outcome()) {
+            case APPLIED -> ControlResult.APPLIED;
+            case BLOCKED -> ControlResult.BLOCKED;
+            case ERROR -> ControlResult.ERROR;
         };
         return new ControlOutcome(GpuBackend.NVML, result, r.message(), observed(r.observedMw()));
     }

@@ -1,13 +1,13 @@
 package io.joulie.agent.host.ffm;
 
 import io.joulie.agent.host.CpuInfo;
-import io.joulie.agent.host.GpuOriginals;
+import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.Gpus;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.HostRoots;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.NvmlGpus;
-import io.joulie.agent.host.Originals;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.SysfsFiles;
 import io.joulie.agent.host.SysfsPowercap;
@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Assembles the host on the real files and libraries: powercap and cpufreq through the FFM file port
@@ -26,8 +27,8 @@ import java.util.Optional;
 public final class FfmHost {
     private static final Logger LOG = Logger.getLogger(FfmHost.class);
 
-    /** Where the GPUs are reached: the NVML library to load and where their originals are kept. */
-    public record GpuAccess(String nvmlLibrary, GpuOriginals originals) {
+    /** Where the GPUs are reached: the NVML library to load, and their originals, opened once NVML counted the boards. */
+    public record GpuAccess(String nvmlLibrary, Supplier<KeptOriginals<Map<Integer, Long>>> originals) {
     }
 
     private FfmHost() {
@@ -40,19 +41,19 @@ public final class FfmHost {
 
     /**
      * @param packageFloorWatts no package share of a node cap below this is written (0: no floor)
-     * @param inherited         originals an earlier agent process of this boot recorded ({@link io.joulie.agent.host.HostOriginals});
+     * @param inherited         originals an earlier agent process of this boot recorded ({@link KeptOriginals});
      *                          what they do not name has what is in force now as its original
      * @param gpu               where to reach the GPUs; null: none are looked for
      */
-    public static Host open(HostRoots roots, double packageFloorWatts, Optional<Originals> inherited, GpuAccess gpu) throws IOException {
+    public static Host open(HostRoots roots, double packageFloorWatts, Optional<CpuOriginals> inherited, GpuAccess gpu) throws IOException {
         CpuInfo cpu = CpuInfo.read(roots.proc());
         Msr msr = FfmMsr.open(roots, cpu.vendor());
         msr.unavailable().ifPresent(why -> LOG.warnf("MSR: %s", why));
         SysfsFiles files = new FfmSysfsFiles();
         try {
             return new Host(roots, cpu, msr,
-                    SysfsPowercap.open(roots.sys(), files, msr, packageFloorWatts, inherited.map(Originals::powercap).orElse(List.of())),
-                    SysfsCpufreq.open(roots.sys(), files, inherited.map(Originals::cpufreqMaxKHz).orElse(Map.of())), gpus(gpu));
+                    SysfsPowercap.open(roots.sys(), files, msr, packageFloorWatts, inherited.map(CpuOriginals::powercap).orElse(List.of())),
+                    SysfsCpufreq.open(roots.sys(), files, inherited.map(CpuOriginals::cpufreqMaxKHz).orElse(Map.of())), gpus(gpu));
         } catch (IOException | RuntimeException e) {
             msr.close();
             throw e;

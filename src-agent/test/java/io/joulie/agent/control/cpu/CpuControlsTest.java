@@ -3,16 +3,17 @@ package io.joulie.agent.control.cpu;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.Cpufreq;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.Msr;
+import io.joulie.agent.host.OriginalsKind;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import io.joulie.agent.routing.Route;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.ControlType;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.SourceType;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import io.joulie.testkit.FakeClock;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class CpuControlsTest {
     HostCpuControl host() throws IOException {
         FakeHost.intelNode(root, 2, 250);
         Powercap powercap = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
-        return new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()), clock);
+        return new HostCpuControl(powercap, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU), clock);
     }
 
     @Test
@@ -87,21 +88,21 @@ class CpuControlsTest {
     void theHostLimitsComeBackOnlyIfRestoreOnExitAllows() throws IOException {
         FakeHost fake = FakeHost.intelNode(root, 2, 250);
         Powercap keptLimits = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
-        CpuControls keep = new CpuControls(new HostCpuControl(keptLimits, Cpufreq.absent(), HostOriginals.inMemory(keptLimits, Cpufreq.absent()), clock),
+        CpuControls keep = new CpuControls(new HostCpuControl(keptLimits, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU), clock),
                 httpControls, false);
         keep.control("a", route(ControlType.HOST, null)).enforce(240, OptionalDouble.empty());
         ControlOutcome kept = keep.restoreHost();
-        assertThat(kept.result()).isEqualTo(Result.NONE);
+        assertThat(kept.result()).isEqualTo(ControlResult.NONE);
         assertThat(kept.message()).isEqualTo("limits left in place (JOULIE_RESTORE_ON_EXIT=false)");
         assertThat(keep.restoreOnExit()).isEmpty();
         assertThat(fake.limit(0)).isEqualTo("120000000");
 
         Powercap restored = SysfsPowercap.open(root.resolve("sys"), new FfmSysfsFiles(), Msr.absent());
         CpuControls restore = new CpuControls(new HostCpuControl(restored, Cpufreq.absent(),
-                HostOriginals.inMemory(restored, Cpufreq.absent()), clock), httpControls, true);
+                KeptOriginals.inMemory(OriginalsKind.CPU), clock), httpControls, true);
         restore.control("a", route(ControlType.HOST, null)).enforce(300, OptionalDouble.empty());
         assertThat(fake.limit(0)).isEqualTo("150000000");
-        assertThat(restore.restoreOnExit()).hasValueSatisfying(r -> assertThat(r.result()).isEqualTo(Result.APPLIED));
+        assertThat(restore.restoreOnExit()).hasValueSatisfying(r -> assertThat(r.result()).isEqualTo(ControlResult.RESTORED));
         // what this instance found at start: the 120 W the other one left
         assertThat(fake.limit(0)).isEqualTo("120000000");
     }

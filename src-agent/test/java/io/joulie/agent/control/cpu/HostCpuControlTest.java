@@ -5,16 +5,17 @@ import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
 import io.joulie.agent.host.CapResult;
 import io.joulie.agent.host.Cpufreq;
-import io.joulie.agent.host.HostOriginals;
+import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.host.LimitSnapshot;
 import io.joulie.agent.host.Msr;
+import io.joulie.agent.host.OriginalsKind;
 import io.joulie.agent.host.Powercap;
 import io.joulie.agent.host.PowercapZone;
 import io.joulie.agent.host.SysfsCpufreq;
 import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ZoneReading;
 import io.joulie.agent.host.ffm.FfmSysfsFiles;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.testkit.FakeHost;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,22 +112,22 @@ class HostCpuControlTest {
             }
         };
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), kernel)) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU),
                     InstantSource.system());
             ControlOutcome first = control.enforce(100.1, OptionalDouble.empty());
-            assertThat(first.result()).isEqualTo(Result.APPLIED);
+            assertThat(first.result()).isEqualTo(ControlResult.APPLIED);
             assertThat(first.observed()).containsEntry(Observed.CAP_WATTS, 100.0);
             assertThat(read(limitFile(p0)).strip()).isEqualTo("100000000");
 
             for (int period = 0; period < 3; period++) {
-                assertThat(control.enforce(100.1, OptionalDouble.empty()).result()).isEqualTo(Result.APPLIED);
+                assertThat(control.enforce(100.1, OptionalDouble.empty()).result()).isEqualTo(ControlResult.APPLIED);
             }
             assertThat(applies).hasValue(1);
             assertThat(control.rewrites()).isZero();
 
             // a real change behind the agent's back is still put back
             FakeHost.write(limitFile(p0), "180000000");
-            assertThat(control.enforce(100.1, OptionalDouble.empty()).result()).isEqualTo(Result.APPLIED);
+            assertThat(control.enforce(100.1, OptionalDouble.empty()).result()).isEqualTo(ControlResult.APPLIED);
             assertThat(applies).hasValue(2);
             assertThat(control.rewrites()).isEqualTo(1);
             assertThat(read(limitFile(p0)).strip()).isEqualTo("100000000");
@@ -138,17 +139,17 @@ class HostCpuControlTest {
         Path p0 = host.intelPackage(0);
         FakeHost.write(p0.resolve("constraint_0_max_power_uw"), "0"); // no known maximum, no MSR: blocked
         try (Powercap powercap = counting(SysfsPowercap.open(host.sys(), new FfmSysfsFiles(), Msr.absent()), () -> { })) {
-            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), HostOriginals.inMemory(powercap, Cpufreq.absent()),
+            HostCpuControl control = new HostCpuControl(powercap, Cpufreq.absent(), KeptOriginals.inMemory(OriginalsKind.CPU),
                     InstantSource.system());
             ControlOutcome first = control.enforce(100, OptionalDouble.empty());
-            assertThat(first.result()).isEqualTo(Result.BLOCKED);
+            assertThat(first.result()).isEqualTo(ControlResult.BLOCKED);
             assertThat(first.message()).contains("no hardware maximum known");
             for (int period = 0; period < 3; period++) {
                 assertThat(control.enforce(100, OptionalDouble.empty())).isEqualTo(first);
             }
             assertThat(applies).hasValue(1);
 
-            assertThat(control.enforce(90, OptionalDouble.empty()).result()).isEqualTo(Result.BLOCKED);
+            assertThat(control.enforce(90, OptionalDouble.empty()).result()).isEqualTo(ControlResult.BLOCKED);
             assertThat(applies).hasValue(2);
             assertThat(read(limitFile(p0))).isEqualTo("200000000\n");
         }
@@ -158,14 +159,14 @@ class HostCpuControlTest {
     void theDvfsFallbackWithoutAPowerReadingIsBlocked() throws IOException {
         Path scalingMax = host.cpufreqPolicy(0, 800_000, 3_500_000, 3_100_000);
         Cpufreq cpufreq = SysfsCpufreq.open(host.sys(), new FfmSysfsFiles());
-        HostCpuControl control = new HostCpuControl(Powercap.absent(), cpufreq, HostOriginals.inMemory(Powercap.absent(), cpufreq),
+        HostCpuControl control = new HostCpuControl(Powercap.absent(), cpufreq, KeptOriginals.inMemory(OriginalsKind.CPU),
                 InstantSource.system());
         ControlOutcome out = control.enforce(100, OptionalDouble.empty());
         assertThat(out.backend()).isEqualTo(CpuBackend.DVFS);
-        assertThat(out.result()).isEqualTo(Result.BLOCKED);
+        assertThat(out.result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(out.message()).contains("no power reading for the DVFS loop");
         assertThat(read(scalingMax).strip()).isEqualTo("3100000");
 
-        assertThat(control.enforce(100, OptionalDouble.of(80)).result()).isEqualTo(Result.APPLIED);
+        assertThat(control.enforce(100, OptionalDouble.of(80)).result()).isEqualTo(ControlResult.APPLIED);
     }
 }

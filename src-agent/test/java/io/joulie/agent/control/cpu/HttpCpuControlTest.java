@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuControlMode;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.CpuHttpControl;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -85,7 +85,7 @@ class HttpCpuControlTest {
         assertThat(body.get("throttlePct").asInt()).isZero();
         assertThat(body.get("ts").asText()).isEqualTo("2026-11-21T10:00:00Z");
         assertThat(out.backend()).isEqualTo(CpuBackend.HTTP);
-        assertThat(out.result()).isEqualTo(Result.APPLIED);
+        assertThat(out.result()).isEqualTo(ControlResult.APPLIED);
         assertThat(out.message()).contains("HTTP 200");
         assertThat(out.observed()).containsEntry(Observed.CAP_WATTS, 240.0);
     }
@@ -94,7 +94,7 @@ class HttpCpuControlTest {
     void anUnchangedRequestIsNotSentAgainButAChangedCapIs() {
         HttpCpuControl control = new HttpCpuControl(http, "n", new CpuHttpControl(url("/cap"), 2, CpuControlMode.RAPL), CLOCK);
         control.enforce(240, OptionalDouble.empty());
-        assertThat(control.enforce(240, OptionalDouble.empty()).result()).isEqualTo(Result.APPLIED);
+        assertThat(control.enforce(240, OptionalDouble.empty()).result()).isEqualTo(ControlResult.APPLIED);
         assertThat(bodies).hasSize(1);
         control.enforce(120, OptionalDouble.empty());
         assertThat(bodies).hasSize(2);
@@ -114,10 +114,10 @@ class HttpCpuControlTest {
     void aBadReadingOrCapInDvfsModeIsReportedAsAnErrorNotThrown() {
         HttpCpuControl control = new HttpCpuControl(http, "n", new CpuHttpControl(url("/t"), 2, CpuControlMode.DVFS), CLOCK);
         ControlOutcome negative = control.enforce(100, OptionalDouble.of(-5));
-        assertThat(negative.result()).isEqualTo(Result.ERROR);
+        assertThat(negative.result()).isEqualTo(ControlResult.ERROR);
         assertThat(negative.message()).contains("package power must be a finite number");
         ControlOutcome nan = control.enforce(Double.NaN, OptionalDouble.of(80));
-        assertThat(nan.result()).isEqualTo(Result.ERROR);
+        assertThat(nan.result()).isEqualTo(ControlResult.ERROR);
         assertThat(nan.message()).contains("cap must be a finite number");
         assertThat(bodies).isEmpty();
     }
@@ -129,10 +129,10 @@ class HttpCpuControlTest {
 
         ControlOutcome out = control.enforce(240, OptionalDouble.empty());
 
-        assertThat(out.result()).isEqualTo(Result.ERROR);
+        assertThat(out.result()).isEqualTo(ControlResult.ERROR);
         assertThat(out.message()).contains("HTTP 500").contains(url("/cap"));
         status.set(204);
-        assertThat(control.enforce(240, OptionalDouble.empty()).result()).isEqualTo(Result.APPLIED);
+        assertThat(control.enforce(240, OptionalDouble.empty()).result()).isEqualTo(ControlResult.APPLIED);
         assertThat(bodies).hasSize(2);
     }
 
@@ -147,7 +147,7 @@ class HttpCpuControlTest {
         try {
             ControlOutcome out = control.enforce(240, OptionalDouble.empty());
 
-            assertThat(out.result()).isEqualTo(Result.ERROR);
+            assertThat(out.result()).isEqualTo(ControlResult.ERROR);
             assertThat(out.message()).contains("timed out after 1 s");
             assertThat(answered).hasValue(0);
         } finally {
@@ -163,7 +163,7 @@ class HttpCpuControlTest {
         }
         HttpCpuControl control = new HttpCpuControl(http, "n", new CpuHttpControl("http://127.0.0.1:" + port + "/x", 1, null), CLOCK);
         ControlOutcome out = control.enforce(240, OptionalDouble.empty());
-        assertThat(out.result()).isEqualTo(Result.ERROR);
+        assertThat(out.result()).isEqualTo(ControlResult.ERROR);
         assertThat(out.message()).startsWith("POST http://127.0.0.1:" + port + "/x failed");
     }
 
@@ -171,7 +171,7 @@ class HttpCpuControlTest {
     void aMissingEndpointIsBlockedWithoutARequest() {
         HttpCpuControl control = new HttpCpuControl(http, "n", null, CLOCK);
         ControlOutcome out = control.enforce(240, OptionalDouble.empty());
-        assertThat(out.result()).isEqualTo(Result.BLOCKED);
+        assertThat(out.result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(bodies).isEmpty();
     }
 }

@@ -5,8 +5,8 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.NodeFacts;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.host.CapRequest;
+import io.joulie.api.v1alpha1.ControlResult;
 import io.joulie.api.v1alpha1.TelemetryProfileSpec.GpuHttpControl;
-import io.joulie.api.v1alpha1.TelemetryProfileStatus.Result;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,7 +59,7 @@ class HttpGpuControlTest {
         ControlOutcome out = control.enforce(new CapRequest.Watts(300), NodeFacts.of(OptionalDouble.empty()));
 
         assertThat(out.backend()).isEqualTo(GpuBackend.HTTP);
-        assertThat(out.result()).isEqualTo(Result.APPLIED);
+        assertThat(out.result()).isEqualTo(ControlResult.APPLIED);
         assertThat(out.observed()).containsEntry(Observed.CAP_WATTS_PER_GPU, 300.0);
         assertThat(requests).singleElement().asString().isEqualTo("/control/sim-3 {\"node\":\"sim-3\",\"action\":\"gpu.set_power_cap_watts\","
                 + "\"capWattsPerGpu\":300.0,\"ts\":\"2026-11-24T10:00:00Z\"}");
@@ -68,17 +68,17 @@ class HttpGpuControlTest {
 
         status.set(503);
         ControlOutcome failed = control.enforce(new CapRequest.Watts(250), NodeFacts.of(OptionalDouble.empty()));
-        assertThat(failed.result()).isEqualTo(Result.ERROR);
+        assertThat(failed.result()).isEqualTo(ControlResult.ERROR);
         assertThat(failed.message()).endsWith("answered HTTP 503");
         status.set(200);
-        assertThat(control.enforce(new CapRequest.Watts(250), NodeFacts.of(OptionalDouble.empty())).result()).isEqualTo(Result.APPLIED);
+        assertThat(control.enforce(new CapRequest.Watts(250), NodeFacts.of(OptionalDouble.empty())).result()).isEqualTo(ControlResult.APPLIED);
         assertThat(requests).hasSize(3);
     }
 
     @Test
     void aPercentWithoutTheBoardsMaximaIsBlockedAndNothingIsSent() {
         ControlOutcome out = control().enforce(new CapRequest.Percent(60), new NodeFacts(OptionalDouble.empty(), Optional.empty()));
-        assertThat(out.result()).isEqualTo(Result.BLOCKED);
+        assertThat(out.result()).isEqualTo(ControlResult.BLOCKED);
         assertThat(out.message()).startsWith("a percent cap needs each board's maximum");
         assertThat(requests).isEmpty();
     }

@@ -1,5 +1,6 @@
 package io.joulie.agent.host;
 
+import io.joulie.agent.host.OriginalsStore.Stored;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,67 +15,39 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The originals file in JOULIE_STATE_DIR and the decision at start: which originals a new agent process uses. */
-class OriginalsStoreTest {
-    static final Originals FOUND = new Originals(Optional.of("boot-1"),
+/** The originals' lifecycle, on the CPU's: the decision at start (which originals a new agent process uses), keeping, restoring. */
+class KeptOriginalsTest {
+    static final CpuOriginals FOUND = new CpuOriginals(
             List.of(new LimitSnapshot("intel-rapl:0", 0, 200_000_000), new LimitSnapshot("intel-rapl:1", 0, 180_000_000)),
             Map.of(0, 3_500_000L, 2, 3_000_000L));
+    static final Stored<CpuOriginals> STORED = new Stored<>(Optional.of("boot-1"), FOUND);
 
     @TempDir
     Path dir;
 
-    @Test
-    void whatIsSavedIsLoadedBackExactlyAndClearRemovesIt() throws IOException {
-        FileOriginalsStore store = new FileOriginalsStore(dir.resolve("state"));
-        assertThat(store.load()).isEmpty();
-        store.save(FOUND);
-        assertThat(store.load()).contains(FOUND);
-        assertThat(Files.list(dir.resolve("state")).map(p -> p.getFileName().toString()).toList())
-                .as("no temporary file left after the rename").containsExactly("originals.json");
-        store.clear();
-        assertThat(store.load()).isEmpty();
-        store.clear();
-    }
-
-    /** A crash between writing the temporary file and the rename leaves the old file whole. */
-    @Test
-    void aSaveCutShortLeavesTheEarlierOriginals() throws IOException {
-        FileOriginalsStore store = new FileOriginalsStore(dir);
-        store.save(FOUND);
-        Files.writeString(dir.resolve("originals.json.tmp"), "{\"format\": 1, \"bootId\": \"boot-1\", \"powercap\": [{\"zo");
-        assertThat(store.load()).contains(FOUND);
-        Originals next = new Originals(Optional.of("boot-1"), List.of(new LimitSnapshot("intel-rapl:0", 0, 1)), Map.of());
-        store.save(next);
-        assertThat(store.load()).contains(next);
-    }
-
-    @Test
-    void aFileThatIsNotOursIsRefusedWithItsPath() throws IOException {
-        FileOriginalsStore store = new FileOriginalsStore(dir);
-        Files.writeString(dir.resolve("originals.json"), "{\"format\": 1, \"bootId\": \"b\", \"powercap\": [{\"zone\": 3}], \"cpufreq\": []}");
-        assertThatThrownBy(store::load).isInstanceOf(IOException.class)
-                .hasMessageStartingWith(dir.resolve("originals.json") + " is not an originals file of this agent (zone is not a string)");
-        Files.writeString(dir.resolve("originals.json"), "garbage");
-        assertThatThrownBy(store::load).isInstanceOf(IOException.class);
+    static KeptOriginals<CpuOriginals> open(OriginalsStore<CpuOriginals> store, Optional<String> bootId, List<String> log) {
+        return KeptOriginals.open(OriginalsKind.CPU, store, bootId, log::add);
     }
 
     @Test
     void theOriginalsOfThisBootWinOthersGo() throws IOException {
         List<String> log = new ArrayList<>();
-        OriginalsStore store = OriginalsStore.memory();
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add)).isEqualTo(HostOriginals.Start.NOTHING);
+        OriginalsStore<CpuOriginals> store = OriginalsStore.memory();
+        assertThat(open(store, Optional.of("boot-1"), log).kept()).isEmpty();
         assertThat(log).isEmpty();
 
-        store.save(FOUND);
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-1"), log::add).inherited()).contains(FOUND);
+        store.save(STORED);
+        assertThat(open(store, Optional.of("boot-1"), log).kept()).contains(FOUND);
         assertThat(log.getLast()).startsWith("Using the originals an earlier agent process of this boot kept in memory");
 
         // the boot id cannot be read: a reboot since cannot be told, and the kept originals are used
-        assertThat(HostOriginals.inherited(store, Optional.empty(), log::add).inherited()).contains(FOUND);
+        assertThat(open(store, Optional.empty(), log).kept()).contains(FOUND);
         assertThat(log.getLast()).contains("the boot id cannot be read");
 
         // rebooted: the firmware reset the limits, the file must not win, and it goes
-        assertThat(HostOriginals.inherited(store, Optional.of("boot-2"), log::add)).isEqualTo(HostOriginals.Start.NOTHING);
+        KeptOriginals<CpuOriginals> rebooted = open(store, Optional.of("boot-2"), log);
+        assertThat(rebooted.kept()).isEmpty();
+        assertThat(rebooted.leftByEarlierProcess()).isFalse();
         assertThat(log.getLast()).contains("are of boot boot-1, this is boot boot-2: the node rebooted").endsWith("the file was removed");
         assertThat(store.load()).isEmpty();
     }
@@ -87,14 +60,14 @@ class OriginalsStoreTest {
     void anUnreadableStoreStopsEveryWrite() throws IOException {
         Files.writeString(dir.resolve("originals.json"), "garbage");
         List<String> log = new ArrayList<>();
-        FileOriginalsStore store = new FileOriginalsStore(dir);
-        HostOriginals.Start start = HostOriginals.inherited(store, Optional.of("boot-1"), log::add);
-        assertThat(start.inherited()).isEmpty();
-        assertThat(start.unusable()).hasValueSatisfying(why -> assertThat(why).startsWith("the originals in "
+        FileOriginalsStore<CpuOriginals> store = new FileOriginalsStore<>(dir, OriginalsKind.CPU);
+        KeptOriginals<CpuOriginals> kept = open(store, Optional.of("boot-1"), log);
+        assertThat(kept.kept()).isEmpty();
+        assertThat(kept.unusable()).hasValueSatisfying(why -> assertThat(why).startsWith("the originals in "
                 + dir.resolve("originals.json") + " cannot be read").contains("this agent writes no limit until"));
-        assertThat(log).containsExactly(start.unusable().get());
-        HostOriginals kept = new HostOriginals(store, Optional.of("boot-1"), Powercap.absent(), Cpufreq.absent(), start);
-        assertThatThrownBy(kept::beforeWrite).isInstanceOf(IOException.class).hasMessage(start.unusable().get());
+        assertThat(log).containsExactly(kept.unusable().get());
+        assertThatThrownBy(() -> kept.beforeWrite(() -> CpuOriginals.inForce(Powercap.absent(), Cpufreq.absent())))
+                .isInstanceOf(IOException.class).hasMessage(kept.unusable().get());
         assertThat(Files.readString(dir.resolve("originals.json"))).isEqualTo("garbage");
     }
 
@@ -114,16 +87,18 @@ class OriginalsStoreTest {
                 .put(policy.resolve("scaling_max_freq"), 3_500_000);
         Powercap powercap = SysfsPowercap.open(sys, files, Msr.absent());
         Cpufreq cpufreq = SysfsCpufreq.open(sys, files);
-        OriginalsStore store = OriginalsStore.memory();
-        HostOriginals kept = new HostOriginals(store, Optional.of("boot-1"), powercap, cpufreq, HostOriginals.Start.NOTHING);
+        OriginalsStore<CpuOriginals> store = OriginalsStore.memory();
+        KeptOriginals<CpuOriginals> kept = open(store, Optional.of("boot-1"), new ArrayList<>());
         assertThat(kept.leftByEarlierProcess()).isFalse();
+        KeptOriginals.InForce<CpuOriginals> inForce = () -> CpuOriginals.inForce(powercap, cpufreq);
 
         files.put(limit, 150_000_000).put(policy.resolve("scaling_max_freq"), 3_000_000); // set by hand after the agent started
-        kept.beforeWrite();
-        Originals first = new Originals(Optional.of("boot-1"), List.of(new LimitSnapshot("intel-rapl:0", 0, 150_000_000)), Map.of(0, 3_000_000L));
+        kept.beforeWrite(inForce);
+        Stored<CpuOriginals> first = new Stored<>(Optional.of("boot-1"),
+                new CpuOriginals(List.of(new LimitSnapshot("intel-rapl:0", 0, 150_000_000)), Map.of(0, 3_000_000L)));
         assertThat(store.load()).contains(first);
         files.put(limit, 60_000_000); // the agent's cap
-        kept.beforeWrite(); // saved already: not read again
+        kept.beforeWrite(inForce); // saved already: not read again
         assertThat(store.load()).contains(first);
 
         assertThat(powercap.restore().outcome()).isEqualTo(CapResult.Outcome.APPLIED);
@@ -132,10 +107,9 @@ class OriginalsStoreTest {
         assertThat(files.get(limit)).isEqualTo("150000000");
 
         store.save(first);
-        HostOriginals inherited = new HostOriginals(store, Optional.of("boot-1"), powercap, cpufreq,
-                new HostOriginals.Start(Optional.of(first), Optional.empty()));
+        KeptOriginals<CpuOriginals> inherited = open(store, Optional.of("boot-1"), new ArrayList<>());
         assertThat(inherited.leftByEarlierProcess()).isTrue();
-        inherited.beforeWrite(); // stored already: what is in force now (perhaps the dead agent's cap) is not read
+        inherited.beforeWrite(inForce); // stored already: what is in force now (perhaps the dead agent's cap) is not read
         assertThat(store.load()).contains(first);
         inherited.restored();
         assertThat(inherited.leftByEarlierProcess()).isFalse();
@@ -145,9 +119,9 @@ class OriginalsStoreTest {
     @Test
     void theBootIdIsReadFromTheHostsProcfs() throws IOException {
         HostRoots roots = HostRoots.under(dir);
-        assertThat(HostOriginals.bootId(roots)).isEmpty();
+        assertThat(KeptOriginals.bootId(roots)).isEmpty();
         Files.createDirectories(dir.resolve("proc/sys/kernel/random"));
         Files.writeString(dir.resolve("proc/sys/kernel/random/boot_id"), "0a1b2c3d-0000-4000-8000-000000000001\n");
-        assertThat(HostOriginals.bootId(roots)).contains("0a1b2c3d-0000-4000-8000-000000000001");
+        assertThat(KeptOriginals.bootId(roots)).contains("0a1b2c3d-0000-4000-8000-000000000001");
     }
 }
