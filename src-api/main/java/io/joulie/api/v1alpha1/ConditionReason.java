@@ -7,6 +7,11 @@ package io.joulie.api.v1alpha1;
  */
 public enum ConditionReason {
     // Problems, most important first.
+    /**
+     * A {@code joulie.io} CRD installed is another project's (no {@code joulie.io/schema} annotation): the operator does
+     * not act (docs/install.md, "Coming from the Go Joulie").
+     */
+    ForeignCustomResourceDefinition(false),
     /** The agent DaemonSet selects no node. */
     NoNodesSelected(false),
     /** The DaemonSet controller cannot create agent pods: admission (Pod Security, SCC, quota, policy) refuses them. */

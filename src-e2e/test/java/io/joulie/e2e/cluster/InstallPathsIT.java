@@ -166,4 +166,55 @@ class InstallPathsIT {
             assertThat(c.sh("helm status joulie", env).ok().output()).contains("STATUS: deployed");
         }
     }
+
+    /**
+     * Another project's CRD of one of Joulie's names, as the Go Joulie's {@code nodehardwares.joulie.io} {@code v1alpha1}
+     * (a stand-in schema of its own, without Joulie's marker): {@code helm install} stops with a message naming it and
+     * the way forward, installs no operator, and leaves that CRD's schema as it was (Helm does not replace an existing
+     * CRD; the chart's crd-check template refuses to go on).
+     */
+    @Test
+    void helmRefusesAnotherProjectsCrdOfOneOfJoulieNames() throws IOException, InterruptedException {
+        Path helm = InstallPathsTest.helm();
+        Path home = Files.createDirectories(RealCluster.REPO.resolve("src-e2e/target/helm-home"));
+        Map<String, String> env = Map.of("PATH", helm.getParent() + ":" + System.getenv("PATH"),
+                "HELM_CACHE_HOME", home.resolve("cache").toString(), "HELM_CONFIG_HOME", home.resolve("config").toString(),
+                "HELM_DATA_HOME", home.resolve("data").toString());
+        try (RealCluster c = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-foreign-crd"))) {
+            c.kubectl("""
+                    apiVersion: apiextensions.k8s.io/v1
+                    kind: CustomResourceDefinition
+                    metadata: {name: nodehardwares.joulie.io}
+                    spec:
+                      group: joulie.io
+                      scope: Cluster
+                      names: {kind: NodeHardware, plural: nodehardwares, singular: nodehardware}
+                      versions:
+                      - name: v1alpha1
+                        served: true
+                        storage: true
+                        schema:
+                          openAPIV3Schema:
+                            type: object
+                            properties:
+                              spec:
+                                type: object
+                                properties:
+                                  nodeName: {type: string}
+                                  cpuVendor: {type: string}
+                    """, "apply", "-f", "-").ok();
+            c.kubectl(null, "wait", "--for=condition=Established", "--timeout=30s", "crd/nodehardwares.joulie.io").ok();
+            String before = c.kubectl(null, "get", "crd", "nodehardwares.joulie.io", "-o", "jsonpath={.spec.versions}").ok().output();
+
+            RealCluster.Result r = c.sh(documented("helm install "), env);
+
+            assertThat(r.exit()).as("helm install over a foreign CRD:\n" + r.output()).isNotZero();
+            assertThat(r.output()).contains("CustomResourceDefinition nodehardwares.joulie.io is installed without the annotation "
+                    + "joulie.io/schema: joulie-io/joulie").contains("Coming from the Go Joulie");
+            assertThat(c.kubectl(null, "get", "crd", "nodehardwares.joulie.io", "-o", "jsonpath={.spec.versions}").ok().output())
+                    .as("the other project's schema").isEqualTo(before);
+            assertThat(c.admin.apps().deployments().inAnyNamespace().list().getItems())
+                    .as("no operator installed").noneMatch(d -> d.getMetadata().getName().equals("joulie-operator"));
+        }
+    }
 }

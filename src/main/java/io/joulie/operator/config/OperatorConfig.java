@@ -7,6 +7,7 @@ import io.smallrye.config.WithKeys;
 import io.smallrye.config.WithName;
 import io.smallrye.config.WithParentName;
 
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -40,6 +41,20 @@ public interface OperatorConfig {
     Optional<String> podNamespace();
 
     LeaderElection leaderElection();
+
+    /**
+     * Whether the {@code joulie.io} CRDs installed are checked for this project's marker before the operator acts
+     * (docs/install.md, "Coming from the Go Joulie"). Off only where the CRDs come from the Operator SDK's generator
+     * without the install's marker (the mock API server of the tests).
+     */
+    @WithName("crd-check")
+    @WithDefault("true")
+    boolean crdCheck();
+
+    /** How often, at most, a missing optional CRD (Prometheus Operator, OpenShift SCC) is looked for again. */
+    @WithName("optional-crd-recheck")
+    @WithDefault("PT2M")
+    Duration optionalCrdRecheck();
 
     /** Defaults of the agent DaemonSet that a Joulie resource does not set. */
     AgentDefaults agent();

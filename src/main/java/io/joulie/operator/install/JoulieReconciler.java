@@ -2,9 +2,12 @@ package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetStatus;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -20,9 +23,12 @@ import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInbound
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.joulie.api.v1alpha1.ConditionReason;
 import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieCondition;
+import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.PlanningVariable;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
@@ -31,60 +37,81 @@ import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * Converges the active {@code Joulie} resource: the agent DaemonSet and the metrics Services (dependent
- * resources; the agent's ServiceAccount and RBAC come with the install, decision "OLM install mode and the
- * agent ServiceAccount"), then the resource's one status: Available / Progressing / Degraded conditions,
- * agent counts, the effective policy, nodes by state and excluded nodes from the planner, and the
- * monitoring controller's MonitoringReady condition; written only when it changes. A DaemonSet that
- * selects no node is Degraded with reason {@code NoNodesSelected}, never Available.
+ * The one controller of the {@code Joulie} resource. Its workflow converges the objects the active resource owns
+ * ({@link JoulieDependents}): the agent DaemonSet, the metrics Services and the agent's admission policy always; the
+ * Grafana dashboard ConfigMap, ServiceMonitors and a PrometheusRule as {@code spec.monitoring} says; the OpenShift SCC.
+ * The optional kinds are dependents only where their CRD is installed (activation conditions); missing, they make a
+ * {@code MonitoringReady=False} condition, not a failure, and the controller comes back to look for them. Then it
+ * writes the resource's one status: Available / Progressing / Degraded conditions, agent counts, the effective policy,
+ * nodes by state and excluded nodes from the planner, and MonitoringReady; only when it changes, and only on the
+ * leader. A DaemonSet that selects no node is Degraded with reason {@code NoNodesSelected}, never Available. While a
+ * {@code joulie.io} CRD of another project is installed ({@link CrdOwnership}) the workflow does not run.
  */
-@Workflow(dependents = {
-        @Dependent(name = "agent-daemonset", type = AgentDependents.AgentDaemonSet.class,
-                reconcilePrecondition = AgentDependents.Active.class),
-        @Dependent(name = "agent-metrics-service", type = AgentDependents.AgentMetricsService.class,
-                reconcilePrecondition = AgentDependents.Active.class),
-        @Dependent(name = "operator-metrics-service", type = AgentDependents.OperatorMetricsService.class,
-                reconcilePrecondition = AgentDependents.Active.class),
-        @Dependent(name = "agent-admission-policy", type = AgentDependents.AgentAdmissionPolicy.class,
-                reconcilePrecondition = AgentDependents.Active.class),
-        @Dependent(name = "agent-admission-policy-binding", type = AgentDependents.AgentAdmissionPolicyBinding.class,
-                reconcilePrecondition = AgentDependents.Active.class, dependsOn = "agent-admission-policy")})
+@Workflow(explicitInvocation = true, dependents = {
+        @Dependent(name = JoulieReconciler.AGENT_DAEMONSET, type = JoulieDependents.AgentDaemonSet.class,
+                reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "agent-metrics-service", type = JoulieDependents.AgentMetricsService.class,
+                reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "operator-metrics-service", type = JoulieDependents.OperatorMetricsService.class,
+                reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "agent-admission-policy", type = JoulieDependents.AgentAdmissionPolicy.class,
+                reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "agent-admission-policy-binding", type = JoulieDependents.AgentAdmissionPolicyBinding.class,
+                reconcilePrecondition = JoulieDependents.Active.class, dependsOn = "agent-admission-policy"),
+        @Dependent(name = "agent-scc", type = JoulieDependents.AgentScc.class,
+                activationCondition = JoulieDependents.CrdPresent.class, reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "grafana-dashboard", type = JoulieDependents.Dashboard.class,
+                reconcilePrecondition = JoulieDependents.DashboardWanted.class),
+        @Dependent(name = "operator-service-monitor", type = JoulieDependents.OperatorServiceMonitor.class,
+                activationCondition = JoulieDependents.CrdPresent.class,
+                reconcilePrecondition = JoulieDependents.ServiceMonitorsWanted.class),
+        @Dependent(name = "agent-service-monitor", type = JoulieDependents.AgentServiceMonitor.class,
+                activationCondition = JoulieDependents.CrdPresent.class,
+                reconcilePrecondition = JoulieDependents.ServiceMonitorsWanted.class),
+        @Dependent(name = "prometheus-rule", type = JoulieDependents.Rules.class,
+                activationCondition = JoulieDependents.CrdPresent.class,
+                reconcilePrecondition = JoulieDependents.RulesWanted.class)})
 @ControllerConfiguration(name = "joulie")
 @CSVMetadata(bundleName = JoulieBundle.NAME)
 public class JoulieReconciler implements Reconciler<Joulie> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
     private static final ResourceID ACTIVE = new ResourceID(Joulie.ACTIVE_NAME);
+    static final String AGENT_DAEMONSET = "agent-daemonset";
     static final String AGENT_PODS = "agent-pods";
     static final String AGENT_EVENTS = "agent-events";
 
     private final EffectivePolicy policy;
     private final PlannerStatus planner;
     private final LeaderElection leader;
-    private final MonitoringState monitoring;
+    private final CrdOwnership crds;
     private final Clock clock;
     private final AgentPodMetrics agentPods;
+    private final Duration crdRecheck;
 
-    public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, MonitoringState monitoring,
-                            Clock clock, AgentPodMetrics agentPods) {
+    public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, CrdOwnership crds,
+                            Clock clock, AgentPodMetrics agentPods, OperatorConfig config) {
         this.agentPods = agentPods;
         this.policy = policy;
         this.clock = clock;
         this.planner = planner;
         this.leader = leader;
-        this.monitoring = monitoring;
+        this.crds = crds;
+        this.crdRecheck = config.optionalCrdRecheck();
     }
 
-    /** Planner reports and monitoring outcomes re-run this reconciler, so the status follows them. */
+    /** Planner reports re-run this reconciler, so the status follows them. */
     @Override
     public List<EventSource<?, Joulie>> prepareEventSources(EventSourceContext<Joulie> context) {
         SimpleInboundEventSource<Joulie> signals = new SimpleInboundEventSource<>("joulie-signals");
         planner.onChange(() -> signals.propagateEvent(ACTIVE));
-        monitoring.onChange(() -> signals.propagateEvent(ACTIVE));
         // What the cluster says about the agent pods (why they are refused, unschedulable or failing) re-runs this
         // reconciler: the DaemonSet's status alone does not change when the controller keeps failing to create pods.
         InformerEventSource<Pod, Joulie> pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Joulie.class)
@@ -99,19 +126,75 @@ public class JoulieReconciler implements Reconciler<Joulie> {
 
     @Override
     public UpdateControl<Joulie> reconcile(Joulie joulie, Context<Joulie> context) {
-        if (!leader.isLeader()) {
-            // The dependents are kept by every replica (they agree, so nothing is written); the status only by the
-            // leader: a standby has no planner report, and two writers made each other's patches fail (409, 422) on a
-            // real API server.
-            return UpdateControl.noUpdate();
+        Optional<JoulieStatusAggregator.Problem> foreign = crds.foreign();
+        boolean active = Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName());
+        Monitoring monitoring = null;
+        if (foreign.isEmpty()) {
+            // The dependents are kept by every replica (they agree, so nothing is written)
+            context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+            monitoring = active ? monitoring(joulie, context) : null;
         }
-        if (!Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName())) {
+        // A wanted kind whose CRD is missing: look again later (the activation condition checks at most that often)
+        Optional<Duration> again = monitoring != null && monitoring.missing() ? Optional.of(crdRecheck) : Optional.empty();
+        if (!leader.isLeader()) {
+            // The status only by the leader: a standby has no planner report, and two writers made each other's
+            // patches fail (409, 422) on a real API server.
+            return again.map(UpdateControl.<Joulie>noUpdate()::rescheduleAfter).orElseGet(UpdateControl::noUpdate);
+        }
+        if (!active) {
             // Only the active resource's spec.policy may be resolved: resolving records the last valid settings.
             return write(joulie, JoulieStatusAggregator.of(joulie).notActive(clock.instant()));
         }
-        return write(joulie, statusOf(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null),
+        if (monitoring == null) {
+            return write(joulie, JoulieStatusAggregator.of(joulie).problem(foreign.orElseThrow().reason(),
+                    foreign.orElseThrow().message()).build(clock.instant()));
+        }
+        UpdateControl<Joulie> update = write(joulie, statusOf(joulie, context.getSecondaryResource(DaemonSet.class).orElse(null),
                 context.getSecondaryResources(Pod.class), context.getSecondaryResources(Event.class),
-                policy.resolve(joulie), planner.latest().orElse(null), monitoring.condition().orElse(null)));
+                policy.resolve(joulie), planner.latest().orElse(null), monitoring.condition()));
+        return again.map(update::rescheduleAfter).orElse(update);
+    }
+
+    /** The MonitoringReady condition, and whether a wanted kind's CRD is missing. */
+    record Monitoring(Condition condition, boolean missing) {
+    }
+
+    /** What {@code spec.monitoring} asks for against what the workflow found installed (its activation conditions). */
+    static Monitoring monitoring(Joulie joulie, Context<Joulie> context) {
+        JoulieSpec.Monitoring m = MonitoringTemplate.monitoring(joulie);
+        List<String> created = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        if (m.grafanaDashboardEnabled()) {
+            created.add("Grafana dashboard ConfigMap " + MonitoringTemplate.DASHBOARD);
+        }
+        optional(context, ServiceMonitor.class, m.serviceMonitorEnabled(), "ServiceMonitors "
+                + List.of(AgentTemplate.OPERATOR_METRICS, AgentTemplate.NAME), created, missing);
+        optional(context, PrometheusRule.class, m.prometheusRulesEnabled(), "PrometheusRule [" + MonitoringTemplate.RULES + "]",
+                created, missing);
+        if (!missing.isEmpty()) {
+            return new Monitoring(JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, false,
+                    ConditionReason.PrometheusOperatorMissing, String.join("; ", missing)
+                            + (created.isEmpty() ? "" : "; created: " + String.join(", ", created))), true);
+        }
+        return new Monitoring(created.isEmpty()
+                ? JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, true, ConditionReason.Disabled,
+                "spec.monitoring turns every monitoring object off")
+                : JoulieStatusAggregator.condition(JoulieCondition.MonitoringReady, true, ConditionReason.Ready,
+                "created: " + String.join(", ", created)), false);
+    }
+
+    private static void optional(Context<Joulie> context, Class<? extends HasMetadata> kind, boolean wanted, String what,
+                                 List<String> created, List<String> missing) {
+        if (!wanted) {
+            return;
+        }
+        boolean installed = context.managedWorkflowAndDependentResourceContext()
+                .get(JoulieDependents.CrdPresent.crdKey(kind), Boolean.class).orElse(false);
+        if (installed) {
+            created.add(what);
+        } else {
+            missing.add(HasMetadata.getFullResourceName(kind) + " is not installed (no Prometheus Operator?): " + what + " not created");
+        }
     }
 
     @Override
@@ -145,7 +228,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
      * @param policy     the effective policy and why spec.policy was rejected, if it was
      * @param report     the leader's last planner report, or null before its first tick (the status then keeps
      *                   the counts written before)
-     * @param monitoring the MonitoringReady condition from the monitoring controller, or null before its first run
+     * @param monitoring the MonitoringReady condition
      */
     private JoulieStatus statusOf(Joulie joulie, DaemonSet daemonSet, Set<Pod> pods, Set<Event> events,
                                   EffectivePolicy.Resolution policy,

@@ -2,16 +2,19 @@ package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleBuilder;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleSpec;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleSpecBuilder;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
+import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitorBuilder;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
-import io.quarkus.arc.Unremovable;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.io.IOException;
@@ -29,7 +32,6 @@ import java.util.Optional;
  * agents' metrics Services, and a PrometheusRule with Joulie's alerts. The dashboard and the alerts are
  * the files under {@code monitoring/} on the class path (src/main/resources/monitoring).
  */
-@Unremovable // looked up by the JOSDK dependent, which is not a CDI bean
 @ApplicationScoped
 public class MonitoringTemplate {
     public static final String DASHBOARD = "joulie-dashboard";
@@ -42,21 +44,19 @@ public class MonitoringTemplate {
     static final ResourceDefinitionContext PROMETHEUS_RULE = new ResourceDefinitionContext.Builder()
             .withGroup("monitoring.coreos.com").withVersion("v1").withKind("PrometheusRule").withPlural("prometheusrules")
             .withNamespaced(true).build();
-    static final String SERVICE_MONITOR_CRD = "servicemonitors.monitoring.coreos.com";
-    static final String PROMETHEUS_RULE_CRD = "prometheusrules.monitoring.coreos.com";
 
     private final String namespace;
     private final String dashboard;
-    private final Object alertGroups;
+    private final PrometheusRuleSpec alerts;
 
     public MonitoringTemplate(KubernetesClient client, OperatorConfig config) {
         this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
         this.dashboard = read(DASHBOARD_FILE);
         Map<?, ?> rules = client.getKubernetesSerialization().unmarshal(read(ALERTS_FILE), Map.class);
-        this.alertGroups = rules.get("groups");
-        if (!(alertGroups instanceof List<?>)) {
+        if (!(rules.get("groups") instanceof List<?>)) {
             throw new IllegalStateException(ALERTS_FILE + " has no 'groups' list");
         }
+        this.alerts = client.getKubernetesSerialization().convertValue(rules, PrometheusRuleSpec.class);
     }
 
     static String read(String resource) {
@@ -87,12 +87,8 @@ public class MonitoringTemplate {
         return labels;
     }
 
-    private ObjectMeta meta(String name, Map<String, String> labels, Joulie owner) {
-        return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels)
-                .withOwnerReferences(new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
-                        .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid())
-                        .withController(true).withBlockOwnerDeletion(false).build())
-                .build();
+    private ObjectMeta meta(String name, Map<String, String> labels) {
+        return new ObjectMetaBuilder().withName(name).withNamespace(namespace).withLabels(labels).build();
     }
 
     public String namespace() {
@@ -108,30 +104,19 @@ public class MonitoringTemplate {
                 .withData(Map.of("joulie.json", dashboard)).build();
     }
 
-    /** ServiceMonitors for the operator's and the agents' metrics Services. */
-    public List<GenericKubernetesResource> serviceMonitors(Joulie j) {
-        return List.of(serviceMonitor(j, AgentTemplate.OPERATOR_METRICS), serviceMonitor(j, AgentTemplate.NAME));
-    }
-
-    private GenericKubernetesResource serviceMonitor(Joulie j, String service) {
-        GenericKubernetesResource sm = new GenericKubernetesResource();
-        sm.setApiVersion("monitoring.coreos.com/v1");
-        sm.setKind("ServiceMonitor");
-        sm.setMetadata(meta(service, labels(service, j), j));
-        sm.setAdditionalProperty("spec", Map.of(
-                "selector", Map.of("matchLabels", Map.of("app.kubernetes.io/name", service, "app.kubernetes.io/part-of", "joulie")),
-                "namespaceSelector", Map.of("matchNames", List.of(namespace)),
-                "endpoints", List.of(Map.of("port", "metrics", "path", "/q/metrics", "interval", "30s"))));
-        return sm;
+    /** The ServiceMonitor of one metrics Service: the operator's ({@link AgentTemplate#OPERATOR_METRICS}) or the agents'. */
+    public ServiceMonitor serviceMonitor(Joulie j, String service) {
+        return new ServiceMonitorBuilder().withMetadata(meta(service, labels(service, j)))
+                .withNewSpec()
+                .withNewSelector().withMatchLabels(Map.of("app.kubernetes.io/name", service, "app.kubernetes.io/part-of", "joulie"))
+                .endSelector()
+                .withNewNamespaceSelector().withMatchNames(namespace).endNamespaceSelector()
+                .addNewEndpoint().withPort("metrics").withPath("/q/metrics").withInterval("30s").endEndpoint()
+                .endSpec().build();
     }
 
     /** The PrometheusRule with the alerts of monitoring/joulie-alerts.yaml. */
-    public GenericKubernetesResource prometheusRule(Joulie j) {
-        GenericKubernetesResource pr = new GenericKubernetesResource();
-        pr.setApiVersion("monitoring.coreos.com/v1");
-        pr.setKind("PrometheusRule");
-        pr.setMetadata(meta(RULES, labels(RULES, j), j));
-        pr.setAdditionalProperty("spec", Map.of("groups", alertGroups));
-        return pr;
+    public PrometheusRule prometheusRule(Joulie j) {
+        return new PrometheusRuleBuilder().withMetadata(meta(RULES, labels(RULES, j))).withSpec(new PrometheusRuleSpecBuilder(alerts).build()).build();
     }
 }

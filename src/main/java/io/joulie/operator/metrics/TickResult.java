@@ -14,6 +14,8 @@ public enum TickResult {
     STANDBY,
     /** A watch has not delivered its initial list or is reconnecting. */
     UNSYNCED,
+    /** A {@code joulie.io} CRD installed is another project's: nothing is planned (docs/install.md). */
+    FOREIGN_CRD,
     /** Leadership was lost while the tick wrote. */
     INTERRUPTED;
 

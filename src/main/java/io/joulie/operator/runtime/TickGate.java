@@ -1,6 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.operator.cluster.ClusterView;
+import io.joulie.operator.install.CrdOwnership;
 import io.joulie.operator.metrics.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -13,8 +14,9 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Whether this replica plans now: only the holder of the Lease, and only once every watch has delivered its
- * initial list and is watching (planning on a partial view could downgrade busy nodes).
+ * Whether this replica plans now: only the holder of the Lease, only while every {@code joulie.io} CRD installed is this
+ * project's ({@link CrdOwnership}: another project's NodeHardware would be misread), and only once every watch has
+ * delivered its initial list and is watching (planning on a partial view could downgrade busy nodes).
  */
 @ApplicationScoped
 public class TickGate {
@@ -23,23 +25,29 @@ public class TickGate {
     private final BooleanSupplier leading;
     private final Supplier<List<String>> unsynced;
     private final Consumer<Runnable> openings;
+    private final BooleanSupplier foreignCrd;
 
     @Inject
-    public TickGate(LeaderElection leader, ClusterView view) {
+    public TickGate(LeaderElection leader, ClusterView view, CrdOwnership crds) {
         this(leader::isLeader, view::unsynced, listener -> {
             view.onInitialSync(listener);
             leader.onLeading(listener);
-        });
+        }, () -> crds.foreign().isPresent());
+    }
+
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings) {
+        this(leading, unsynced, openings, () -> false);
     }
 
     /**
      * @param openings registers a listener for the moments the gate may open: the watches' initial sync, and each time
      *                 this replica becomes the leader
      */
-    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings) {
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings, BooleanSupplier foreignCrd) {
         this.leading = leading;
         this.unsynced = unsynced;
         this.openings = openings;
+        this.foreignCrd = foreignCrd;
     }
 
     /**
@@ -54,6 +62,10 @@ public class TickGate {
     public Optional<TickResult> closed() {
         if (!leading.getAsBoolean()) {
             return Optional.of(TickResult.STANDBY);
+        }
+        if (foreignCrd.getAsBoolean()) {
+            // the Joulie status and the log name the CRD (CrdOwnership); its objects are not read as Joulie's
+            return Optional.of(TickResult.FOREIGN_CRD);
         }
         List<String> notSynced = unsynced.get();
         if (!notSynced.isEmpty()) {

@@ -69,6 +69,16 @@ public final class TestConfig implements OperatorConfig {
     }
 
     @Override
+    public boolean crdCheck() {
+        return true;
+    }
+
+    @Override
+    public java.time.Duration optionalCrdRecheck() {
+        return java.time.Duration.ofMinutes(2);
+    }
+
+    @Override
     public AgentDefaults agent() {
         return () -> "quay.io/joulie/joulie-agent:test";
     }

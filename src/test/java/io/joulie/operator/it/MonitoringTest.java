@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.testkit.ServerSideApplyDispatcher;
@@ -44,6 +45,8 @@ class MonitoringTest extends OperatorTest {
         client.resources(Joulie.class).delete();
         client.apiextensions().v1().customResourceDefinitions().withName("servicemonitors.monitoring.coreos.com").delete();
         client.apiextensions().v1().customResourceDefinitions().withName("prometheusrules.monitoring.coreos.com").delete();
+        // JOSDK's CRD-present condition takes a CRD it found as there for good; these tests remove them
+        CRDPresentActivationCondition.clearState();
         await().atMost(WAIT).until(() -> client.resources(Joulie.class).list().getItems().isEmpty()
                 && dashboard() == null);
     }

@@ -1,5 +1,6 @@
 package io.joulie.operator.manifests;
 
+import io.joulie.operator.install.CrdOwnership;
 import io.joulie.operator.install.JoulieBundle;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 
@@ -154,6 +155,23 @@ public final class InstallPaths {
                   {{- toYaml .Values.joulie.spec | nindent 2 }}
                 {{- end }}
                 """);
+        files.put(CHART + "templates/crd-check.yaml", HEADER + """
+                {{- /*
+                Another project's CRD of one of Joulie's names (the Go Joulie defines nodehardwares.joulie.io v1alpha1 with a
+                schema of its own): Helm keeps an existing CRD as it is, so the install stops here instead of running Joulie
+                against it (docs/install.md, "Coming from the Go Joulie"). Without a cluster (helm template) lookup finds nothing.
+                */}}
+                {{- range $name := list %s }}
+                {{- $crd := lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" $name }}
+                {{- if $crd }}
+                {{- $marker := index ($crd.metadata.annotations | default dict) "%s" | default "" }}
+                {{- if ne $marker "%s" }}
+                {{- fail (printf "CustomResourceDefinition %%s is installed without the annotation %s: %s, so it is another project's (the Go Joulie's?). Joulie does not install over it: remove that project and its CRD first (docs/install.md, 'Coming from the Go Joulie')." $name) }}
+                {{- end }}
+                {{- end }}
+                {{- end }}
+                """.formatted(CrdOwnership.CRDS.stream().map(n -> "\"" + n + "\"").collect(java.util.stream.Collectors.joining(" ")),
+                CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE, CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE));
         files.put(CHART + "templates/NOTES.txt", """
                 Joulie {{ .Chart.AppVersion }}: the operator runs in namespace {{ .Values.namespace.name }}.
                 {{- if .Values.joulie.create }}

@@ -15,6 +15,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
+import io.joulie.operator.install.CrdOwnership;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -81,6 +82,10 @@ public final class Manifests {
             crd.getSpec().getVersions().forEach(v -> v.getAdditionalPrinterColumns()
                     .sort(Comparator.comparingInt((CustomResourceColumnDefinition c) -> order.indexOf(c.getName()))));
             crd.getSpec().getVersions().forEach(v -> describe(type, v.getSchema().getOpenAPIV3Schema()));
+            // This project's mark: another project's CRD of the same name (the Go Joulie's nodehardwares.joulie.io) has
+            // none, and neither the operator nor the Helm chart acts on it (CrdOwnership, docs/install.md)
+            crd.getMetadata().setLabels(Map.of("app.kubernetes.io/part-of", "joulie"));
+            crd.getMetadata().setAnnotations(Map.of(CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE));
             files.put("10-crd-" + crdName + ".yml", HEADER + yaml.asYaml(crd));
         }
         files.put("20-operator.yml", HEADER + operator(yaml, read(buildOutput.resolve("kubernetes.yml"))));

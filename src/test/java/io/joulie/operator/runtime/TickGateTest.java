@@ -31,4 +31,14 @@ class TickGateTest {
         gate.onOpening(tick);
         assertThat(listeners).containsExactly(tick);
     }
+
+    @Test
+    void nothingIsPlannedWhileAJoulieCrdIsAnotherProjects() {
+        AtomicBoolean foreign = new AtomicBoolean(true);
+        TickGate gate = new TickGate(() -> true, List::of, listener -> { }, foreign::get);
+
+        assertThat(gate.closed()).contains(TickResult.FOREIGN_CRD);
+        foreign.set(false);
+        assertThat(gate.closed()).isEmpty();
+    }
 }
