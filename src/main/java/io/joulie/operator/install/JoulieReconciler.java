@@ -27,6 +27,7 @@ import io.joulie.api.v1alpha1.JoulieCondition;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.api.v1alpha1.JoulieStatus;
 import io.joulie.api.v1alpha1.JoulieStatusAggregator;
+import io.joulie.operator.cluster.CrdOwnership;
 import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.config.OperatorConfig;
 import io.joulie.operator.config.PlanningVariable;

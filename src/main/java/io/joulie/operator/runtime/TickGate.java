@@ -1,7 +1,7 @@
 package io.joulie.operator.runtime;
 
 import io.joulie.operator.cluster.ClusterView;
-import io.joulie.operator.install.CrdOwnership;
+import io.joulie.operator.cluster.CrdOwnership;
 import io.joulie.operator.metrics.TickResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -3,7 +3,7 @@ package io.joulie.operator.it;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
-import io.joulie.operator.install.CrdOwnership;
+import io.joulie.operator.cluster.CrdOwnership;
 import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;

@@ -1,6 +1,6 @@
 package io.joulie.operator.manifests;
 
-import io.joulie.operator.install.CrdOwnership;
+import io.joulie.operator.cluster.CrdOwnership;
 import io.joulie.operator.install.JoulieBundle;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 

@@ -15,7 +15,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.TelemetryProfile;
-import io.joulie.operator.install.CrdOwnership;
+import io.joulie.operator.cluster.CrdOwnership;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package io.joulie.operator.install;
+package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
