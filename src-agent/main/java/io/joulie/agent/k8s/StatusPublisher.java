@@ -66,7 +66,7 @@ public final class StatusPublisher {
         if (outcomes.isEmpty()) {
             return;
         }
-        Applied was = written.computeIfAbsent(node, n -> npp.map(NodePowerProfile::getStatus).map(NodePowerProfileStatus::applied)
+        Applied was = written.computeIfAbsent(node, n -> npp.map(NodePowerProfile::applied)
                 .map(StatusPublisher::timeless).orElse(null));
         Applied next = answer(npp.map(p -> p.getMetadata().getGeneration()).orElse(null), was, outcomes);
         Map<Family, ControlOutcome> changed = new EnumMap<>(Family.class);

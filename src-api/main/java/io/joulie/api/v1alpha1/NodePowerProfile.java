@@ -39,4 +39,8 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @AdditionalPrinterColumn(name = "Perf pods", jsonPath = ".status.performancePods", type = AdditionalPrinterColumn.Type.INTEGER, priority = 1)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
 public class NodePowerProfile extends CustomResource<NodePowerProfileSpec, NodePowerProfileStatus> {
+    /** The agent's answer, {@code status.applied}, or null while there is none. */
+    public NodePowerProfileStatus.Applied applied() {
+        return getStatus() == null ? null : getStatus().applied();
+    }
 }

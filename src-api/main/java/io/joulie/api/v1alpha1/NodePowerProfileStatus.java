@@ -52,8 +52,19 @@ public record NodePowerProfileStatus(
 
     /** This status without the agent's part (what the operator applies with its field manager). */
     public NodePowerProfileStatus operatorPart() {
+        return withApplied(null);
+    }
+
+    /** The same status with {@code applied} as the agent's part. */
+    public NodePowerProfileStatus withApplied(Applied applied) {
         return new NodePowerProfileStatus(state, since, reason, observedGeneration, performancePods, forcedPods, agent,
-                agentMessage, null);
+                agentMessage, applied);
+    }
+
+    /** The same status for another generation of the spec. */
+    public NodePowerProfileStatus withObservedGeneration(Long generation) {
+        return new NodePowerProfileStatus(state, since, reason, generation, performancePods, forcedPods, agent, agentMessage,
+                applied);
     }
 
     /** The agent's answer to one generation of the spec, per control family. */
@@ -67,11 +78,6 @@ public record NodePowerProfileStatus(
             Gpu gpu,
             @JsonPropertyDescription("When the agent wrote this answer (RFC 3339).")
             String time) {
-
-        /** The answer of the family, or null without one. */
-        public Family family(boolean gpuFamily) {
-            return gpuFamily ? gpu : cpu;
-        }
     }
 
     /** What both families' answers say. */

@@ -281,7 +281,7 @@ public class ClusterView {
     }
 
     private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {
-        return npp == null || npp.getStatus() == null ? null : npp.getStatus().applied();
+        return npp == null ? null : npp.applied();
     }
 
     /**

@@ -198,8 +198,7 @@ public class KubernetesActuator implements ActuationAdapter {
 
     private void updateStatus(NodePowerProfile cached, NodePowerProfileStatus status) {
         onConflictRetry(cached, fresh -> {
-            fresh.setStatus(new NodePowerProfileStatus(status.state(), status.since(), status.reason(), fresh.getMetadata().getGeneration(),
-                    status.performancePods(), status.forcedPods(), status.agent(), status.agentMessage(), null));
+            fresh.setStatus(status.withObservedGeneration(fresh.getMetadata().getGeneration()));
             NodePowerProfile updated = api.updateStatus(fresh);
             metrics.write(ApiWrite.NODE_POWER_PROFILE_UPDATE_STATUS);
             return updated;

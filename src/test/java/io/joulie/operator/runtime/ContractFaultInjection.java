@@ -747,8 +747,7 @@ final class ContractFaultInjection {
             NodePowerProfile stored = copy(current);
             // the operator's fields; status.applied is the agent's and stays
             NodePowerProfileStatus op = npp.getStatus();
-            stored.setStatus(new NodePowerProfileStatus(op.state(), op.since(), op.reason(), op.observedGeneration(), op.performancePods(),
-                    op.forcedPods(), op.agent(), op.agentMessage(), current.getStatus() == null ? null : current.getStatus().applied()));
+            stored.setStatus(op.withApplied(current.applied()));
             server.put(Kind.NPP, npp.getMetadata().getName(), stored);
             PowerState from = current.getStatus() == null ? null : current.getStatus().state();
             PowerState to = npp.getStatus() == null ? null : npp.getStatus().state();
@@ -908,8 +907,7 @@ final class ContractFaultInjection {
             lastReport = text;
             NodePowerProfile stored = copy(current);
             NodePowerProfileStatus was = current.getStatus();
-            stored.setStatus(was == null ? NodePowerProfileStatus.ofApplied(applied) : new NodePowerProfileStatus(was.state(), was.since(),
-                    was.reason(), was.observedGeneration(), was.performancePods(), was.forcedPods(), was.agent(), was.agentMessage(), applied));
+            stored.setStatus(was == null ? NodePowerProfileStatus.ofApplied(applied) : was.withApplied(applied));
             server.put(Kind.NPP, name, stored);
             everReported = true;
         }
@@ -1172,7 +1170,7 @@ final class ContractFaultInjection {
         }
 
         private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {
-            return npp == null || npp.getStatus() == null ? null : npp.getStatus().applied();
+            return npp == null ? null : npp.applied();
         }
     }
 }
