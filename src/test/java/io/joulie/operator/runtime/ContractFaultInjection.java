@@ -782,12 +782,15 @@ final class ContractFaultInjection {
         }
 
         @Override
-        public void label(Node node, String key, String value) {
+        public void label(Node node, String key, String expected, String value) {
             boolean late = fault(node.getMetadata().getName());
             trace(node.getMetadata().getName(), "replica " + replica + ": label " + value);
             Node current = server.nodes.get(node.getMetadata().getName());
             if (current == null) {
                 throw new KubernetesClientException("NotFound", 404, null);
+            }
+            if (!java.util.Objects.equals(current.getMetadata().getLabels().get(key), expected)) {
+                throw new KubernetesClientException("the label " + key + " is not " + expected, 422, null);
             }
             Node changed = new NodeBuilder(current).build();
             changed.getMetadata().setLabels(new HashMap<>(current.getMetadata().getLabels()));
@@ -962,7 +965,7 @@ final class ContractFaultInjection {
             view = new View(this);
             TelemetrySource telemetry = new TelemetrySource(registry) {
                 @Override
-                public Telemetry read() {
+                public Telemetry read(Duration limit) {
                     return budget ? ContractFaultInjection.this.telemetry() : Telemetry.DISABLED;
                 }
             };
@@ -977,9 +980,9 @@ final class ContractFaultInjection {
                 return p == null || p.getSpec() == null ? null : p.getSpec().nodeName();
             }, events, metrics, () -> leader == id, 1, clock) {
                 @Override
-                public Result execute(Planner.TickPlan plan, io.joulie.planner.PlannerSettings s) {
+                public Result execute(Planner.TickPlan plan, io.joulie.planner.PlannerSettings s, Instant deadline) {
                     planned(Replica.this, plan);
-                    return super.execute(plan, s);
+                    return super.execute(plan, s, deadline);
                 }
             };
             TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), status, events, clock);
