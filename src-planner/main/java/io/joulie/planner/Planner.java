@@ -190,7 +190,7 @@ public final class Planner {
             Profile target = targets.get(node.name());
             PowerState heading = target == null ? null : target == Profile.ECO ? PowerState.ActiveEco : PowerState.ActivePerformance;
             Transition t = guard.recheck(node, heading, policyName, context.now());
-            transitions.add(rechecks(node, t) ? t : guard.defer(node, t.requested(), node.reason().isEmpty()
+            transitions.add(rechecks(t) ? t : guard.defer(node, t.requested(), node.reason().isEmpty()
                     ? "waits for the next tick: heading " + t.to() : node.reason()));
             checked.add(node);
         }
@@ -203,9 +203,8 @@ public final class Planner {
      * node with a performance-only pod under its eco cap that the last plan wanted performance anyway), or a commit (a
      * drain reaching ActiveEco, forced or not). Never a new drain nor any other raise to performance.
      */
-    static boolean rechecks(ManagedNode node, Transition t) {
-        return !t.changed() || t.outcome() == Outcome.RESCUED || t.to() == PowerState.ActiveEco
-                || (t.to() == PowerState.ActivePerformance && !node.violators().isEmpty());
+    static boolean rechecks(Transition t) {
+        return !t.changed() || t.outcome() == Outcome.RESCUED || t.to() == PowerState.ActiveEco;
     }
 
     /**
@@ -229,14 +228,16 @@ public final class Planner {
      * Rescues beyond {@link #RESCUES_PER_NODE} of one node within {@link #RESCUE_WINDOW} are held ({@link Outcome#HELD}):
      * the node stays where it is, its performance-only pods under the eco cap, until the window allows another. A
      * rescue counts once per eco episode (the node's {@code since}): one whose write failed and is tried again is the
-     * same rescue. A rescue that changes no state (a half-written commit put right) is not limited.
+     * same rescue. A rescue that changes no state (a half-written commit put right) is not limited, nor is the raise of a
+     * node the plan wants in performance anyway.
      */
     private List<Transition> held(List<ManagedNode> nodes, List<Transition> transitions, Instant now) {
         List<Transition> out = new ArrayList<>(transitions);
         for (int i = 0; i < transitions.size(); i++) {
             Transition t = transitions.get(i);
             ManagedNode n = nodes.get(i);
-            if (t.outcome() == Outcome.RESCUED && t.changed() && !rescues.admit(n.name(), n.since(), now)) {
+            if (t.outcome() == Outcome.RESCUED && t.to() == PowerState.DrainingPerformance && t.changed()
+                    && !rescues.admit(n.name(), n.since(), now)) {
                 out.set(i, guard.hold(n, t.requested(), "rescue held: " + RESCUES_PER_NODE + " rescues of this node within "
                         + Durations.format(RESCUE_WINDOW) + " already; " + t.reason().replace(": back to the performance cap,"
                         + " draining", "") + " until the window allows another"));

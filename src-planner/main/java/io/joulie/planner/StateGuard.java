@@ -45,9 +45,11 @@ public final class StateGuard {
         PowerState from = node.state();
         if (requested != PowerState.ActiveEco) {
             String reason = "selected for performance by " + policyName;
+            // a raise that takes performance-only pods off the eco cap is a rescue: urgent, whatever the budget
             return from == PowerState.ActivePerformance
                     ? stay(node, requested, Outcome.STEADY, reason, List.of())
-                    : move(node, requested, PowerState.ActivePerformance, now, Outcome.COMPLETED, reason, List.of());
+                    : move(node, requested, PowerState.ActivePerformance, now,
+                            node.violators().isEmpty() ? Outcome.COMPLETED : Outcome.RESCUED, reason, List.of());
         }
         String ecoReason = "selected for eco by " + policyName;
         if (from == PowerState.ActiveEco) {

@@ -68,10 +68,12 @@ class ContractGuardTest {
         assertThat(t.reason()).isEqualTo("1 performance-only pod under the eco cap: back to the performance cap, draining");
         assertThat(n.violators()).containsExactly("hpc/late");
 
-        // planned performance instead: the plain raise
+        // planned performance instead: the raise, which is a rescue too (urgent, never deferred nor backed off)
         Transition up = GUARD.check(n, ActivePerformance, "static_partition", SINCE.plusSeconds(1));
         assertThat(up.to()).isEqualTo(ActivePerformance);
-        assertThat(up.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(up.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(GUARD.check(node(ActiveEco, "eco", List.of()), ActivePerformance, "p", SINCE).outcome())
+                .as("without a pod under the eco cap it is a plain raise").isEqualTo(Outcome.COMPLETED);
     }
 
     @Test

@@ -319,6 +319,7 @@ class PlannerTest {
         assertThat(byNode(again).get("d").outcome()).isEqualTo(Outcome.DEFERRED);
         assertThat(byNode(again).get("d").to()).isEqualTo(DrainingPerformance);
         assertThat(byNode(again).get("e").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(again).get("e").outcome()).isEqualTo(Outcome.RESCUED);
     }
 
     @Test
@@ -364,10 +365,11 @@ class PlannerTest {
         var recheck = planner.recheck(new ClusterContext(T0.plusSeconds(10), drained, 0), "static_partition",
                 Map.of("d1", Profile.ECO, "d2", Profile.ECO));
         assertThat(recheck.transitions()).allSatisfy(t -> assertThat(t.outcome()).isEqualTo(Outcome.DEFERRED));
-        // a rescue always goes, budget or not
-        var rescue = planner.recheck(new ClusterContext(T0.plusSeconds(10), List.of(eco("e", "hpc/p")), 1),
-                "static_partition", Map.of());
-        assertThat(rescue.transitions().getFirst().outcome()).isEqualTo(Outcome.RESCUED);
+        // a rescue always goes, budget or not; so does the raise of a node with a pod under its eco cap
+        var rescue = planner.recheck(new ClusterContext(T0.plusSeconds(10), List.of(eco("e", "hpc/p"), eco("f", "hpc/q")), 2),
+                "static_partition", Map.of("f", Profile.PERFORMANCE));
+        assertThat(rescue.transitions()).extracting(Transition::outcome).containsExactly(Outcome.RESCUED, Outcome.RESCUED);
+        assertThat(rescue.transitions().get(1).to()).isEqualTo(ActivePerformance);
 
         // 35 s after the rescue, which spent what was left: 2 × 35/60 of the budget back, one change
         var half = planner.recheck(new ClusterContext(T0.plusSeconds(45), drained, 0), "static_partition",

@@ -47,7 +47,8 @@ class StateGuardTest {
                 // from, pods, requested, escalation, elapsed, to, outcome, evict
                 // upgrades are immediate, whatever runs on the node
                 arguments(ActiveEco, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
-                arguments(ActiveEco, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                // (a raise that takes performance-only pods off the eco cap is a rescue)
+                arguments(ActiveEco, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.RESCUED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, FORCE, after, ActivePerformance, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, EVICT, after, ActivePerformance, Outcome.COMPLETED, none),
