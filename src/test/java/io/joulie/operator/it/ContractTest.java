@@ -67,7 +67,7 @@ class ContractTest extends TickedOperatorTest {
         assertThat(a.getStatus().state()).isEqualTo(PowerState.DrainingPerformance);
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
         assertThat(a.getSpec().cpu().packagePowerCapPercent()).isEqualTo(100.0);
-        assertThat(a.getStatus().reason()).isEqualTo("1 performance-only pod: hpc/late under the eco cap: back to the "
+        assertThat(a.getStatus().reason()).isEqualTo("1 performance-only pod under the eco cap: back to the "
                 + "performance cap, draining");
         assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
         assertThat(cluster.events("ContractViolation")).singleElement().satisfies(e -> {
