@@ -171,12 +171,13 @@ public final class Planner {
      * no rules, nothing released. Only rescues, commits (a drain committing eco after its settle time, a forced commit
      * once the timeout has passed) and labels the agent's confirmation allows: a recheck never starts a drain nor
      * raises a node to performance (those wait for the next tick, {@link Outcome#DEFERRED} here); the reasons of nodes
-     * that stay keep what the last tick wrote. Cordoned nodes get rescues only, as in a tick.
+     * that stay keep what the last tick wrote. Cordoned nodes get rescues only, as in a tick. Synchronized with
+     * {@link #plan} (both pure and quick) because both draw on the transition budget and the rescue log.
      *
      * @param policyName the policy the last tick planned with (named in the reasons of moves)
      * @param targets    the last tick's targets
      */
-    public TickPlan recheck(ClusterContext context, String policyName, java.util.Map<String, Profile> targets) {
+    public synchronized TickPlan recheck(ClusterContext context, String policyName, java.util.Map<String, Profile> targets) {
         List<Transition> transitions = new ArrayList<>();
         List<ManagedNode> checked = new ArrayList<>();
         for (ManagedNode node : context.nodes()) {

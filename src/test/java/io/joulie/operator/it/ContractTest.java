@@ -73,7 +73,7 @@ class ContractTest extends TickedOperatorTest {
         assertThat(cluster.events("ContractViolation")).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("node-node-a");
-            assertThat(e.getMessage()).startsWith("performance-only pod hpc/late runs under the eco cap of node node-a");
+            assertThat(e.getMessage()).startsWith("a performance-only pod runs under the eco cap of node node-a");
         });
         assertThat(metric("joulie_contract_violations_total")).isEqualTo(violations + 1);
         assertThat(metric("joulie_transitions_total", "from=\"ActiveEco\"", "to=\"DrainingPerformance\"", "outcome=\"rescued\""))
