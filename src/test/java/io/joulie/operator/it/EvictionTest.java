@@ -80,7 +80,7 @@ class EvictionTest extends TickedOperatorTest {
         assertThat(cluster.events("EvictionRefused")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).contains("work/pz"));
         assertThat(cluster.events("EvictionRefused")).as("one Warning while the same pod keeps being refused").hasSize(1);
         assertThat(cluster.profile("node-a").getStatus().reason())
-                .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s");
+                .isEqualTo("evicting 1 performance-only pod after draining longer than 2s");
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         assertThat(cluster.profile("node-a").getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);
