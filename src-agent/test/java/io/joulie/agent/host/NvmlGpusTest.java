@@ -35,7 +35,7 @@ class NvmlGpusTest {
 
     Gpus open(OriginalsStore<Map<Integer, Long>> originals) throws IOException {
         Gpus gpus = NvmlGpus.open(FfmNvml.load(fake.library().toString()),
-                () -> KeptOriginals.open(OriginalsKind.GPU, originals, Optional.empty(), line -> { }));
+                limitsNow -> KeptOriginals.open(OriginalsKind.GPU, originals, Optional.empty(), limitsNow, line -> { }));
         opened.add(gpus);
         return gpus;
     }
