@@ -53,6 +53,8 @@ public final class KeptOriginals<T> {
     private Optional<T> kept;
     /** The limits as the agent's last write left them, as stored ({@link Stored#written}). */
     private Map<String, Long> written = Map.of();
+    /** {@link #written} could not be saved: the next {@link #afterWrite} saves it even if nothing changed. */
+    private boolean unsaved;
 
     private KeptOriginals(OriginalsKind<T> kind, OriginalsStore<T> store, Optional<String> bootId, Optional<T> inherited,
                           Optional<String> unusable) {
@@ -264,20 +266,23 @@ public final class KeptOriginals<T> {
      * @return why they could not be recorded, for the outcome's message; empty when they were
      */
     public Optional<String> afterWrite(Map<String, Long> leftInForce) {
-        if (kept.isEmpty() || leftInForce.equals(written)) {
+        if (kept.isEmpty() || leftInForce.equals(written) && !unsaved) {
             return Optional.empty();
         }
+        // what is in force is what the next record builds on, saved or not; one not saved is tried again at the next call
+        written = Map.copyOf(leftInForce);
         try {
-            store.save(new Stored<>(bootId, kept.get(), leftInForce));
-            written = Map.copyOf(leftInForce);
+            store.save(new Stored<>(bootId, kept.get(), written));
+            unsaved = false;
             return Optional.empty();
         } catch (IOException e) {
+            unsaved = true;
             return Optional.of("the " + kind.limit() + "s written could not be recorded in " + store.describe() + " (" + e.getMessage()
                     + "), so a restart that keeps them in force (kexec) may take them for the originals");
         }
     }
 
-    /** The limits as the agent's last write left them, as recorded ({@link #afterWrite}); empty before any. */
+    /** The limits as the agent's last write left them ({@link #afterWrite}), saved or not; empty before any. */
     public Map<String, Long> written() {
         return written;
     }

@@ -134,6 +134,15 @@ final class AgentFaultInjection {
      * not the agent's): what a restart compares with the hardware to tell a kexec from a firmware reset.
      */
     private final Map<Path, String> agentWrote = new TreeMap<>();
+    /**
+     * A package limit was written while the store was broken, and the process that wrote it has not saved since (a
+     * process that died took its unsaved record with it: then it stays so until the episode ends).
+     */
+    private boolean unrecorded;
+    private int process;
+    private int unrecordedBy;
+    /** This start's decision is the agent's to make: either is accepted, and {@link #start} takes the agent's. */
+    private boolean agentDecides;
     private Map<Path, String> expected = Map.of();
     private int agentWrites;
     private int restoresChecked;
@@ -219,9 +228,13 @@ final class AgentFaultInjection {
     /** Every write the agent makes through the port: invariants 1 and 2. */
     private void written(Path file, String before, String after) {
         agentWrites++;
-        if (!storeBroken && zones.stream().anyMatch(z -> z.limit().equals(file))) {
-            // with the store broken the agent cannot record what it wrote (it says so): the next start cannot see it
+        if (zones.stream().anyMatch(z -> z.limit().equals(file))) {
             agentWrote.put(file, after);
+            // with the store broken the agent cannot record what it wrote (it says so) until its next save
+            if (storeBroken) {
+                unrecorded = true;
+                unrecordedBy = process;
+            }
         }
         if (!owned) {
             violation("wrote " + after + " to " + file + " with no originals kept");
@@ -295,6 +308,9 @@ final class AgentFaultInjection {
         public void save(Stored<CpuOriginals> stored) throws IOException {
             check();
             memory.save(stored);
+            if (unrecordedBy == process) {
+                unrecorded = false;
+            }
             CpuOriginals originals = stored.originals();
             if (owned) { // an episode this boot has not ended: its originals must stay, whatever is in force now
                 if (!asFiles(originals).equals(expected)) {
@@ -304,6 +320,7 @@ final class AgentFaultInjection {
             }
             owned = true;
             agentWrote.clear();
+            unrecorded = false;
             expected = hardware();
             if (!asFiles(originals).equals(expected)) {
                 violation("kept " + asFiles(originals) + " as the originals while " + expected + " is in force");
@@ -346,6 +363,16 @@ final class AgentFaultInjection {
                 SysfsPowercap.open(SYS, files, Msr.absent(), FLOOR_WATTS, inherited.map(CpuOriginals::powercap).orElse(List.of())),
                 SysfsCpufreq.open(SYS, files, inherited.map(CpuOriginals::cpufreqMaxKHz).orElse(Map.of())),
                 Gpus.absent("no GPU on the simulated node")), line -> { });
+        process++;
+        if (agentDecides) {
+            agentDecides = false;
+            owned = opened.originals().kept().isPresent();
+            if (!owned) {
+                agentWrote.clear();
+                unrecorded = false;
+            }
+            trace("  the agent " + (owned ? "kept" : "dropped") + " the originals");
+        }
         HostCpuControl host = new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock);
         controls = new CpuControls(host, (node, s) -> {
             throw new IllegalStateException("no http control on the simulated node");
@@ -377,13 +404,15 @@ final class AgentFaultInjection {
 
     /**
      * What a new agent process must do with originals the store holds while the agent held the hardware, by what the
-     * port saw (not by what the agent recorded): the same boot (both ids known) keeps them; otherwise a package limit the
-     * agent wrote, other than its original, still in force keeps them, and none of them in force ends the episode; with no
-     * such write, known and different boot ids end it, and an unreadable boot id keeps them (they were read before the
-     * agent's first write, so they hold no cap of its own).
+     * port saw (not by what the agent recorded): the same boot (both ids known) keeps them, and so does a package limit
+     * the agent wrote, other than its original, still in force (a kexec: dropping them would take the agent's cap for the
+     * original). Otherwise either is accepted (the originals were read before the agent's first write, so keeping them
+     * never restores a cap of the agent's), and so is either when the write in force is one the agent could not record
+     * (it said so): the agent decides.
      */
     private void expectAtStart(Optional<String> bootId) throws IOException {
-        if (!owned) {
+        if (!owned || storeBroken) {
+            // a store that cannot be read stops the new process's writes and leaves the decision to a later start
             return;
         }
         Optional<String> storedBoot = memory.load().flatMap(Stored::bootId);
@@ -396,16 +425,10 @@ final class AgentFaultInjection {
                 agents.put(file, value);
             }
         });
-        if (!agents.isEmpty()) {
-            owned = agents.entrySet().stream().anyMatch(e -> e.getValue().equals(files.get(e.getKey())));
-        } else if (storedBoot.isPresent() && bootId.isPresent()) {
-            owned = false;
-        }
-        if (!owned) {
-            agentWrote.clear();
-        }
-        trace("  start: boot " + bootId.orElse("unreadable") + ", stored " + storedBoot.orElse("none") + ", agent wrote " + agents
-                + " -> " + (owned ? "originals kept" : "episode over"));
+        boolean shown = agents.entrySet().stream().anyMatch(e -> e.getValue().equals(files.get(e.getKey())));
+        agentDecides = !shown || unrecorded;
+        trace("  start: boot " + bootId.orElse("unreadable") + ", stored " + storedBoot.orElse("none") + ", agent's write in force "
+                + shown + (unrecorded ? " (an unrecorded write)" : "") + " -> " + (agentDecides ? "the agent decides" : "originals kept"));
     }
 
     /**
@@ -610,6 +633,7 @@ final class AgentFaultInjection {
             }
             owned = false;
             agentWrote.clear();
+            unrecorded = false;
         }
     }
 }
