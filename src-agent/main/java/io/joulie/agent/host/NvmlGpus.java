@@ -229,6 +229,18 @@ public final class NvmlGpus implements Gpus {
         Map<Integer, Long> written = new TreeMap<>();
         Map<Integer, Long> before = limitsMw();
         for (Map.Entry<Integer, Long> original : new TreeMap<>(originals.kept().get()).entrySet()) {
+            // a kept original outside the board's constraints (a file corrupted, tampered with, or of other boards) stays unwritten
+            Optional<GpuBoard> board = boards.stream().filter(b -> b.index() == original.getKey()).findFirst();
+            if (board.isEmpty() || original.getValue() < board.get().minMw() || original.getValue() > board.get().maxMw()) {
+                String refused = "GPU " + original.getKey() + ": the original " + original.getValue() + " mW is "
+                        + board.map(b -> "outside the board's constraints [" + b.minMw() + ", " + b.maxMw() + "] mW").orElse("of no board NVML "
+                        + "reports") + "; not written back, and the board is left as found; check the kept originals and set the "
+                        + "limit by hand";
+                LOG.warnf("Restore: %s", refused);
+                failures.add(refused);
+                outcome = outcome.compareTo(Outcome.BLOCKED) >= 0 ? outcome : Outcome.BLOCKED;
+                continue;
+            }
             try {
                 nvml.setLimitMw(original.getKey(), original.getValue());
                 written.put(original.getKey(), original.getValue());
