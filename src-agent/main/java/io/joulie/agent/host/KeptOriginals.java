@@ -124,8 +124,9 @@ public final class KeptOriginals<T> {
             return inherit(kind, store, bootId, stored.get());
         }
         if (verdict.unreadable() || verdict.unknown() && (storedBoot.isEmpty() || bootId.isEmpty())) {
-            log.accept(boots + ", and the limits in force cannot tell either (" + verdict.detail() + "); they are kept: read "
-                    + "before the agent's first write, they never hold a cap of its own");
+            log.accept(boots + (storedBoot.isPresent() && bootId.isPresent() ? "; the limits in force cannot tell (" : ", and the "
+                    + "limits in force cannot tell either (") + verdict.detail() + "); they are kept: read before the agent's first "
+                    + "write, they never hold a cap of its own");
             return inherit(kind, store, bootId, stored.get());
         }
         String removal;

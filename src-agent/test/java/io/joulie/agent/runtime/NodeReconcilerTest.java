@@ -903,15 +903,20 @@ class NodeReconcilerTest {
         assertThat(written).as("nothing more to report").hasSize(2);
     }
 
-    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
-    @Test
-    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+    /** Package 0 set to 180 W by hand before the first agent, which then applied eco 240 W (120 W a package) and died. */
+    void capAt240WithALimitSetByHand() throws IOException {
         host = FakeHost.intelNode(root, 2, 250);
         FakeHost.write(FakeHost.limitFile(host.intelZone(0)), "180000000"); // set by hand before the first agent
         NodeReconciler first = agentProcess(true);
         profile(NODE, Profile.ECO, 240.0);
         first.reconcile(NODE, false);
         assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
+    @Test
+    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+        capAt240WithALimitSetByHand();
 
         host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // the agent died with the node; the firmware sets 200 W
         NodeReconciler next = agentProcess(true);
@@ -930,12 +935,7 @@ class NodeReconcilerTest {
      */
     @Test
     void afterAKexecRebootTheEcoCapStillInForceIsNotTakenForTheOriginal() throws IOException {
-        host = FakeHost.intelNode(root, 2, 250);
-        FakeHost.write(FakeHost.limitFile(host.intelZone(0)), "180000000"); // set by hand before the first agent
-        NodeReconciler first = agentProcess(true);
-        profile(NODE, Profile.ECO, 240.0);
-        first.reconcile(NODE, false);
-        assertThat(host.limit(0)).isEqualTo("120000000");
+        capAt240WithALimitSetByHand();
 
         host.bootId("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // kexec: the agent died with the old kernel, the limits stay
         NodeReconciler next = agentProcess(true);
