@@ -325,19 +325,26 @@ public class PlanExecutor {
                 case GONE, DEFERRED -> { }
             }
         }
+        // The Events are on a cluster-scoped object: they count the pods; the operator's log names them (decision 158).
         if (!evicted.isEmpty()) {
-            events.node(t.node(), EventReason.PodsEvicted, "Evicted performance-only pods to complete the downgrade: "
-                    + String.join(", ", evicted));
+            LOG.infof("%s: evicted %s to complete the downgrade", t.node(), String.join(", ", evicted));
+            events.node(t.node(), EventReason.PodsEvicted, "Evicted %s to complete the downgrade (named in the operator's log)"
+                    .formatted(pods(evicted.size())));
         }
         // One Warning per change of the refused set, not one per tick while a budget keeps refusing.
         if (!refused.isEmpty() && !refused.equals(refusedEvictions.put(t.node(), List.copyOf(refused)))) {
-            events.node(t.node(), EventReason.EvictionRefused, "Eviction refused or failed (retried every tick): "
-                    + String.join(", ", refused));
+            LOG.warnf("%s: eviction refused or failed for %s (retried every tick)", t.node(), String.join(", ", refused));
+            events.node(t.node(), EventReason.EvictionRefused, "Eviction refused or failed for %s (retried every tick; named "
+                    .formatted(pods(refused.size())) + "in the operator's log)");
         }
         if (refused.isEmpty()) {
             refusedEvictions.remove(t.node());
         }
         return !failed;
+    }
+
+    private static String pods(int n) {
+        return n + (n == 1 ? " performance-only pod" : " performance-only pods");
     }
 
     private boolean release(String node) {

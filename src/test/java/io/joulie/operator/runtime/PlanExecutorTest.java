@@ -183,8 +183,9 @@ class PlanExecutorTest {
         assertThat(first.failures()).as("a refusal is retried, not a failure").isZero();
         assertThat(actuation.calls).containsExactly("evict work/pa", "evict work/pz", "apply a DrainingPerformance 100.0 %");
         assertThat(events.recorded).containsExactly(
-                "node/a PodsEvicted: Evicted performance-only pods to complete the downgrade: work/pa",
-                "node/a EvictionRefused: Eviction refused or failed (retried every tick): work/pz");
+                "node/a PodsEvicted: Evicted 1 performance-only pod to complete the downgrade (named in the operator's log)",
+                "node/a EvictionRefused: Eviction refused or failed for 1 performance-only pod (retried every tick; named in the"
+                        + " operator's log)");
 
         // the budget keeps refusing pz: no new Warning
         executor.execute(plan(List.of(t("a", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "work/pz"))), SETTINGS);
