@@ -382,6 +382,19 @@ class PlannerTest {
     }
 
     @Test
+    void aPlannerForNewSettingsKeepsTheBudgetSpent() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(2).build();
+        Planner planner = new Planner(s);
+        assertThat(planner.plan(context(perfNodes(4), 0)).transitions()).filteredOn(Transition::changed).hasSize(2);
+
+        Planner next = Planner.replacing(planner, s.toBuilder().staticHpFrac(0.25).build(), PolicyRules.NONE);
+        var again = next.plan(new ClusterContext(T0.plusSeconds(1), perfNodes(4), 0));
+        assertThat(again.transitions()).as("a policy edit does not buy a new budget").noneMatch(Transition::changed);
+        assertThat(new Planner(s).plan(new ClusterContext(T0.plusSeconds(1), perfNodes(4), 0)).transitions())
+                .as("a new planner (a new leader) starts full").filteredOn(Transition::changed).hasSize(2);
+    }
+
+    @Test
     void aNodeIsRescuedAtMostFiveTimesInTenMinutesTheNextRescueIsHeld() {
         var s = settings(PolicyType.STATIC_PARTITION, 0.0);
         Planner planner = new Planner(s);
