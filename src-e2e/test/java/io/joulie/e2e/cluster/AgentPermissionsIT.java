@@ -281,16 +281,14 @@ class AgentPermissionsIT extends ClusterScenario {
     void objectsLargerThanTheCrdsLimitsAreRefused() {
         NodeHardware ownHardware = ownHardware();
         String long1025 = "x".repeat(io.joulie.api.v1alpha1.Limits.MESSAGE + 1);
-        tooLarge("a NodeHardware message over the limit", () -> agent.resources(NodeHardware.class)
-                .withName(ownHardware.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
-                        "{\"status\":{\"cpu\":{\"message\":\"" + long1025 + "\"}}}"), "status.cpu.message");
-        StringBuilder packages = new StringBuilder();
+        tooLarge("a NodeHardware message over the limit", () -> rawHardwareStatus(ownHardware, Map.of("cpu", Map.of("message", long1025))),
+                "status.cpu.message");
+        java.util.List<Map<String, String>> packages = new java.util.ArrayList<>();
         for (int i = 0; i <= io.joulie.api.v1alpha1.Limits.DEVICES; i++) {
-            packages.append(i == 0 ? "" : ",").append("{\"zone\":\"intel-rapl:").append(i).append("\"}");
+            packages.add(Map.of("zone", "intel-rapl:" + i));
         }
-        tooLarge("more CPU packages than the limit", () -> agent.resources(NodeHardware.class)
-                .withName(ownHardware.getMetadata().getName()).subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
-                        "{\"status\":{\"cpu\":{\"packages\":[" + packages + "]}}}"), "status.cpu.packages");
+        tooLarge("more CPU packages than the limit", () -> rawHardwareStatus(ownHardware, Map.of("cpu", Map.of("packages", packages))),
+                "status.cpu.packages");
         profileOf("e2e-own-profile", NODE);
         tooLarge("an answer whose message is over the limit", () -> agent.resources(NodePowerProfile.class)
                 .withName("e2e-own-profile").subresource("status").patch(PatchContext.of(PatchType.JSON_MERGE),
@@ -305,6 +303,16 @@ class AgentPermissionsIT extends ClusterScenario {
         tooLarge("a TelemetryProfile query over the limit, even from the cluster admin", () -> cluster.admin.resource(tooLong).create(),
                 "spec.sources.cpu.prometheus.query");
         assertThat(cluster.admin.resources(TelemetryProfile.class).withName("e2e-too-large").get()).isNull();
+    }
+
+    /**
+     * The agent's status update of its NodeHardware with {@code status} as given, not through the model (whose records
+     * cut what they hold to the limits).
+     */
+    static void rawHardwareStatus(NodeHardware nhw, Map<String, Object> status) {
+        var raw = agent.genericKubernetesResources(JoulieApi.API_VERSION, "NodeHardware").withName(nhw.getMetadata().getName()).get();
+        raw.setAdditionalProperty("status", status);
+        agent.genericKubernetesResources(JoulieApi.API_VERSION, "NodeHardware").resource(raw).updateStatus();
     }
 
     /**
