@@ -34,8 +34,8 @@ public interface ApiWrites {
      * Sets, or with {@code value} null removes, one label of a node, on the condition that it still has the value
      * {@code expected}: a JSON patch whose first operation tests the value (the API server answers 422 when it
      * differs), so that a write decided on a stale view of the label is refused by the server. With {@code expected}
-     * null (the label was absent: a node Joulie never labelled) a JSON merge patch without a condition: a JSON patch
-     * cannot test for absence, and the Node's resourceVersion moves with every kubelet status update.
+     * null (the label was absent: a JSON patch cannot test for absence) a JSON merge patch that carries {@code node}'s
+     * resourceVersion (409 when the Node changed since the cache saw it).
      */
     void label(Node node, String key, String expected, String value);
 

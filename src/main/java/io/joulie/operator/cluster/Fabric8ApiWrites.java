@@ -76,9 +76,11 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
     @Override
     public void label(Node node, String key, String expected, String value) {
         if (expected == null) {
+            // no value to test: the Node's resourceVersion as the cache has it is the precondition (409 when it moved)
             Map<String, String> label = new HashMap<>();
             label.put(key, value); // null: a merge patch removes the label
-            String patch = api.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("labels", label)));
+            String patch = api.getKubernetesSerialization().asJson(Map.of("metadata",
+                    Map.of("resourceVersion", node.getMetadata().getResourceVersion(), "labels", label)));
             api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch); // on the cached node: no GET
             return;
         }
