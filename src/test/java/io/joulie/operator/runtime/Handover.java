@@ -139,7 +139,6 @@ final class Handover {
                 }
             }
             released.remove(w);
-            a.waiting--;
             if (killed.remove(w)) {
                 throw new Killed();
             }
@@ -157,6 +156,7 @@ final class Handover {
                     return;
                 }
                 waiting.remove(next);
+                next.activity().waiting--; // counted as running from now on, before the thread itself wakes up
                 released.add(next);
                 lock.notifyAll();
             }
@@ -170,6 +170,7 @@ final class Handover {
             for (Waiting w : List.copyOf(waiting)) {
                 if (owned.test(w.activity().owner)) {
                     waiting.remove(w);
+                    w.activity().waiting--;
                     killed.add(w);
                     released.add(w);
                 }
