@@ -165,8 +165,12 @@ public final class Planner {
             caps.put(checked.get(i).name(), settings.caps(verdicts.get(i).to().profile(), checked.get(i).labels()));
         }
         Map<String, NodePower> power = new HashMap<>(context.nodes().size() * 2);
-        context.nodes().forEach(n -> power.put(n.name(), n.power()));
-        return new TickPlan(plan, verdicts, released, report, caps, power);
+        Map<String, NodeAssignment.Basis> basis = new HashMap<>(context.nodes().size() * 2);
+        context.nodes().forEach(n -> {
+            power.put(n.name(), n.power());
+            basis.put(n.name(), NodeAssignment.Basis.of(n));
+        });
+        return new TickPlan(plan, verdicts, released, report, caps, power, basis);
     }
 
     /**
@@ -217,18 +221,20 @@ public final class Planner {
      * @param caps  the caps each node with a verdict runs under, for the state it is in after the tick (the performance
      *              caps while it drains; the eco caps, with the eco CPU cap of its type, once eco)
      * @param power each planned node's power hardware, for the caps of its assignment
+     * @param basis each planned node as the view the plan was made on showed it, for the writes' preconditions
      */
     public record TickPlan(Plan plan, List<Transition> transitions, List<String> released, RuleReport rules,
-                           Map<String, ProfileCaps> caps, Map<String, NodePower> power) {
+                           Map<String, ProfileCaps> caps, Map<String, NodePower> power, Map<String, NodeAssignment.Basis> basis) {
         public TickPlan {
             transitions = List.copyOf(transitions);
             released = List.copyOf(released);
             caps = Map.copyOf(caps);
             power = Map.copyOf(power);
+            basis = Map.copyOf(basis);
         }
 
         public TickPlan(Plan plan, List<Transition> transitions, List<String> released) {
-            this(plan, transitions, released, RuleReport.NONE, Map.of(), Map.of());
+            this(plan, transitions, released, RuleReport.NONE, Map.of(), Map.of(), Map.of());
         }
 
         /** The caps of a node the tick planned; a node without any gets the settings' caps of its profile. */
@@ -239,7 +245,8 @@ public final class Planner {
 
         /** The verdict's assignment: the caps the tick chose for the node, for the node's hardware. */
         public NodeAssignment assignment(Transition t, PlannerSettings settings) {
-            return NodeAssignment.of(t, caps(t, settings), plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN));
+            return NodeAssignment.of(t, caps(t, settings), plan.policyName(), power.getOrDefault(t.node(), NodePower.UNKNOWN),
+                    basis.get(t.node()));
         }
 
         public List<NodeAssignment> assignments(PlannerSettings settings) {

@@ -223,7 +223,7 @@ class ContractGuardTest {
         assertThat(t.outcome()).isEqualTo(Outcome.RESCUED);
         assertThat(t.to()).as("it stays draining, with the performance cap").isEqualTo(DrainingPerformance);
         assertThat(t.since()).isEqualTo(SINCE);
-        assertThat(NodeAssignment.of(t, SETTINGS.caps(t.to().profile()), "p", NodePower.UNKNOWN).cpu()).isEqualTo(CpuPower.watts(PERF));
+        assertThat(NodeAssignment.of(t, SETTINGS.caps(t.to().profile()), "p", NodePower.UNKNOWN, null).cpu()).isEqualTo(CpuPower.watts(PERF));
         // force after the timeout commits eco as it would have
         assertThat(GUARD.check(n, ActiveEco, "p", SINCE.plus(Duration.ofHours(1))).outcome()).isEqualTo(Outcome.FORCED);
     }

@@ -34,10 +34,14 @@ import java.util.function.Consumer;
  * fields as they are. On the status subresource only {@code status} is applied, elsewhere everything but
  * {@code status}; an apply to a missing object creates it. Not emulated: conflicts (every apply forces), list merge
  * keys, {@code managedFields}. What needs those is tested on the real API server (src-e2e).
+ *
+ * <p>A JSON patch's {@code test} operations are checked as the API server does (the crud store's own patch handler
+ * fails on them without an answer): a value that differs is a 422, and nothing is written.
  */
 public final class ServerSideApplyDispatcher extends Dispatcher {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String APPLY = "application/apply-patch";
+    private static final String JSON_PATCH = "application/json-patch+json";
 
     private final Dispatcher crud;
     /** Object path → field manager → the leaf paths it applied last. */
@@ -75,6 +79,13 @@ public final class ServerSideApplyDispatcher extends Dispatcher {
     @Override
     public MockResponse dispatch(RecordedRequest request) {
         String type = request.getHeader("Content-Type");
+        if (request.method() == HttpMethod.PATCH && type != null && type.startsWith(JSON_PATCH)) {
+            try {
+                return tested(request);
+            } catch (IOException e) {
+                return new MockResponse().setResponseCode(400).setBody(status(400, "BadRequest", e.getMessage()));
+            }
+        }
         if (request.method() != HttpMethod.PATCH || type == null || !type.startsWith(APPLY)) {
             return crud.dispatch(request);
         }
@@ -83,6 +94,37 @@ public final class ServerSideApplyDispatcher extends Dispatcher {
         } catch (IOException e) {
             return new MockResponse().setResponseCode(400).setBody(status(400, "BadRequest", e.getMessage()));
         }
+    }
+
+    /** A JSON patch whose {@code test} operations all hold, else a 422 and no write. */
+    private synchronized MockResponse tested(RecordedRequest request) throws IOException {
+        String body = request.getUtf8Body(); // read once: the request is passed on with a body of its own
+        JsonNode ops = JSON.readTree(body);
+        String full = request.getPath();
+        int q = full.indexOf('?');
+        String path = q < 0 ? full : full.substring(0, q);
+        JsonNode current = null;
+        for (JsonNode op : ops) {
+            if (!"test".equals(op.path("op").asText())) {
+                continue;
+            }
+            if (current == null) {
+                MockResponse got = crud.dispatch(request(HttpMethod.GET, path, null));
+                if (got.code() != 200) {
+                    return got;
+                }
+                current = JSON.readTree(got.getBody().readUtf8());
+            }
+            JsonNode at = current.at(op.path("path").asText());
+            if (at.isMissingNode() || !at.equals(op.path("value"))) {
+                return new MockResponse().setResponseCode(422).setBody(status(422, "Invalid", "the test operation at "
+                        + op.path("path").asText() + " failed: expected " + op.path("value") + ", found " + at));
+            }
+        }
+        Buffer again = new Buffer();
+        again.writeUtf8(body);
+        return crud.dispatch(new RecordedRequest(request.getHttpVersion(), request.method(), request.getPath(),
+                request.getHeaders(), again));
     }
 
     private synchronized MockResponse apply(RecordedRequest request) throws IOException {

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The mock server's server-side apply keeps each field manager's fields apart, as the tests on it rely on. */
 class ServerSideApplyDispatcherTest {
@@ -63,5 +64,22 @@ class ServerSideApplyDispatcherTest {
         client.configMaps().inNamespace("ns").withName("plain").edit(c -> new ConfigMapBuilder(c).addToData("k2", "v2").build());
 
         assertThat(client.configMaps().inNamespace("ns").withName("plain").get().getData()).containsOnlyKeys("k", "k2");
+    }
+
+    @Test
+    void aJsonPatchWhoseTestFailsIsA422AndChangesNothingOneWhoseTestHoldsIsApplied() {
+        client.resource(new ConfigMapBuilder().withNewMetadata().withName("cm").withNamespace("ns")
+                .withLabels(Map.of("profile", "eco")).endMetadata().build()).create();
+        String patch = "[{\"op\":\"test\",\"path\":\"/metadata/labels/profile\",\"value\":\"%s\"},"
+                + "{\"op\":\"replace\",\"path\":\"/metadata/labels/profile\",\"value\":\"performance\"}]";
+        var cm = client.configMaps().inNamespace("ns").withName("cm");
+
+        assertThatThrownBy(() -> cm.patch(PatchContext.of(PatchType.JSON), patch.formatted("draining")))
+                .isInstanceOfSatisfying(io.fabric8.kubernetes.client.KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(422));
+        assertThat(cm.get().getMetadata().getLabels()).containsEntry("profile", "eco");
+
+        cm.patch(PatchContext.of(PatchType.JSON), patch.formatted("eco"));
+        assertThat(cm.get().getMetadata().getLabels()).containsEntry("profile", "performance");
     }
 }

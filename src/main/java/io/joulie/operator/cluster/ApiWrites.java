@@ -24,13 +24,20 @@ public interface ApiWrites {
      */
     NodePowerProfile updateStatus(NodePowerProfile npp);
 
+    /** Deletes the NodePowerProfile, with its resourceVersion as the precondition (a stale one is a 409). */
     void delete(NodePowerProfile npp);
 
     /** The NodePowerProfile as the API server has it now, or null (the re-read after a 409). */
     NodePowerProfile get(String name);
 
-    /** Sets, or with {@code value} null removes, one label of a node (a JSON merge patch: no resourceVersion). */
-    void label(Node node, String key, String value);
+    /**
+     * Sets, or with {@code value} null removes, one label of a node, on the condition that it still has the value
+     * {@code expected}: a JSON patch whose first operation tests the value (the API server answers 422 when it
+     * differs), so that a write decided on a stale view of the label is refused by the server. With {@code expected}
+     * null (the label was absent: a node Joulie never labelled) a JSON merge patch without a condition: a JSON patch
+     * cannot test for absence, and the Node's resourceVersion moves with every kubelet status update.
+     */
+    void label(Node node, String key, String expected, String value);
 
     /** Asks for a policy/v1 Eviction of a pod; false when refused (a PodDisruptionBudget, 429). */
     boolean evict(String namespace, String name);

@@ -77,6 +77,8 @@ public class ClusterView {
     private SharedIndexInformer<Joulie> installation;
     private final List<java.util.function.Consumer<Joulie>> installationDeleted =
             new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** Per node, when the watch first showed its NodePowerProfile's current state ({@link #stateSeen}). */
+    private final Map<String, Instant> stateSeen = new java.util.concurrent.ConcurrentHashMap<>();
     /** Completes once every watch has delivered its initial list. */
     private final java.util.concurrent.CompletableFuture<Void> initialSync = new java.util.concurrent.CompletableFuture<>();
 
@@ -108,8 +110,19 @@ public class ClusterView {
         profiles.addEventHandler(handler((before, after) -> {
             unknown(after);
             NodePowerProfile npp = after != null ? after : before;
-            if (npp.getSpec() != null && !Objects.equals(applied(before), applied(after))) {
-                nodeEvent(npp.getSpec().nodeName()); // the agent's answer changed
+            String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
+            if (node == null) {
+                return;
+            }
+            boolean moved = !Objects.equals(state(before), state(after)) || !Objects.equals(profile(before), profile(after));
+            if (after == null) {
+                stateSeen.remove(node);
+            } else if (!Objects.equals(state(before), state(after))) {
+                stateSeen.put(node, clock.instant());
+            }
+            if (moved || !Objects.equals(applied(before), applied(after))) {
+                // the agent's answer, the state or the cap asked changed: a recheck decides on it (not the next tick)
+                nodeEvent(node);
             }
         }));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
@@ -205,6 +218,15 @@ public class ClusterView {
     }
 
     /**
+     * Of the watches the contract's guard reads between ticks (Nodes, Pods, NodePowerProfiles), those that have not
+     * delivered their initial list or are not watching: a rescue waits for these only.
+     */
+    public List<String> contractUnsynced() {
+        return unsynced().stream().filter(k -> k.startsWith("Node ") || k.startsWith("Pod ")
+                || k.startsWith("NodePowerProfile ") || k.equals("watches not started")).toList();
+    }
+
+    /**
      * Runs {@code listener} once every watch has delivered its initial list (at once, on the caller's thread, if that
      * has happened already; else on the thread that completed the last list, which must not be blocked for long).
      */
@@ -282,6 +304,24 @@ public class ClusterView {
 
     private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {
         return npp == null ? null : npp.applied();
+    }
+
+    private static io.joulie.api.v1alpha1.PowerState state(NodePowerProfile npp) {
+        return npp == null || npp.getStatus() == null ? null : npp.getStatus().state();
+    }
+
+    private static io.joulie.api.v1alpha1.Profile profile(NodePowerProfile npp) {
+        return npp == null || npp.getSpec() == null ? null : npp.getSpec().profile();
+    }
+
+    /**
+     * When this replica's watch first showed the node's NodePowerProfile in the state it is in now, by this replica's
+     * clock (null: not seen). The guard measures settle times and timeouts from the later of this and {@code status.since}
+     * (written by whichever replica led then, by its clock): a new leader whose clock runs ahead never commits a drain it
+     * inherited before it has itself watched it for the settle time.
+     */
+    public Instant stateSeen(String node) {
+        return stateSeen.get(node);
     }
 
     /**

@@ -11,7 +11,9 @@ import io.joulie.api.v1alpha1.FieldManagers;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -63,7 +65,7 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
 
     @Override
     public void delete(NodePowerProfile npp) {
-        api.resource(npp).delete();
+        api.resource(npp).lockResourceVersion(npp.getMetadata().getResourceVersion()).delete();
     }
 
     @Override
@@ -72,11 +74,30 @@ final class Fabric8ApiWrites implements ApiWrites, AutoCloseable {
     }
 
     @Override
-    public void label(Node node, String key, String value) {
-        Map<String, String> label = new HashMap<>();
-        label.put(key, value); // null: a merge patch removes the label
-        String patch = api.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("labels", label)));
-        api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch); // on the cached node: no GET
+    public void label(Node node, String key, String expected, String value) {
+        if (expected == null) {
+            Map<String, String> label = new HashMap<>();
+            label.put(key, value); // null: a merge patch removes the label
+            String patch = api.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("labels", label)));
+            api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON_MERGE), patch); // on the cached node: no GET
+            return;
+        }
+        String path = "/metadata/labels/" + key.replace("~", "~0").replace("/", "~1");
+        List<Map<String, String>> ops = new ArrayList<>();
+        ops.add(op("test", path, expected));
+        ops.add(op(value == null ? "remove" : "replace", path, value));
+        api.nodes().resource(node).patch(PatchContext.of(PatchType.JSON), api.getKubernetesSerialization().asJson(ops));
+    }
+
+    /** One JSON-patch operation, its members in the usual order. */
+    private static Map<String, String> op(String op, String path, String value) {
+        Map<String, String> o = new java.util.LinkedHashMap<>();
+        o.put("op", op);
+        o.put("path", path);
+        if (value != null) {
+            o.put("value", value);
+        }
+        return o;
     }
 
     @Override

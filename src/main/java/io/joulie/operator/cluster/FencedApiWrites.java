@@ -57,9 +57,9 @@ final class FencedApiWrites implements ApiWrites {
     }
 
     @Override
-    public void label(Node node, String key, String value) {
+    public void label(Node node, String key, String expected, String value) {
         fence();
-        api.label(node, key, value);
+        api.label(node, key, expected, value);
     }
 
     @Override

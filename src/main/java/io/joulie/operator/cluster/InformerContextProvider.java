@@ -56,9 +56,9 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     @Override
-    public ClusterContext snapshot() {
+    public ClusterContext snapshot(java.time.Duration telemetryBudget) {
         // Telemetry first: its queries can take seconds, and the pods read after them are the fresher for it.
-        Telemetry measured = telemetry.read();
+        Telemetry measured = telemetry.read(telemetryBudget);
         Instant now = clock.instant();
         List<ManagedNode> managed = new ArrayList<>();
         List<String> released = new ArrayList<>();
@@ -141,7 +141,8 @@ public class InformerContextProvider implements ContextProvider {
         }
         NodePowerProfileSpec spec = npp.getSpec();
         Long generation = npp.getMetadata().getGeneration();
-        return new NodeCap(spec.profile(), spec.cpu(), spec.gpu(), generation == null ? 0 : generation, report);
+        return new NodeCap(spec.profile(), spec.cpu(), spec.gpu(), generation == null ? 0 : generation, report,
+                npp.getMetadata().getResourceVersion());
     }
 
     /** The node's allocatable CPU cores, 0 when it reports none. */

@@ -77,10 +77,18 @@ public class KubernetesActuator implements ActuationAdapter {
             throw new IllegalStateException("NodePowerProfile " + name + " belongs to node " + current.getSpec().nodeName()
                     + "; node names " + a.node() + " and " + current.getSpec().nodeName() + " collide after normalisation");
         }
+        requireBasis(a, current);
         boolean wrote = false;
         if (ClusterView.ownedByEarlierNode(current, view.node(a.node()))) {
             // Left by an earlier node of the same name (garbage collection has not caught up): replace it.
-            api.delete(current);
+            try {
+                api.delete(current);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+                throw new StaleDecision("NodePowerProfile " + name + " changed since the cache saw it; not deleted");
+            }
             metrics.write(ApiWrite.NODE_POWER_PROFILE_DELETE);
             current = null;
             wrote = true;
@@ -206,20 +214,52 @@ public class KubernetesActuator implements ActuationAdapter {
     }
 
     /**
+     * Refuses ({@link StaleDecision}) an assignment decided on a view of the node the cache no longer shows: another
+     * NodePowerProfile version (another replica wrote, a recheck rescued the node while a tick was writing, the agent
+     * answered) or another label. The writes that follow carry the same basis as the API server's precondition.
+     */
+    private void requireBasis(NodeAssignment a, NodePowerProfile current) {
+        NodeAssignment.Basis basis = a.basis();
+        if (basis == null) {
+            return;
+        }
+        String version = current == null ? null : current.getMetadata().getResourceVersion();
+        String label = label(view.node(a.node()));
+        if (!Objects.equals(version, basis.resourceVersion()) || !Objects.equals(label, basis.label())) {
+            throw new StaleDecision("node %s was decided on NodePowerProfile version %s, label %s; the cache now shows %s, %s"
+                    .formatted(a.node(), basis.resourceVersion(), basis.label(), version, label));
+        }
+    }
+
+    private static String label(Node node) {
+        Map<String, String> labels = node == null ? null : node.getMetadata().getLabels();
+        return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
+    }
+
+    /**
      * Sets (or with {@code null} removes) the power-profile label when the cache shows another value, or {@code always};
-     * returns whether it wrote.
+     * returns whether it wrote. The patch holds only while the label still has the value the cache shows (the API server
+     * refuses it otherwise: {@link StaleDecision}).
      */
     private boolean setLabel(String nodeName, String value, boolean always) {
         Node node = view.node(nodeName);
         if (node == null) {
             return false;
         }
-        Map<String, String> labels = node.getMetadata().getLabels();
-        String current = labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
+        String current = label(node);
         if (Objects.equals(current, value) && !always) {
             return false;
         }
-        api.label(node, JoulieApi.POWER_PROFILE_LABEL, value);
+        try {
+            api.label(node, JoulieApi.POWER_PROFILE_LABEL, current, value);
+        } catch (KubernetesClientException e) {
+            if (e.getCode() != 409 && e.getCode() != 422) {
+                throw e;
+            }
+            metrics.error(ErrorKind.CONFLICT);
+            throw new StaleDecision("the label of node %s is no longer %s on the API server (%d)".formatted(nodeName, current,
+                    e.getCode()));
+        }
         metrics.write(ApiWrite.NODE_PATCH);
         return true;
     }
@@ -256,7 +296,7 @@ public class KubernetesActuator implements ActuationAdapter {
      * there, so the node is decided again on a fresh view (next look, after a short backoff).
      */
     public static final class StaleDecision extends KubernetesClientException {
-        StaleDecision(String message) {
+        public StaleDecision(String message) {
             super(message, 409, null);
         }
     }

@@ -1,7 +1,6 @@
 package io.joulie.operator.cluster;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -10,8 +9,6 @@ import org.jboss.logging.Logger;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 
 /**
  * Reports, on the object itself, the enum fields a watch read as unset because this version does not know their value
@@ -26,8 +23,6 @@ public class UnknownValueReporter {
     private final EventRecorder events;
     /** Per object (kind/name), the resourceVersion last reported. */
     private final Map<String, String> reported = new ConcurrentHashMap<>();
-    private final ExecutorService writer = Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().daemon().name("joulie-unknown-values").factory());
 
     public UnknownValueReporter(ClusterView view, EventRecorder events) {
         this.view = view;
@@ -38,11 +33,7 @@ public class UnknownValueReporter {
         view.onUnknownValues(this::report);
     }
 
-    void stop(@Observes ShutdownEvent ev) {
-        writer.shutdownNow();
-    }
-
-    /** Called on a watch thread: the Event is written on this reporter's own. */
+    /** Called on a watch thread: the Event is queued ({@link EventRecorder} writes it on a thread of its own). */
     void report(HasMetadata object, List<String> fields) {
         String key = object.getKind() + "/" + object.getMetadata().getName();
         String version = object.getMetadata().getResourceVersion();
@@ -51,9 +42,7 @@ public class UnknownValueReporter {
         }
         String message = String.join(", ", fields) + (fields.size() == 1 ? " is missing or holds" : " are missing or hold")
                 + " a value this operator version does not know; read as unset";
-        writer.execute(() -> {
-            LOG.warnf("%s %s: %s", object.getKind(), object.getMetadata().getName(), message);
-            events.about(object, EventReason.UnknownValue, message);
-        });
+        LOG.warnf("%s %s: %s", object.getKind(), object.getMetadata().getName(), message);
+        events.about(object, EventReason.UnknownValue, message);
     }
 }

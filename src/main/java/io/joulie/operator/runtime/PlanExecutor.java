@@ -65,6 +65,11 @@ public class PlanExecutor {
 
     /** The first wait after a failed write of a node; it doubles with every further failure in a row. */
     static final Duration BACKOFF_BASE = Duration.ofSeconds(1);
+    /**
+     * When a node whose decision was made on a view that has moved on is looked at again: soon, and not at once (the
+     * cache that decided it may lag the API server by a few milliseconds still).
+     */
+    static final Duration STALE_RETRY = Duration.ofMillis(250);
     /** The longest wait between attempts at a node whose writes keep failing. */
     static final Duration BACKOFF_MAX = Duration.ofMinutes(5);
 
@@ -72,16 +77,17 @@ public class PlanExecutor {
     }
 
     /**
-     * How many node writes failed, whether leadership was lost before all were started, and when the nodes backed off
-     * (failed now, or skipped) may be written again.
+     * How many node writes failed, whether leadership was lost before all were started, how many were not started because
+     * the tick's deadline had passed, and when the nodes backed off (failed now, or skipped), decided on a view that moved
+     * on, or not started, may be looked at again.
      */
-    public record Result(int failures, boolean interrupted, Map<String, Instant> retries) {
+    public record Result(int failures, boolean interrupted, int unwritten, Map<String, Instant> retries) {
         public Result {
             retries = Map.copyOf(retries);
         }
 
         public Result(int failures, boolean interrupted) {
-            this(failures, interrupted, Map.of());
+            this(failures, interrupted, 0, Map.of());
         }
     }
 
@@ -112,7 +118,17 @@ public class PlanExecutor {
 
     /** Writes a tick's plan. */
     public Result execute(Planner.TickPlan plan, PlannerSettings settings) {
-        return run(plan.transitions(), plan, settings, true);
+        return execute(plan, settings, Instant.MAX);
+    }
+
+    /** Writes a tick's plan, starting no node's write after {@code deadline} (by this executor's clock). */
+    public Result execute(Planner.TickPlan plan, PlannerSettings settings, Instant deadline) {
+        return run(plan.transitions(), plan, settings, true, deadline);
+    }
+
+    /** The time by this executor's clock. */
+    public Instant now() {
+        return clock.instant();
     }
 
     /**
@@ -125,11 +141,13 @@ public class PlanExecutor {
             case STEADY, COMPLETED, RESCUED, FORCED -> true;
             default -> false;
         }).toList();
-        return run(acted, plan, settings, false);
+        return run(acted, plan, settings, false, Instant.MAX);
     }
 
-    private Result run(List<Transition> transitions, Planner.TickPlan plan, PlannerSettings settings, boolean whole) {
+    private Result run(List<Transition> transitions, Planner.TickPlan plan, PlannerSettings settings, boolean whole,
+                       Instant deadline) {
         Instant now = clock.instant();
+        Set<String> started = ConcurrentHashMap.newKeySet();
         List<BooleanSupplier> raises = new ArrayList<>();
         List<BooleanSupplier> others = new ArrayList<>();
         Map<String, String> owners = profileOwners(transitions);
@@ -144,12 +162,22 @@ public class PlanExecutor {
             }
             String owner = owners.get(JoulieApi.nodePowerProfileName(t.node()));
             BooleanSupplier write = owner.equals(t.node())
-                    ? () -> backedOff(t.node(), apply(t, plan.assignment(t, settings), evictions), urgent(t), now, retries)
+                    ? () -> {
+                        started.add(t.node());
+                        return written(t, apply(t, plan.assignment(t, settings), evictions), now, retries);
+                    }
                     : () -> collides(t, owner);
             (t.raises() || t.to() == PowerState.ActivePerformance ? raises : others).add(write);
         }
         List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
-        TickWriter.Result written = TickWriter.run(List.of(raises, others, releases), leading, parallelism);
+        TickWriter.Result written = TickWriter.run(List.of(raises, others, releases), leading,
+                () -> clock.instant().isBefore(deadline), parallelism);
+        if (written.unstarted() > 0) {
+            // past the tick's deadline: the watchdog looks at them at once (rescues, commits, labels); the rest next tick
+            Instant at = clock.instant();
+            transitions.stream().map(Transition::node).filter(n -> !started.contains(n) && !retries.containsKey(n))
+                    .forEach(n -> retries.put(n, at));
+        }
         if (!written.interrupted() && whole) {
             // nodes gone, cordoned or no longer managed: their memory goes too
             List<String> planned = transitions.stream().map(Transition::node).toList();
@@ -157,7 +185,26 @@ public class PlanExecutor {
             backoff.keySet().retainAll(planned);
         }
         metrics.backingOff(backoff.size());
-        return new Result(written.failures(), written.interrupted(), retries);
+        return new Result(written.failures(), written.interrupted(), written.unstarted(), retries);
+    }
+
+    /**
+     * Records how a node's write went: a decision made on a view that has moved on is looked at again at once (not a
+     * failure of the node); otherwise {@link #backedOff}.
+     */
+    private boolean written(Transition t, Written w, Instant now, Map<String, Instant> retries) {
+        if (w == Written.STALE) {
+            retries.put(t.node(), clock.instant().plus(STALE_RETRY));
+            return true;
+        }
+        return backedOff(t.node(), w == Written.OK, urgent(t), now, retries);
+    }
+
+    /** How a node's write went. */
+    private enum Written {
+        OK, FAILED,
+        /** Not written: it was decided on a view of the node that has moved on since. */
+        STALE
     }
 
     /** A write the contract waits for: never held back by the node's backoff. */
@@ -208,7 +255,7 @@ public class PlanExecutor {
         return false;
     }
 
-    private boolean apply(Transition t, NodeAssignment assignment, AtomicInteger evictions) {
+    private Written apply(Transition t, NodeAssignment assignment, AtomicInteger evictions) {
         try {
             boolean evictionsFailed = t.outcome() == Outcome.EVICTED && !evict(t, evictions);
             if (t.outcome() != Outcome.EVICTED) {
@@ -223,17 +270,17 @@ public class PlanExecutor {
                 events.node(t.node(), t.outcome() == Outcome.FORCED ? EventReason.DowngradeForced : EventReason.PowerStateChanged,
                         "%s -> %s: %s".formatted(t.from(), t.to(), t.reason()));
             }
-            return !evictionsFailed;
+            return evictionsFailed ? Written.FAILED : Written.OK;
         } catch (LeadershipLost e) {
             throw e;
         } catch (KubernetesActuator.StaleDecision e) {
             LOG.debugf("Node %s: %s; decided again on a fresh view", t.node(), e.getMessage());
-            return false;
+            return Written.STALE;
         } catch (RuntimeException e) {
             metrics.error(ErrorKind.NODE);
             LOG.warnf("Node %s: could not apply %s (%s); it keeps its last written state and is retried next tick",
                     t.node(), t.to(), e.getMessage());
-            return false;
+            return Written.FAILED;
         }
     }
 

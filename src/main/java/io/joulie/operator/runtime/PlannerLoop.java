@@ -2,6 +2,7 @@ package io.joulie.operator.runtime;
 
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.api.v1alpha1.Profile;
 import io.joulie.operator.metrics.TickResult;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
@@ -25,20 +26,28 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
  * The per-interval tick: {@link TickGate} (leader, watches synced) → {@link PolicyReloader} (the planner in force) →
- * {@link ContextProvider#snapshot()} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link ContractLedger}
+ * {@link ContextProvider#snapshot(Duration)} → {@link Planner#plan} → {@link PlanExecutor} (the writes) → {@link ContractLedger}
  * and {@link TickRecorder} (metrics, status, Events). A Quarkus scheduler job runs it every {@code RECONCILE_INTERVAL}
- * in force, skipping a run while the previous one is still going. Between ticks, {@link #recheck} runs the guard alone
- * for the nodes a watch reported on ({@link ContractWatch}): one at a time with the ticks.
+ * in force, skipping a run while the previous one is still going; a tick starts no write after its deadline (the
+ * interval: what it did not write, the next tick or a recheck does). Between ticks, and while a tick is still reading
+ * telemetry or writing, {@link #recheck} runs the guard alone for the nodes a watch reported on ({@link ContractWatch}):
+ * rescues never wait for a tick. Ticks run one at a time; a recheck shares no lock with them. A tick's decision and a
+ * recheck's about the same node cannot undo each other: each write carries what it was decided on (the
+ * NodePowerProfile's resourceVersion, the label's value), so the later of two stale decisions is refused, locally or by
+ * the API server ({@link io.joulie.operator.cluster.KubernetesActuator}).
  */
 @ApplicationScoped
 public class PlannerLoop {
     private static final Logger LOG = Logger.getLogger(PlannerLoop.class);
     /** The scheduler job's identity (tests pause it to drive the tick themselves). */
     public static final String JOB = "joulie-planner";
+    /** The most a tick spends reading telemetry, whatever its interval. */
+    static final Duration TELEMETRY_BUDGET_MAX = Duration.ofMinutes(2);
 
     private Scheduler scheduler;
     private final TickGate gate;
@@ -49,15 +58,22 @@ public class PlannerLoop {
     private final ContractLedger ledger;
     private Duration scheduledInterval;
     private final AtomicBoolean tickRequested = new AtomicBoolean();
-    /** The policy the last tick planned with (named in the reasons of a recheck's moves), and its targets. */
-    private String policyName;
-    private Map<String, io.joulie.api.v1alpha1.Profile> targets = Map.of();
+    /** Held through a whole tick: ticks run one at a time (a recheck does not take it). */
+    private final ReentrantLock ticking = new ReentrantLock();
+
+    /**
+     * What a recheck carries on from: the term of the tick that planned last, the policy it planned with (named in the
+     * reasons of a recheck's moves) and its targets.
+     */
+    private record LastPlan(long term, String policyName, Map<String, Profile> targets) {
+    }
+
+    private volatile LastPlan lastPlan = new LastPlan(-1, null, Map.of());
     /**
      * Counts the openings of the gate (each time this replica becomes the leader): a recheck acts only on the plan of a
      * tick of the same term, never on one made before another leader may have planned differently.
      */
     private final java.util.concurrent.atomic.AtomicLong term = new java.util.concurrent.atomic.AtomicLong();
-    private long plannedTerm = -1;
     private volatile Consumer<Map<String, Instant>> wakeups = due -> { };
 
     @Inject
@@ -136,34 +152,46 @@ public class PlannerLoop {
     }
 
     /** Runs one tick; returns whether it planned (leader, synced) and completed. */
-    public synchronized boolean tick() {
+    public boolean tick() {
+        ticking.lock();
+        try {
+            return tickAlone();
+        } finally {
+            ticking.unlock();
+        }
+    }
+
+    private boolean tickAlone() {
         Optional<TickResult> closed = gate.closed();
         if (closed.isPresent()) {
             recorder.skipped(closed.get());
             return false;
         }
         long thisTerm = term.get();
-        Planner planner = policy.reload(thisTerm != plannedTerm);
+        Planner planner = policy.reload(thisTerm != lastPlan.term());
         if (!planner.settings().reconcileInterval().equals(scheduledInterval)) {
             schedule(planner.settings().reconcileInterval());
             LOG.infof("Planning every %s", Durations.format(scheduledInterval));
         }
         Timer.Sample sample = recorder.start();
+        Instant deadline = executor.now().plus(planner.settings().reconcileInterval());
         try {
-            ClusterContext ctx = context.snapshot();
+            ClusterContext ctx = context.snapshot(telemetryBudget(planner.settings().reconcileInterval()));
             Planner.TickPlan plan = planner.plan(ctx);
             LOG.debugf("Tick: %d managed nodes, %s", ctx.nodes().size(), plan.plan().summary());
-            PlanExecutor.Result written = executor.execute(plan, planner.settings());
+            PlanExecutor.Result written = executor.execute(plan, planner.settings(), deadline);
             if (written.interrupted()) {
                 LOG.info("Leadership lost during the tick; leaving the rest to the new leader");
                 recorder.skipped(TickResult.INTERRUPTED);
                 return false;
             }
-            policyName = plan.plan().policyName();
-            targets = plan.plan().targets();
-            plannedTerm = thisTerm;
+            lastPlan = new LastPlan(thisTerm, plan.plan().policyName(), plan.plan().targets());
             Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), true);
             recorder.completed(ctx, plan, written.failures(), PolicyReloader.held(planner), ledger.overdue());
+            if (written.unwritten() > 0) {
+                LOG.warnf("Tick deadline (%s) passed with %d node writes not started; the next tick or a recheck makes them",
+                        Durations.format(planner.settings().reconcileInterval()), written.unwritten());
+            }
             wake(planner, ctx, plan, written, due);
             return true;
         } catch (RuntimeException e) {
@@ -172,6 +200,15 @@ public class PlannerLoop {
         } finally {
             recorder.stop(sample);
         }
+    }
+
+    /**
+     * The longest a tick reads telemetry: half its interval (a slow Prometheus leaves the tick the other half to write),
+     * at most {@link #TELEMETRY_BUDGET_MAX}.
+     */
+    static Duration telemetryBudget(Duration interval) {
+        Duration half = interval.dividedBy(2);
+        return half.compareTo(TELEMETRY_BUDGET_MAX) > 0 ? TELEMETRY_BUDGET_MAX : half;
     }
 
     /** Whether a recheck ran, and if not, whether its nodes are worth another look soon. */
@@ -190,12 +227,13 @@ public class PlannerLoop {
      * performance label once the agent confirmed the cap. Only the leader with synced watches acts, and only once a tick
      * has planned in its current term; the policy and the rules are not consulted.
      */
-    public synchronized Recheck recheck(Collection<String> nodes) {
-        Optional<TickResult> closed = gate.closed();
+    public Recheck recheck(Collection<String> nodes) {
+        Optional<TickResult> closed = gate.closedForRecheck();
         if (closed.filter(TickResult.STANDBY::equals).isPresent()) {
             return Recheck.NOT_LEADING;
         }
-        if (closed.isPresent() || plannedTerm != term.get()) {
+        LastPlan last = lastPlan;
+        if (closed.isPresent() || last.term() != term.get()) {
             return Recheck.LATER;
         }
         if (nodes.isEmpty()) {
@@ -204,7 +242,7 @@ public class PlannerLoop {
         Planner planner = policy.current();
         try {
             ClusterContext ctx = context.snapshotOf(nodes);
-            Planner.TickPlan plan = planner.recheck(ctx, policyName, targets);
+            Planner.TickPlan plan = planner.recheck(ctx, last.policyName(), last.targets());
             PlanExecutor.Result written = executor.recheck(plan, planner.settings());
             if (written.interrupted()) {
                 return Recheck.NOT_LEADING;

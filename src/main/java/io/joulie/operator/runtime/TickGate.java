@@ -24,28 +24,39 @@ public class TickGate {
 
     private final BooleanSupplier leading;
     private final Supplier<List<String>> unsynced;
+    private final Supplier<List<String>> contractUnsynced;
     private final Consumer<Runnable> openings;
     private final BooleanSupplier foreignCrd;
 
     @Inject
     public TickGate(LeaderElection leader, ClusterView view, CrdOwnership crds) {
-        this(leader::isLeader, view::unsynced, listener -> {
+        this(leader::isLeader, view::unsynced, view::contractUnsynced, listener -> {
             view.onInitialSync(listener);
             leader.onLeading(listener);
         }, () -> crds.foreign().isPresent());
     }
 
     TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings) {
-        this(leading, unsynced, openings, () -> false);
+        this(leading, unsynced, unsynced, openings, () -> false);
+    }
+
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings, BooleanSupplier foreignCrd) {
+        this(leading, unsynced, unsynced, openings, foreignCrd);
     }
 
     /**
      * @param openings registers a listener for the moments the gate may open: the watches' initial sync, and each time
      *                 this replica becomes the leader
      */
-    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Consumer<Runnable> openings, BooleanSupplier foreignCrd) {
+    /**
+     * @param contractUnsynced the watches a recheck needs that have not synced or are not watching (Nodes, Pods,
+     *                         NodePowerProfiles)
+     */
+    TickGate(BooleanSupplier leading, Supplier<List<String>> unsynced, Supplier<List<String>> contractUnsynced,
+             Consumer<Runnable> openings, BooleanSupplier foreignCrd) {
         this.leading = leading;
         this.unsynced = unsynced;
+        this.contractUnsynced = contractUnsynced;
         this.openings = openings;
         this.foreignCrd = foreignCrd;
     }
@@ -73,6 +84,21 @@ public class TickGate {
             return Optional.of(TickResult.UNSYNCED);
         }
         return Optional.empty();
+    }
+
+    /**
+     * Empty when a recheck may act, else why not: as {@link #closed()}, except that only the watches the guard's step
+     * reads must be synced (Nodes, Pods, NodePowerProfiles): a NodeHardware or Joulie watch reconnecting does not hold
+     * a rescue back.
+     */
+    public Optional<TickResult> closedForRecheck() {
+        if (!leading.getAsBoolean()) {
+            return Optional.of(TickResult.STANDBY);
+        }
+        if (foreignCrd.getAsBoolean()) {
+            return Optional.of(TickResult.FOREIGN_CRD);
+        }
+        return contractUnsynced.get().isEmpty() ? Optional.empty() : Optional.of(TickResult.UNSYNCED);
     }
 
     /** Whether this replica still holds the Lease (asked again before each write). */

@@ -18,14 +18,17 @@ import java.util.function.BooleanSupplier;
  * once. A node's writes take a few API round trips; one after the other, 1,000 changed nodes took minutes on the
  * scale benchmark's control plane (docs/benchmarks.md). Once {@code leading} says the Lease is lost, no further
  * write starts; a write that finds it lost midway (its next request is fenced, {@link LeadershipLost}) stops the
- * tick the same way.
+ * tick the same way. Once the tick's deadline has passed no further write starts either (the rest is left for later).
  */
 final class TickWriter {
     /** Writes in flight at once: enough to hide API latency, few enough not to flood the API server. */
     static final int PARALLELISM = 16;
 
-    /** How many writes failed, and whether leadership was lost before all were started. */
-    record Result(int failures, boolean interrupted) {
+    /**
+     * How many writes failed, whether leadership was lost before all were started, and how many were not started because
+     * the deadline had passed.
+     */
+    record Result(int failures, boolean interrupted, int unstarted) {
     }
 
     private TickWriter() {
@@ -33,7 +36,16 @@ final class TickWriter {
 
     /** Each task writes one node and returns whether it succeeded; a task that throws counts as failed. */
     static Result run(List<List<BooleanSupplier>> waves, BooleanSupplier leading, int parallelism) {
+        return run(waves, leading, () -> true, parallelism);
+    }
+
+    /**
+     * As {@link #run(List, BooleanSupplier, int)}; no task starts once {@code beforeDeadline} says false (those left are
+     * counted as not started, not as failed).
+     */
+    static Result run(List<List<BooleanSupplier>> waves, BooleanSupplier leading, BooleanSupplier beforeDeadline, int parallelism) {
         int failures = 0;
+        int unstarted = 0;
         AtomicBoolean interrupted = new AtomicBoolean();
         try (ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor()) {
             Semaphore slots = new Semaphore(parallelism);
@@ -45,6 +57,11 @@ final class TickWriter {
                         slots.release();
                         interrupted.set(true);
                         break;
+                    }
+                    if (!beforeDeadline.getAsBoolean()) {
+                        slots.release();
+                        unstarted++;
+                        continue;
                     }
                     running.add(executor.submit(() -> {
                         try {
@@ -65,7 +82,7 @@ final class TickWriter {
                 }
             }
         }
-        return new Result(failures, interrupted.get());
+        return new Result(failures, interrupted.get(), unstarted);
     }
 
     private static boolean succeeded(Future<Boolean> f) {

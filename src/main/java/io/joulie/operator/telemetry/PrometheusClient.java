@@ -81,6 +81,12 @@ public final class PrometheusClient {
     }
 
     public Result query(String promql) throws QueryException {
+        return query(promql, timeout);
+    }
+
+    /** A query that ends within {@code within} (when that is shorter than the configured timeout), body included. */
+    public Result query(String promql, Duration within) throws QueryException {
+        Duration timeout = within.compareTo(this.timeout) < 0 ? within : this.timeout;
         URI uri = base.resolve("api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8));
         if (tlsProblem.isPresent()) {
             throw new QueryException("unreachable", "Prometheus at " + base + ": " + tlsProblem.get());

@@ -66,11 +66,30 @@ public final class PrometheusTelemetry {
         }
     }
 
+    /** A read whose queries each end within the configured timeout. */
     public Reading read() {
+        return read(Duration.ofDays(1));
+    }
+
+    /**
+     * A read that ends within {@code budget} (its queries one after the other, each within the configured timeout and
+     * within what is left of the budget): a slow Prometheus costs a tick at most the budget, however many signals are
+     * configured. When the budget runs out the telemetry is unavailable ({@code unreachable}), as for an outage.
+     */
+    public Reading read(Duration budget) {
+        long deadline = System.nanoTime() + Math.min(budget.toNanos(), Duration.ofDays(1).toNanos());
         Map<Signal, Integer> refused = new EnumMap<>(Signal.class);
+        Budget left = () -> {
+            long rest = deadline - System.nanoTime();
+            if (rest <= 0) {
+                throw new QueryException("unreachable", "Prometheus at " + config.url() + " did not answer every query within "
+                        + "the tick's telemetry budget of " + io.joulie.api.text.Durations.format(budget));
+            }
+            return Duration.ofNanos(rest);
+        };
         try {
-            Map<String, Telemetry.Sample> power = perNode(Signal.POWER, config.powerQuery(), refused);
-            Map<String, Telemetry.Sample> temperature = perNode(Signal.TEMPERATURE, config.temperatureQuery(), refused);
+            Map<String, Telemetry.Sample> power = perNode(Signal.POWER, config.powerQuery(), refused, left);
+            Map<String, Telemetry.Sample> temperature = perNode(Signal.TEMPERATURE, config.temperatureQuery(), refused, left);
             Set<String> nodes = new HashSet<>(power.keySet());
             nodes.addAll(temperature.keySet());
             Map<String, Telemetry.NodeSamples> samples = new HashMap<>();
@@ -78,19 +97,25 @@ public final class PrometheusTelemetry {
                 samples.put(n, new Telemetry.NodeSamples(Optional.ofNullable(power.get(n)),
                         Optional.ofNullable(temperature.get(n))));
             }
-            return new Reading(Telemetry.available(samples, scalar(Signal.PUE, config.pueQuery(), refused),
-                    scalar(Signal.CARBON_INTENSITY, config.carbonIntensityQuery(), refused)), Optional.empty(), refused);
+            return new Reading(Telemetry.available(samples, scalar(Signal.PUE, config.pueQuery(), refused, left),
+                    scalar(Signal.CARBON_INTENSITY, config.carbonIntensityQuery(), refused, left)), Optional.empty(), refused);
         } catch (QueryException e) {
             return new Reading(Telemetry.unavailable(e.getMessage()), Optional.of(e.reason()), refused);
         }
     }
 
-    private Map<String, Telemetry.Sample> perNode(Signal signal, Optional<String> query, Map<Signal, Integer> refused)
-            throws QueryException {
+    /** What is left of a read's budget; throws once nothing is. */
+    @FunctionalInterface
+    private interface Budget {
+        Duration left() throws QueryException;
+    }
+
+    private Map<String, Telemetry.Sample> perNode(Signal signal, Optional<String> query, Map<Signal, Integer> refused,
+                                                  Budget left) throws QueryException {
         if (query.isEmpty()) {
             return Map.of();
         }
-        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), true, refused);
+        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), true, refused, left);
         if (fresh.isEmpty()) {
             throw new QueryException("stale", "no fresh " + signal.label() + " samples within physical bounds with a '"
                     + config.nodeLabel() + "' label (query '" + query.get() + "', stale after "
@@ -99,11 +124,12 @@ public final class PrometheusTelemetry {
         return fresh;
     }
 
-    private OptionalDouble scalar(Signal signal, Optional<String> query, Map<Signal, Integer> refused) throws QueryException {
+    private OptionalDouble scalar(Signal signal, Optional<String> query, Map<Signal, Integer> refused, Budget left)
+            throws QueryException {
         if (query.isEmpty()) {
             return OptionalDouble.empty();
         }
-        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), false, refused);
+        Map<String, Telemetry.Sample> fresh = fresh(signal, query.get(), false, refused, left);
         return fresh.isEmpty() ? OptionalDouble.empty() : OptionalDouble.of(fresh.values().iterator().next().value());
     }
 
@@ -111,12 +137,12 @@ public final class PrometheusTelemetry {
      * Fresh samples within the signal's physical bounds by node label (or under "" for cluster scalars); the largest value
      * wins on duplicates.
      */
-    private Map<String, Telemetry.Sample> fresh(Signal signal, String query, boolean perNode, Map<Signal, Integer> refused)
-            throws QueryException {
-        PrometheusClient.Result values = client.query(query);
+    private Map<String, Telemetry.Sample> fresh(Signal signal, String query, boolean perNode, Map<Signal, Integer> refused,
+                                                Budget left) throws QueryException {
+        PrometheusClient.Result values = client.query(query, left.left());
         Map<String, Double> stamps = new HashMap<>();
         if (values.points().stream().anyMatch(p -> !p.labels().isEmpty())) {
-            for (Point p : client.query("timestamp(" + query + ")").points()) {
+            for (Point p : client.query("timestamp(" + query + ")", left.left()).points()) {
                 stamps.merge(key(p, perNode), p.value(), Math::max);
             }
         }

@@ -53,13 +53,16 @@ public class TelemetrySource {
         LOG.infof("Telemetry: %s", config.map(c -> "Prometheus at " + c.url()).orElse("none"));
     }
 
-    /** This tick's telemetry ({@link Telemetry#DISABLED} when none is configured). */
-    public Telemetry read() {
+    /**
+     * This tick's telemetry ({@link Telemetry#DISABLED} when none is configured), read within {@code budget}
+     * ({@link PrometheusTelemetry#read(java.time.Duration)}).
+     */
+    public Telemetry read(java.time.Duration budget) {
         PrometheusTelemetry s = source.get();
         if (s == null) {
             return Telemetry.DISABLED;
         }
-        PrometheusTelemetry.Reading reading = s.read();
+        PrometheusTelemetry.Reading reading = s.read(budget);
         registry.counter("joulie.telemetry.reads", "result", reading.failure().orElse("ok")).increment();
         reading.refused().forEach((signal, n) -> registry.counter("joulie.telemetry.refused", "signal", signal.label()).increment(n));
         if (!reading.refused().equals(lastRefused)) {

@@ -118,8 +118,10 @@ class KubernetesActuatorTest {
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
                 .as("going down, the label first: no new performance pod before the eco cap")
                 .containsExactly("PATCH /api/v1/nodes/n1", "PATCH " + NPP_PATH + APPLY, "PATCH " + NPP_PATH + "/status" + APPLY);
-        assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":\"eco\"}}}");
-        assertThat(requests.get(0).getHeader("Content-Type")).startsWith("application/merge-patch+json");
+        assertThat(requests.get(0).getBody().readUtf8()).as("conditional on the label the decision saw")
+                .isEqualTo("[{\"op\":\"test\",\"path\":\"/metadata/labels/joulie.io~1power-profile\",\"value\":\"performance\"},"
+                        + "{\"op\":\"replace\",\"path\":\"/metadata/labels/joulie.io~1power-profile\",\"value\":\"eco\"}]");
+        assertThat(requests.get(0).getHeader("Content-Type")).startsWith("application/json-patch+json");
         String spec = requests.get(1).getBody().readUtf8();
         assertThat(spec).contains("\"profile\":\"eco\"").contains("\"packagePowerCapWatts\":120.0").contains("\"resourceVersion\":\"5\"");
         String status = requests.get(2).getBody().readUtf8();
@@ -258,7 +260,50 @@ class KubernetesActuatorTest {
         List<RecordedRequest> requests = requests();
         assertThat(requests).extracting(r -> r.getMethod() + " " + r.getPath())
                 .containsExactly("PATCH /api/v1/nodes/n1", "DELETE " + NPP_PATH);
-        assertThat(requests.get(0).getBody().readUtf8()).isEqualTo("{\"metadata\":{\"labels\":{\"joulie.io/power-profile\":null}}}");
+        assertThat(requests.get(0).getBody().readUtf8())
+                .isEqualTo("[{\"op\":\"test\",\"path\":\"/metadata/labels/joulie.io~1power-profile\",\"value\":\"performance\"},"
+                        + "{\"op\":\"remove\",\"path\":\"/metadata/labels/joulie.io~1power-profile\"}]");
+        assertThat(requests.get(1).getBody().readUtf8()).as("the delete holds only for the version the cache saw")
+                .contains("\"preconditions\":{\"resourceVersion\":\"5\"}");
+    }
+
+    @Test
+    void aLabelPatchTheServerRefusesBecauseTheLabelMovedOnIsAStaleDecisionNotAFailure() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(422, "{\"kind\":\"Status\",\"code\":422,"
+                + "\"message\":\"the server rejected our request due to an error in our request\"}").once();
+
+        assertThatThrownBy(() -> actuator.apply(eco())).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("no longer performance");
+        assertThat(requests()).as("nothing written after the refused label").extracting(r -> r.getMethod() + " " + r.getPath())
+                .containsExactly("PATCH /api/v1/nodes/n1");
+    }
+
+    @Test
+    void aDecisionMadeOnAViewTheCacheNoLongerShowsIsNotWritten() throws Exception {
+        cached = npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance); // a rescue came in meanwhile
+        NodeAssignment decided = eco();
+        NodeAssignment onAnOlderView = new NodeAssignment(decided.node(), decided.state(), decided.since(), decided.reason(),
+                decided.profile(), decided.cpu(), decided.gpu(), decided.policyName(), decided.label(), decided.cap(),
+                decided.forcedPods(), new NodeAssignment.Basis("5", "eco"));
+
+        assertThatThrownBy(() -> actuator.apply(onAnOlderView)).isInstanceOf(KubernetesActuator.StaleDecision.class)
+                .hasMessageContaining("version 5").hasMessageContaining("now shows 6");
+        assertThat(requests()).as("no request at all").isEmpty();
+    }
+
+    @Test
+    void aDecisionWhoseBasisTheCacheStillShowsIsWritten() throws Exception {
+        cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        NodeAssignment decided = eco();
+
+        assertThat(actuator.apply(new NodeAssignment(decided.node(), decided.state(), decided.since(), decided.reason(),
+                decided.profile(), decided.cpu(), decided.gpu(), decided.policyName(), decided.label(), decided.cap(),
+                decided.forcedPods(), new NodeAssignment.Basis("5", "performance")))).isTrue();
+        assertThat(requests()).hasSize(3);
     }
 
     static NodeAssignment up(String label, CapStatus cap) {

@@ -247,7 +247,9 @@ final class Cluster {
         return labels == null ? null : labels.get(JoulieApi.POWER_PROFILE_LABEL);
     }
 
+    /** The Events recorded with this reason (after the operator's Event queue has been written out). */
     List<Event> events(String reason) {
+        io.quarkus.arc.Arc.container().instance(io.joulie.operator.cluster.EventRecorder.class).get().flush();
         return client.v1().events().inAnyNamespace().list().getItems().stream()
                 .filter(e -> reason.equals(e.getReason())).toList();
     }

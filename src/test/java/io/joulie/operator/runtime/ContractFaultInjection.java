@@ -99,8 +99,9 @@ import java.util.function.Consumer;
  *     recheck, a commit only after the settle time with no running performance-only Pod the operator could have seen, a
  *     rescue only with a performance-only Pod on the node that runs or that its kubelet admits, a raise only when the
  *     writer's plan wants performance;</li>
- * <li><b>fencing, on the server</b>: no write without a precondition the API server checks lands from a replica the
- *     server's Lease does not name (whatever the replica believes);</li>
+ * <li><b>fencing, on the server</b>: no write without a precondition the API server checks (a resourceVersion, a
+ *     JSON-patch {@code test} of the label) lands from a replica the server's Lease does not name (whatever the replica
+ *     believes);</li>
  * <li><b>budget</b>: while Prometheus is out, every tick of a leader holds the power budget's count the
  *     {@code Joulie} status keeps, also right after a restart;</li>
  * </ol>
@@ -782,7 +783,7 @@ final class ContractFaultInjection {
     private void stateChanged(Replica by, String node, PowerState from, PowerState to, NodePowerProfile before) {
         stateChanges++;
         changes.merge(node, 1, Integer::sum);
-        Profile wanted = by.requested.get(node);
+        Profile wanted = by.plan().get(node);
         boolean recheck = handover.current() != null && handover.current().name.startsWith("watch");
         switch (from) {
             case ActivePerformance -> {
@@ -869,8 +870,8 @@ final class ContractFaultInjection {
                         + ") bound at " + server.boundAt.get(key(p)) + traceOf(node));
             }
         }
-        if (by.requested.get(node) != Profile.ECO) {
-            violation("moves: " + node + " committed eco by replica " + by.id + " while its plan wants " + by.requested.get(node));
+        if (by.plan().get(node) != Profile.ECO) {
+            violation("moves: " + node + " committed eco by replica " + by.id + " while its plan wants " + by.plan().get(node));
         }
     }
 
@@ -887,7 +888,7 @@ final class ContractFaultInjection {
             return; // a recheck: no new wish
         }
         plan.plan().targets().forEach((node, p) -> {
-            if (r.requested.put(node, p) != p) {
+            if (r.planning.put(node, p) != p) {
                 decisions.merge(node, 1, Integer::sum);
             }
         });
@@ -1234,12 +1235,15 @@ final class ContractFaultInjection {
             return current;
         }
 
-        /** Today a delete carries no precondition (ApiWrites): a stale leader's lands whatever the object's version. */
+        /** A delete with the object's resourceVersion as its precondition (ApiWrites): a stale one is a 409. */
         @Override
         public void delete(NodePowerProfile npp) {
-            send(npp.getSpec() == null ? null : npp.getSpec().nodeName(), "delete " + npp.getMetadata().getName(), false, false, () -> {
-                server.remove(Kind.NPP, npp.getMetadata().getName());
-                return null;
+            send(npp.getSpec() == null ? null : npp.getSpec().nodeName(), "delete " + npp.getMetadata().getName(), true, false, () -> {
+                synchronized (server) {
+                    current(npp);
+                    server.remove(Kind.NPP, npp.getMetadata().getName());
+                    return null;
+                }
             });
         }
 
@@ -1251,14 +1255,21 @@ final class ContractFaultInjection {
             }
         }
 
-        /** Today a JSON merge patch without a precondition (ApiWrites): it lands whoever sends it. */
+        /**
+         * A JSON patch whose first operation tests the label's value {@code expected} (the API server answers 422 when it
+         * differs); with {@code expected} null a merge patch without a condition (ApiWrites).
+         */
         @Override
-        public void label(Node node, String key, String value) {
+        public void label(Node node, String key, String expected, String value) {
             String name = node.getMetadata().getName();
-            send(name, "label " + value, false, true, () -> {
+            send(name, "label " + value + (expected == null ? "" : " (test " + expected + ")"), expected != null, true, () -> {
                 synchronized (server) {
                     if (!server.nodes.containsKey(name)) {
                         throw new KubernetesClientException("NotFound", 404, null);
+                    }
+                    if (expected != null && !expected.equals(server.nodes.get(name).getMetadata().getLabels().get(key))) {
+                        trace(name, "replica " + replica.id + ": label " + value + " refused: not " + expected);
+                        throw new KubernetesClientException("the label " + key + " is not " + expected, 422, null);
                     }
                     trace(name, "replica " + replica.id + ": label " + value);
                     if (JoulieApi.DRAINING_PERFORMANCE.equals(value) && !value.equals(server.label(name))) {
@@ -1410,14 +1421,19 @@ final class ContractFaultInjection {
 
     /**
      * Prometheus as the budget rule reads it: each node's draw, by the cap its hardware is at; out during outages. While
-     * Prometheus is slow, a read takes up to a minute and a half of the tick's time (eight queries near their timeout).
+     * Prometheus is slow, a read takes 20 to 90 s of the tick's time (eight queries near their timeout), at most the
+     * tick's telemetry budget, after which it counts as unavailable (as PrometheusTelemetry does).
      */
-    private Telemetry telemetry(Replica r) {
+    private Telemetry telemetry(Replica r, Duration limit) {
         if (now().isBefore(slowPrometheusUntil) && r.alive) {
+            Duration takes = Duration.ofSeconds(20 + rnd.nextInt(70));
             try {
-                handover.block(now().plusSeconds(20 + rnd.nextInt(70)));
+                handover.block(now().plus(takes.compareTo(limit) > 0 ? limit : takes));
             } catch (Handover.Killed e) {
                 return Telemetry.unavailable("the operator process is gone");
+            }
+            if (takes.compareTo(limit) > 0) {
+                return Telemetry.unavailable("the telemetry budget of " + limit + " is spent");
             }
         }
         if (!budget) {
@@ -1451,8 +1467,13 @@ final class ContractFaultInjection {
         final ContractWatch watch;
         final PlannerStatus status = new PlannerStatus();
         final List<Runnable> openings = new CopyOnWriteArrayList<>();
-        /** What this replica's latest plan asked of each node. */
-        final Map<String, Profile> requested = new ConcurrentHashMap<>();
+        /** What the plan of this replica's running (or last) tick asks of each node: a tick's moves are judged by it. */
+        final Map<String, Profile> planning = new ConcurrentHashMap<>();
+        /**
+         * What the plan of its last completed tick asked: a recheck carries on from that one (PlannerLoop), also while a
+         * newer tick is still writing, and its moves are judged by it.
+         */
+        final Map<String, Profile> planned = new ConcurrentHashMap<>();
         volatile boolean alive = true;
         /** After the server gave its Lease away: until when this replica still believes it leads. */
         volatile Instant believesUntil = Instant.MIN;
@@ -1491,8 +1512,8 @@ final class ContractFaultInjection {
             view = new View(this);
             TelemetrySource telemetry = new TelemetrySource(registry) {
                 @Override
-                public Telemetry read() {
-                    return ContractFaultInjection.this.telemetry(Replica.this);
+                public Telemetry read(Duration limit) {
+                    return ContractFaultInjection.this.telemetry(Replica.this, limit);
                 }
             };
             InformerContextProvider context = new InformerContextProvider(view, settings, clock, telemetry);
@@ -1506,9 +1527,14 @@ final class ContractFaultInjection {
                 return p == null || p.getSpec() == null ? null : p.getSpec().nodeName();
             }, events, metrics, this::leading, 1, clock) {
                 @Override
-                public Result execute(Planner.TickPlan plan, PlannerSettings s) {
+                public Result execute(Planner.TickPlan plan, PlannerSettings s, Instant deadline) {
                     planned(Replica.this, plan);
-                    return super.execute(plan, s);
+                    Result r = super.execute(plan, s, deadline);
+                    if (!r.interrupted()) {
+                        planned.clear();
+                        planned.putAll(plan.plan().targets());
+                    }
+                    return r;
                 }
             };
             TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), status, events, clock);
@@ -1533,6 +1559,12 @@ final class ContractFaultInjection {
             }
             Instant now = clock.instant();
             return watch.pending().values().stream().anyMatch(at -> !at.isAfter(now));
+        }
+
+        /** The plan the calling thread's moves are judged by: a recheck's is the last completed tick's. */
+        Map<String, Profile> plan() {
+            Handover.Activity a = handover.current();
+            return a != null && a.name.startsWith("watch") ? planned : planning;
         }
 
         /** What this replica's elector believes: it holds the Lease on the server, or it has not noticed losing it yet. */

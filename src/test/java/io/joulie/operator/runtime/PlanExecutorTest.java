@@ -49,13 +49,20 @@ class PlanExecutorTest {
         final List<String> calls = Collections.synchronizedList(new ArrayList<>());
         final Map<String, EvictionResult> evictions = new HashMap<>();
         final Set<String> failing = new HashSet<>();
+        final Set<String> stale = new HashSet<>();
+        /** Runs before each apply (a write that takes time). */
+        Runnable during = () -> { };
 
         @Override
         public boolean apply(NodeAssignment a) {
             calls.add("apply " + a.node() + " " + a.state() + " " + (a.cpu().packagePowerCapWatts() != null
                     ? a.cpu().packagePowerCapWatts() + " W" : a.cpu().packagePowerCapPercent() + " %"));
+            during.run();
             if (failing.contains(a.node())) {
                 throw new IllegalStateException("API server said no");
+            }
+            if (stale.contains(a.node())) {
+                throw new io.joulie.operator.cluster.KubernetesActuator.StaleDecision("the cache moved on");
             }
             return true;
         }
@@ -335,5 +342,37 @@ class PlanExecutorTest {
                 "apply b ActiveEco 60.0 %", "apply f ActiveEco 60.0 %");
         assertThat(counter("joulie.transitions", "outcome", "blocked")).as("a blocked drain is counted by ticks only").isZero();
         assertThat(counter("joulie.transitions", "outcome", "rescued")).isEqualTo(1);
+    }
+
+    @Test
+    void aDecisionMadeOnAViewThatMovedOnIsLookedAtAgainSoonAndIsNoFailure() {
+        actuation.stale.add("a");
+        var first = executor.execute(plan(List.of(t("a", ActivePerformance, DrainingPerformance, Outcome.COMPLETED))), SETTINGS);
+        assertThat(first.failures()).isZero();
+        assertThat(first.retries()).containsEntry("a", clock.instant().plus(PlanExecutor.STALE_RETRY));
+        assertThat(counter("joulie.errors", "kind", "node")).isZero();
+
+        // not backed off: the next look writes it at once
+        actuation.stale.clear();
+        actuation.calls.clear();
+        var second = executor.recheck(plan(List.of(t("a", ActivePerformance, DrainingPerformance, Outcome.COMPLETED))), SETTINGS);
+        assertThat(second.retries()).isEmpty();
+        assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 100.0 %");
+    }
+
+    @Test
+    void noNodeWriteStartsAfterTheTicksDeadlineAndTheWatchdogLooksAtTheRestAtOnce() {
+        Instant deadline = clock.instant().plusSeconds(60);
+        actuation.during = () -> clock.advance(java.time.Duration.ofSeconds(40)); // each write takes 40 s (a slow webhook)
+        var result = executor.execute(plan(List.of(
+                t("a", ActiveEco, ActivePerformance, Outcome.COMPLETED),
+                t("b", ActivePerformance, DrainingPerformance, Outcome.COMPLETED),
+                t("c", ActivePerformance, DrainingPerformance, Outcome.COMPLETED),
+                t("d", ActivePerformance, DrainingPerformance, Outcome.COMPLETED))), SETTINGS, deadline);
+        assertThat(actuation.calls).as("two writes start before the deadline").hasSize(2);
+        assertThat(result.unwritten()).isEqualTo(2);
+        assertThat(result.failures()).isZero();
+        assertThat(result.retries()).as("the nodes not written are looked at when the deadline stopped them")
+                .containsOnlyKeys("c", "d");
     }
 }

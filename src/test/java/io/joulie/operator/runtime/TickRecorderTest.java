@@ -54,7 +54,7 @@ class TickRecorderTest {
 
     static Planner.TickPlan plan(int performanceNodes, RuleReport rules, Transition... transitions) {
         return new Planner.TickPlan(new Plan("static_partition", Map.of("a", Profile.ECO), performanceNodes, "test"),
-                List.of(transitions), List.of(), rules, Map.of(), Map.of());
+                List.of(transitions), List.of(), rules, Map.of(), Map.of(), Map.of());
     }
 
     double gauge(String name, String... tags) {

@@ -32,7 +32,7 @@ class TickWriterTest {
         List<String> log = Collections.synchronizedList(new ArrayList<>());
         TickWriter.Result r = TickWriter.run(List.of(wave("raise", 40, log), wave("lower", 40, log), wave("release", 5, log)),
                 () -> true, 8);
-        assertThat(r).isEqualTo(new TickWriter.Result(0, false));
+        assertThat(r).isEqualTo(new TickWriter.Result(0, false, 0));
         assertThat(log).hasSize(85);
         assertThat(log.subList(0, 40)).containsOnly("raise");
         assertThat(log.subList(40, 80)).containsOnly("lower");
@@ -74,7 +74,7 @@ class TickWriterTest {
             throw new IllegalStateException("API server said no");
         }, () -> ran.incrementAndGet() > 0);
         TickWriter.Result r = TickWriter.run(List.of(tasks, List.of(() -> ran.incrementAndGet() > 0)), () -> true, 2);
-        assertThat(r).isEqualTo(new TickWriter.Result(2, false));
+        assertThat(r).isEqualTo(new TickWriter.Result(2, false, 0));
         assertThat(ran).hasValue(4);
     }
 
@@ -94,5 +94,23 @@ class TickWriterTest {
         TickWriter.Result r = TickWriter.run(List.of(first, second), leading::get, 1);
         assertThat(r.interrupted()).isTrue();
         assertThat(ran).as("only the write started while leading").hasValue(1);
+    }
+
+    @Test
+    void noWriteStartsOnceTheDeadlineHasPassedAndTheRestAreCountedAsNotStartedNotFailed() {
+        AtomicInteger ran = new AtomicInteger();
+        AtomicBoolean beforeDeadline = new AtomicBoolean(true);
+        List<BooleanSupplier> first = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            first.add(() -> {
+                ran.incrementAndGet();
+                beforeDeadline.set(false); // this write takes until past the deadline
+                return true;
+            });
+        }
+        List<BooleanSupplier> second = List.of(() -> ran.incrementAndGet() > 0, () -> ran.incrementAndGet() > 0);
+        TickWriter.Result r = TickWriter.run(List.of(first, second), () -> true, beforeDeadline::get, 1);
+        assertThat(r).isEqualTo(new TickWriter.Result(0, false, 4));
+        assertThat(ran).as("only the write started before the deadline").hasValue(1);
     }
 }

@@ -1,0 +1,167 @@
+package io.joulie.operator.runtime;
+
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.PowerState;
+import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.metrics.PlannerMetrics;
+import io.joulie.operator.metrics.RuleMetrics;
+import io.joulie.planner.ActuationAdapter;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.ContextProvider;
+import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodeAssignment;
+import io.joulie.planner.Planner;
+import io.joulie.planner.PlannerSettings;
+import io.joulie.testkit.FakeClock;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A rescue does not wait for a tick (decision 166): while a tick is held in its snapshot (a slow Prometheus), or in a
+ * node write (a slow API server), the watchdog's recheck of a node running a performance-only pod under the eco cap
+ * writes the performance cap at once, on another thread.
+ */
+class PlannerLoopRescueTest {
+    static final PlannerSettings SETTINGS = PlannerSettings.defaults();
+
+    final FakeClock clock = new FakeClock();
+    final List<String> writes = Collections.synchronizedList(new ArrayList<>());
+    final CountDownLatch tickHeld = new CountDownLatch(1);
+    final CountDownLatch releaseTick = new CountDownLatch(1);
+    /** Threads of their own for the tick and the recheck (the common pool may have a single thread here). */
+    final ExecutorService threads = Executors.newCachedThreadPool();
+    volatile boolean holdInSnapshot;
+    volatile boolean holdInWrite;
+
+    /** One eco node ("eco") running a performance-only pod, one performance node ("perf"). */
+    ClusterContext context() {
+        ManagedNode eco = new ManagedNode("eco", Map.of(JoulieApi.POWER_PROFILE_LABEL, "eco"), false, PowerState.ActiveEco,
+                clock.instant(), List.of("team/trainer"));
+        ManagedNode perf = new ManagedNode("perf", Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance"), false,
+                PowerState.ActivePerformance, clock.instant(), List.of());
+        return new ClusterContext(clock.instant(), List.of(perf, eco), 1);
+    }
+
+    final ContextProvider provider = new ContextProvider() {
+        @Override
+        public ClusterContext snapshot(Duration telemetryBudget) {
+            if (holdInSnapshot) {
+                hold();
+            }
+            return context();
+        }
+
+        @Override
+        public ClusterContext snapshotOf(Collection<String> nodes) {
+            ClusterContext all = context();
+            return new ClusterContext(all.now(), all.nodes().stream().filter(n -> nodes.contains(n.name())).toList(), 1);
+        }
+    };
+
+    void hold() {
+        tickHeld.countDown();
+        try {
+            releaseTick.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    final ActuationAdapter actuation = new ActuationAdapter() {
+        @Override
+        public boolean apply(NodeAssignment a) {
+            if (holdInWrite && a.node().equals("perf")) {
+                hold();
+            }
+            writes.add(a.node() + " " + a.state() + " " + a.profile().value());
+            return true;
+        }
+
+        @Override
+        public boolean release(String node) {
+            return true;
+        }
+
+        @Override
+        public EvictionResult evict(String pod) {
+            return EvictionResult.EVICTED;
+        }
+    };
+
+    @AfterEach
+    void release() {
+        releaseTick.countDown();
+        threads.shutdownNow();
+    }
+
+    PlannerLoop loop() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PlannerMetrics metrics = new PlannerMetrics(registry);
+        RecordingEvents events = new RecordingEvents();
+        TickGate gate = new TickGate(() -> true, List::of, listener -> { });
+        PolicyReloader policy = new PolicyReloader(new Planner(SETTINGS), Optional.empty(), new EffectivePolicy(SETTINGS),
+                () -> null, config -> { }, events);
+        PlanExecutor executor = new PlanExecutor(actuation, name -> null, events, metrics, () -> true, 1, clock);
+        TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), new PlannerStatus(), events, clock);
+        ContractLedger ledger = new ContractLedger(metrics, events, clock, pod -> null);
+        return new PlannerLoop(gate, policy, provider, executor, recorder, ledger);
+    }
+
+    @Test
+    void aRescueIsWrittenWhileATickIsHeldReadingTelemetry() throws Exception {
+        PlannerLoop loop = loop();
+        holdInSnapshot = false;
+        assertThat(loop.tick()).as("a first tick plans this term").isTrue();
+        writes.clear();
+
+        holdInSnapshot = true;
+        CompletableFuture<Boolean> tick = CompletableFuture.supplyAsync(loop::tick, threads);
+        assertThat(tickHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+        CompletableFuture<PlannerLoop.Recheck> recheck = CompletableFuture.supplyAsync(() -> loop.recheck(List.of("eco")), threads);
+        assertThat(recheck.get(5, TimeUnit.SECONDS)).as("the recheck does not wait for the held tick")
+                .isEqualTo(PlannerLoop.Recheck.RAN);
+        assertThat(writes).containsExactly("eco DrainingPerformance performance");
+        assertThat(tick).isNotDone();
+
+        releaseTick.countDown();
+        assertThat(tick.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void aRescueIsWrittenWhileATickIsHeldInAnotherNodesWrite() throws Exception {
+        PlannerLoop loop = loop();
+        assertThat(loop.tick()).isTrue();
+        writes.clear();
+
+        holdInWrite = true;
+        CompletableFuture<Boolean> tick = CompletableFuture.supplyAsync(loop::tick, threads);
+        assertThat(tickHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+        holdInWrite = false;
+        CompletableFuture<PlannerLoop.Recheck> recheck = CompletableFuture.supplyAsync(() -> loop.recheck(List.of("eco")), threads);
+        assertThat(recheck.get(5, TimeUnit.SECONDS)).isEqualTo(PlannerLoop.Recheck.RAN);
+        assertThat(writes).as("the tick's own write of the node waits behind its write of the other")
+                .containsExactly("eco DrainingPerformance performance");
+        assertThat(tick).isNotDone();
+
+        releaseTick.countDown();
+        assertThat(tick.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+}
