@@ -25,10 +25,15 @@ import java.util.Optional;
  * @param cap               what its NodePowerProfile asks for and what its agent reported
  * @param forcedPods        performance-only pods escalation force left under the eco cap (NodePowerProfile status)
  * @param reason            the reason its NodePowerProfile status gives now ("" when none)
+ * @param stateSeen         when this replica first saw the node in its current state, on its own clock; null when
+ *                          unknown. {@code since} is written by whichever replica made the move, on that replica's clock:
+ *                          the guard measures the settle time and the downgrade timeout from the later of the two, so
+ *                          that a new leader whose clock runs ahead of the old one's never commits or forces early
  */
 public record ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state,
                           Instant since, List<String> performancePods, double cpuCores, NodePower power,
-                          Instant lastPerformancePod, NodeCap cap, List<String> forcedPods, String reason) {
+                          Instant lastPerformancePod, NodeCap cap, List<String> forcedPods, String reason,
+                          Instant stateSeen) {
 
     public ManagedNode {
         labels = Map.copyOf(labels);
@@ -37,6 +42,13 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
         power = power == null ? NodePower.UNKNOWN : power;
         cap = cap == null ? NodeCap.NONE : cap;
         reason = reason == null ? "" : reason;
+    }
+
+    /** A node whose state this replica has no sighting of its own for ({@code stateSeen} unknown). */
+    public ManagedNode(String name, Map<String, String> labels, boolean cordoned, PowerState state, Instant since,
+                       List<String> performancePods, double cpuCores, NodePower power, Instant lastPerformancePod, NodeCap cap,
+                       List<String> forcedPods, String reason) {
+        this(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, forcedPods, reason, null);
     }
 
     /** A node whose CPU capacity and power hardware are not known, without a NodePowerProfile or an agent report. */
@@ -84,19 +96,32 @@ public record ManagedNode(String name, Map<String, String> labels, boolean cordo
         return performancePods.stream().filter(p -> !forcedPods.contains(p)).toList();
     }
 
+    /**
+     * When the node entered its state as this replica can vouch for it: the later of {@code since} (another replica's
+     * clock, perhaps) and {@code stateSeen} (this replica's first sighting); {@code since} when there is no sighting.
+     */
+    public Instant stateSinceHere() {
+        return stateSeen != null && stateSeen.isAfter(since) ? stateSeen : since;
+    }
+
     public ManagedNode withCap(NodeCap c) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, c, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, c, forcedPods, reason, stateSeen);
     }
 
     public ManagedNode withLastPerformancePod(Instant at) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, at, cap, forcedPods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, at, cap, forcedPods, reason, stateSeen);
     }
 
     public ManagedNode withForcedPods(List<String> pods) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, pods, reason);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, pods, reason, stateSeen);
     }
 
     public ManagedNode withReason(String r) {
-        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, forcedPods, r);
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, forcedPods, r, stateSeen);
+    }
+
+    /** The same node, first seen in its current state by this replica at {@code at} (null: unknown). */
+    public ManagedNode withStateSeen(Instant at) {
+        return new ManagedNode(name, labels, cordoned, state, since, performancePods, cpuCores, power, lastPerformancePod, cap, forcedPods, reason, at);
     }
 }

@@ -17,8 +17,16 @@ public enum Outcome {
      * performance cap at once, DrainingPerformance while the plan still wants it eco.
      */
     RESCUED,
-    /** The move waits for a later tick: more nodes would have changed state this tick than MAX_TRANSITIONS_PER_TICK. */
-    DEFERRED;
+    /**
+     * The move waits: the transition budget (MAX_TRANSITIONS_PER_TICK per reconcile interval, ticks and rechecks
+     * together) is spent, or it is a drain or a raise, which a recheck leaves to the next tick.
+     */
+    DEFERRED,
+    /**
+     * A rescue is held: the node was rescued {@link Planner#RESCUES_PER_NODE} times within {@link Planner#RESCUE_WINDOW}
+     * already, so its performance-only pods stay under the eco cap until the window allows another (decision 156).
+     */
+    HELD;
 
     public String label() {
         return name().toLowerCase(java.util.Locale.ROOT);

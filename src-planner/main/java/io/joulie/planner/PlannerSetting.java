@@ -109,7 +109,7 @@ public final class PlannerSetting<T> {
             "reconcileInterval", SettingKind.duration(DurationBound.POSITIVE), "1m", "planning interval",
             PlannerSettings::reconcileInterval, PlannerSettings.Builder::reconcileInterval);
     public static final PlannerSetting<Duration> SETTLE_TIME = row("SETTLE_TIME", "joulie.settle-time", "settleTime",
-            SettingKind.duration(DurationBound.NOT_NEGATIVE), "5s", "time a draining node shows no performance-only pod before eco",
+            SettingKind.duration(DurationBound.POSITIVE), "5s", "time a draining node shows no performance-only pod before eco",
             PlannerSettings::settleTime, PlannerSettings.Builder::settleTime);
     public static final PlannerSetting<Duration> CAP_CONFIRMATION_TIMEOUT = row("CAP_CONFIRMATION_TIMEOUT",
             "joulie.cap-confirmation-timeout", "capConfirmationTimeout", SettingKind.duration(DurationBound.POSITIVE), "5m",
@@ -117,10 +117,11 @@ public final class PlannerSetting<T> {
             PlannerSettings.Builder::capConfirmationTimeout);
     public static final PlannerSetting<Integer> MAX_TRANSITIONS_PER_TICK = row("MAX_TRANSITIONS_PER_TICK",
             "joulie.max-transitions-per-tick", "maxTransitionsPerTick", SettingKind.count(1), "100",
-            "nodes that change state in one tick", PlannerSettings::maxTransitionsPerTick,
+            "nodes that change state per reconcile interval, ticks and rechecks together", PlannerSettings::maxTransitionsPerTick,
             PlannerSettings.Builder::maxTransitionsPerTick);
     public static final PlannerSetting<Integer> MAX_EVICTIONS_PER_TICK = row("MAX_EVICTIONS_PER_TICK",
-            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", SettingKind.count(1), "10", "pods evicted in one tick",
+            "joulie.max-evictions-per-tick", "maxEvictionsPerTick", SettingKind.count(1), "10",
+            "pods evicted per reconcile interval",
             PlannerSettings::maxEvictionsPerTick, PlannerSettings.Builder::maxEvictionsPerTick);
     public static final PlannerSetting<Double> DEMAND_HEADROOM_FRAC = row("DEMAND_HEADROOM_FRAC",
             "joulie.demand-headroom-frac", "demandHeadroomFrac", SettingKind.HEADROOM, "0.2",

@@ -36,8 +36,9 @@ import java.util.TreeMap;
  * @param settleTime          how long a draining node must show no performance-only pod before it commits eco
  * @param capConfirmationTimeout how long a node may wait for its agent to confirm the performance cap before a
  *                            Warning names it
- * @param maxTransitionsPerTick at most this many nodes change state in one tick (rescues excepted)
- * @param maxEvictionsPerTick at most this many pods are evicted in one tick
+ * @param maxTransitionsPerTick at most this many nodes change state per reconcile interval, ticks and rechecks together
+ *                            (rescues always go; decision 154)
+ * @param maxEvictionsPerTick at most this many pods are evicted per reconcile interval
  * @param demandHeadroomFrac  demand_sized_v1: spare share of performance capacity on top of the performance-only demand
  * @param ecoCapWattsByType   eco CPU cap in watts of the nodes of a type (their {@code node.kubernetes.io/instance-type}
  *                            label), instead of {@code ecoCapWatts} or {@code ecoCapPercent}

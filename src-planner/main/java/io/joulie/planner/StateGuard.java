@@ -26,11 +26,11 @@ import java.util.Optional;
  *   <li><b>Watchdog</b>: an ActiveEco node with a performance-only pod (bound with {@code spec.nodeName}, relabelled by
  *   hand, bound in a race) goes back to the performance cap at once: DrainingPerformance while the plan wants eco.</li>
  * </ul>
+ *
+ * <p>Times in a state are measured from {@link ManagedNode#stateSinceHere()}: never from before this replica saw the
+ * node in it. Reasons count pods and never name them: they end up in cluster-scoped objects (decision 158).
  */
 public final class StateGuard {
-    /** At most this many pods are named in a reason. */
-    static final int PODS_IN_REASON = 5;
-
     private final PlannerSettings settings;
 
     public StateGuard(PlannerSettings settings) {
@@ -45,9 +45,11 @@ public final class StateGuard {
         PowerState from = node.state();
         if (requested != PowerState.ActiveEco) {
             String reason = "selected for performance by " + policyName;
+            // a raise that takes performance-only pods off the eco cap is a rescue: urgent, whatever the budget
             return from == PowerState.ActivePerformance
                     ? stay(node, requested, Outcome.STEADY, reason, List.of())
-                    : move(node, requested, PowerState.ActivePerformance, now, Outcome.COMPLETED, reason, List.of());
+                    : move(node, requested, PowerState.ActivePerformance, now,
+                            node.violators().isEmpty() ? Outcome.COMPLETED : Outcome.RESCUED, reason, List.of());
         }
         String ecoReason = "selected for eco by " + policyName;
         if (from == PowerState.ActiveEco) {
@@ -78,8 +80,8 @@ public final class StateGuard {
             return move(node, requested, PowerState.DrainingPerformance, now, Outcome.COMPLETED, "draining " + pods, List.of());
         }
         // DrainingPerformance with performance-only pods left
-        Duration draining = Duration.between(node.since(), now);
-        Duration timeout = settings.downgradeTimeout();
+        Duration draining = Duration.between(node.stateSinceHere(), now);
+        Duration timeout = escalationAfter();
         boolean forcing = draining.compareTo(timeout) >= 0 && settings.escalation() == Escalation.FORCE;
         List<String> violators = node.violators();
         if (!violators.isEmpty() && !forcing) {
@@ -113,17 +115,31 @@ public final class StateGuard {
         return t.changed() || node.reason().isEmpty() ? t : t.withReason(node.reason());
     }
 
-    /** The verdict that leaves the node as it is this tick (the per-tick limit of transitions was reached). */
+    /** The verdict that leaves the node as it is for now (the transition budget is spent, or a recheck may not move it). */
     public Transition defer(ManagedNode node, PowerState requested, String reason) {
         return stay(node, requested, Outcome.DEFERRED, reason, node.forcedPods());
     }
 
+    /** The verdict that leaves a node to be rescued where it is: its rescues are held ({@link Outcome#HELD}). */
+    public Transition hold(ManagedNode node, PowerState requested, String reason) {
+        return stay(node, requested, Outcome.HELD, reason, node.forcedPods());
+    }
+
     /**
-     * When a DrainingPerformance node without performance-only pods may commit eco: the settle time after the later of
-     * its entering the state and the last performance-only pod seen on it.
+     * How long a drain with performance-only pods lasts before escalation acts: the downgrade timeout, and never less
+     * than the settle time (a drain is never forced nor evicted before it could have committed eco on its own).
+     */
+    public Duration escalationAfter() {
+        Duration timeout = settings.downgradeTimeout();
+        return timeout.compareTo(settings.settleTime()) < 0 ? settings.settleTime() : timeout;
+    }
+
+    /**
+     * When a DrainingPerformance node without performance-only pods may commit eco: the settle time after the latest of
+     * its entering the state, this replica first seeing it there, and the last performance-only pod seen on it.
      */
     public Instant commitAt(ManagedNode node) {
-        return commitAt(node.since(), node.lastPerformancePod());
+        return commitAt(node.stateSinceHere(), node.lastPerformancePod());
     }
 
     /**
@@ -161,7 +177,8 @@ public final class StateGuard {
                     + (profile == Profile.PERFORMANCE ? "; the performance label follows once it has" : ""));
         }
         List<CapStatus> families = new ArrayList<>();
-        if (caps.cpu() != null) {
+        // a node whose inventory shows no CPU control (a GPU node without RAPL or cpufreq) cannot confirm a CPU cap
+        if (caps.cpu() != null && node.power().cpuControllable()) {
             families.add(family("CPU", r.applied().cpu(), profile));
         }
         if (caps.gpuFor(node.power()).isPresent()) {
@@ -221,15 +238,12 @@ public final class StateGuard {
                 .orElse(PowerState.ActiveEco.labelValue());
     }
 
-    /** "2 performance-only pods: ns/a, ns/b" (at most five named). */
+    /**
+     * "2 performance-only pods": a count, never names (decision 158): the reason goes to the NodePowerProfile's status
+     * and to Events, cluster-scoped objects that would otherwise show pod names of every namespace.
+     */
     public static String describePods(List<String> pods) {
-        StringBuilder sb = new StringBuilder();
-        sb.append(pods.size()).append(pods.size() == 1 ? " performance-only pod: " : " performance-only pods: ");
-        sb.append(String.join(", ", pods.subList(0, Math.min(PODS_IN_REASON, pods.size()))));
-        if (pods.size() > PODS_IN_REASON) {
-            sb.append(", +").append(pods.size() - PODS_IN_REASON).append(" more");
-        }
-        return sb.toString();
+        return pods.size() + (pods.size() == 1 ? " performance-only pod" : " performance-only pods");
     }
 
     private Transition stay(ManagedNode n, PowerState requested, Outcome outcome, String reason, List<String> forced) {

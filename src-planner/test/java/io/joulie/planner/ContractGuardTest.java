@@ -65,13 +65,15 @@ class ContractGuardTest {
         assertThat(t.since()).isEqualTo(SINCE.plusSeconds(1));
         assertThat(t.label()).isEqualTo(JoulieApi.DRAINING_PERFORMANCE);
         assertThat(t.raises()).as("written before any lower").isTrue();
-        assertThat(t.reason()).isEqualTo("1 performance-only pod: hpc/late under the eco cap: back to the performance cap, draining");
+        assertThat(t.reason()).isEqualTo("1 performance-only pod under the eco cap: back to the performance cap, draining");
         assertThat(n.violators()).containsExactly("hpc/late");
 
-        // planned performance instead: the plain raise
+        // planned performance instead: the raise, which is a rescue too (urgent, never deferred nor backed off)
         Transition up = GUARD.check(n, ActivePerformance, "static_partition", SINCE.plusSeconds(1));
         assertThat(up.to()).isEqualTo(ActivePerformance);
-        assertThat(up.outcome()).isEqualTo(Outcome.COMPLETED);
+        assertThat(up.outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(GUARD.check(node(ActiveEco, "eco", List.of()), ActivePerformance, "p", SINCE).outcome())
+                .as("without a pod under the eco cap it is a plain raise").isEqualTo(Outcome.COMPLETED);
     }
 
     @Test
@@ -90,7 +92,7 @@ class ContractGuardTest {
         ManagedNode intruded = node(ActiveEco, "eco", List.of("hpc/b", "hpc/new")).withForcedPods(List.of("hpc/b"));
         Transition rescued = GUARD.check(intruded, ActiveEco, "p", SINCE.plus(Duration.ofHours(2)));
         assertThat(rescued.outcome()).isEqualTo(Outcome.RESCUED);
-        assertThat(rescued.reason()).startsWith("1 performance-only pod: hpc/new under the eco cap");
+        assertThat(rescued.reason()).startsWith("1 performance-only pod under the eco cap");
         assertThat(rescued.forcedPods()).as("only ActiveEco keeps them").isEmpty();
     }
 
@@ -252,6 +254,49 @@ class ContractGuardTest {
         Transition silent = GUARD.check(answering.apply(null), ActivePerformance, "p", SINCE);
         assertThat(silent.cap().confirmation()).as("the generation answered, the GPUs not").isEqualTo(CapConfirmation.Waiting);
         assertThat(silent.label()).isEqualTo("eco");
+    }
+
+    @Test
+    void aGpuNodeWithoutCpuControlGoesEcoAndComesBackToPerformanceLabelIncluded() {
+        // a cloud GPU VM: no RAPL, no cpufreq (its inventory says CPU control none); the agent answers CPU blocked
+        NodePower gpuOnly = new NodePower(OptionalDouble.empty(), 2, OptionalDouble.of(1400), true, false, true);
+        NodePowerProfileStatus.Cpu cpuBlocked = new NodePowerProfileStatus.Cpu(ControlResult.BLOCKED, "none", null, null, null,
+                "no RAPL zone and no cpufreq policy");
+        NodePowerProfileStatus.Gpu gpuApplied = new NodePowerProfileStatus.Gpu(ControlResult.APPLIED, "nvml",
+                List.of(new NodePowerProfileStatus.Device(0, "H100", 700.0)), null);
+        java.util.function.BiFunction<Profile, Long, NodeCap> asked = (p, gen) -> new NodeCap(p, SETTINGS.caps(p).cpu(),
+                SETTINGS.caps(p).gpu(), gen, new AgentReport(new NodePowerProfileStatus.Applied(gen, cpuBlocked, gpuApplied, null), true));
+        java.util.function.BiFunction<PowerState, String, ManagedNode> g1 = (state, label) -> new ManagedNode("g1",
+                Map.of(JoulieApi.POWER_PROFILE_LABEL, label), false, state, SINCE, List.of(), gpuOnly);
+
+        // down: drain, then eco once settled
+        Transition drain = GUARD.check(g1.apply(ActivePerformance, "performance").withCap(asked.apply(Profile.PERFORMANCE, 3L)),
+                ActiveEco, "p", SINCE);
+        assertThat(drain.to()).isEqualTo(DrainingPerformance);
+        assertThat(drain.label()).isEqualTo(JoulieApi.DRAINING_PERFORMANCE);
+        Transition eco = GUARD.check(g1.apply(DrainingPerformance, JoulieApi.DRAINING_PERFORMANCE)
+                .withCap(asked.apply(Profile.PERFORMANCE, 3L)), ActiveEco, "p", SINCE.plusSeconds(60));
+        assertThat(eco.to()).isEqualTo(ActiveEco);
+        assertThat(eco.label()).isEqualTo("eco");
+
+        // up: the cap goes first; the label waits for the agent's answer to the new generation ...
+        ManagedNode ecoNode = g1.apply(ActiveEco, "eco");
+        Transition raise = GUARD.check(ecoNode.withCap(asked.apply(Profile.ECO, 4L)), ActivePerformance, "p", SINCE.plusSeconds(120));
+        assertThat(raise.to()).isEqualTo(ActivePerformance);
+        assertThat(raise.label()).isEqualTo("eco");
+        // ... which says CPU blocked (there is no CPU control) and GPU applied: confirmed, labelled performance
+        Transition confirmed = GUARD.check(g1.apply(ActivePerformance, "eco").withCap(asked.apply(Profile.PERFORMANCE, 5L)),
+                ActivePerformance, "p", SINCE.plusSeconds(130));
+        assertThat(confirmed.cap().confirmation()).isEqualTo(CapConfirmation.Confirmed);
+        assertThat(confirmed.label()).isEqualTo("performance");
+
+        // the same answer from a node whose inventory shows CPU control is a refusal: the label waits
+        NodePower both = new NodePower(OptionalDouble.of(500), 2, OptionalDouble.of(1400), true, true, true);
+        ManagedNode cpuNode = new ManagedNode("g2", Map.of(JoulieApi.POWER_PROFILE_LABEL, "eco"), false, ActivePerformance, SINCE,
+                List.of(), both).withCap(asked.apply(Profile.PERFORMANCE, 5L));
+        Transition refused = GUARD.check(cpuNode, ActivePerformance, "p", SINCE.plusSeconds(130));
+        assertThat(refused.cap().confirmation()).isEqualTo(CapConfirmation.Refused);
+        assertThat(refused.label()).isEqualTo("eco");
     }
 
     @Test

@@ -157,6 +157,21 @@ class PlannerSettingTest {
     }
 
     @Test
+    void aSettleTimeOfZeroIsRefusedEverywhere() {
+        Map<String, String> env = new HashMap<>(environment(PlannerSettings.defaults()));
+        env.put("SETTLE_TIME", "0s");
+        Problems fromEnv = new Problems();
+        assertThat(PlannerSetting.read(PlannerSetting.Source.ENVIRONMENT, s -> env.get(s.env()), PlannerSetting::env,
+                fromEnv).settings()).isEmpty();
+        assertThat(fromEnv.lines()).containsExactly("SETTLE_TIME = '0s': must be greater than 0");
+
+        Problems fromSpec = new Problems();
+        assertThat(PlannerSetting.overlay(PlannerSettings.defaults(), Map.<String, Object>of("settleTime", "0")::get, fromSpec))
+                .isEmpty();
+        assertThat(fromSpec.lines()).containsExactly("spec.policy.settleTime = '0': must be greater than 0");
+    }
+
+    @Test
     void theEnvironmentItWritesReadsBackToTheSameSettings() {
         Map<String, String> env = environment(OTHER);
         assertThat(env).containsEntry("POLICY_TYPE", "queue_aware_v1").containsEntry("STATIC_HP_FRAC", "0.25")

@@ -162,7 +162,7 @@ class PlannerTest {
         assertThat(a.profile()).isEqualTo(Profile.PERFORMANCE);
         assertThat(a.cpu()).isEqualTo(CpuPower.percent(100));
         assertThat(a.labelValue()).isEqualTo("draining-performance");
-        assertThat(a.reason()).isEqualTo("draining 2 performance-only pods: ns/p1, ns/p2");
+        assertThat(a.reason()).isEqualTo("draining 2 performance-only pods");
     }
 
     @ParameterizedTest(name = "{0} builds {1}")
@@ -286,7 +286,7 @@ class PlannerTest {
             assertThat(t.get(n).outcome()).as(n).isEqualTo(Outcome.DEFERRED);
             assertThat(t.get(n).to()).as(n).isEqualTo(t.get(n).from());
             assertThat(t.get(n).since()).isEqualTo(T0);
-            assertThat(t.get(n).reason()).startsWith("deferred to a later tick: at most 2 nodes change state in one tick");
+            assertThat(t.get(n).reason()).startsWith("deferred: at most 2 nodes change state per 1m");
         }
         assertThat(t.get("d").label()).as("a deferred eco node keeps its label").isEqualTo("eco");
     }
@@ -312,10 +312,131 @@ class PlannerTest {
         assertThat(t.get("p").outcome()).isEqualTo(Outcome.STEADY);
         assertThat(tick.released()).isEmpty();
 
-        // the last plan wants d performance (its write failed): the recheck raises it instead of committing eco
+        // the last plan wants d performance (its write failed): a recheck raises no node, that waits for the next tick;
+        // but e, whose performance-only pod runs under the eco cap, goes up at once
         var again = new Planner(s).recheck(new ClusterContext(T0.plusSeconds(60), ctx.nodes(), 1), "static_partition",
                 Map.of("d", Profile.PERFORMANCE, "e", Profile.PERFORMANCE));
-        assertThat(byNode(again).get("d").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(again).get("d").outcome()).isEqualTo(Outcome.DEFERRED);
+        assertThat(byNode(again).get("d").to()).isEqualTo(DrainingPerformance);
         assertThat(byNode(again).get("e").to()).isEqualTo(ActivePerformance);
+        assertThat(byNode(again).get("e").outcome()).isEqualTo(Outcome.RESCUED);
+    }
+
+    @Test
+    void aRecheckActsOnRescuesCommitsAndLabelsOnlyNeverStartingADrainNorARaise() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.5);
+        ManagedNode quiet = draining("commits"); // drained since T0, no pod: past its settle time a minute later
+        var nodes = List.of(perf("drains"), eco("raises"), draining("back-up"), eco("rescued", "hpc/p"), quiet,
+                perf("stays"));
+        Map<String, Profile> targets = Map.of("drains", Profile.ECO, "raises", Profile.PERFORMANCE, "back-up",
+                Profile.PERFORMANCE, "rescued", Profile.ECO, "commits", Profile.ECO, "stays", Profile.PERFORMANCE);
+        Planner planner = new Planner(s);
+
+        Map<String, Transition> t = byNode(planner.recheck(new ClusterContext(T0.plusSeconds(60), nodes, 1), "p", targets));
+
+        // what a tick would do with the same targets: every one of them moves but "stays"
+        Map<String, Transition> tick = new java.util.HashMap<>();
+        nodes.forEach(n -> tick.put(n.name(), planner.guard().check(n, targets.get(n.name()) == Profile.ECO ? ActiveEco
+                : ActivePerformance, "p", T0.plusSeconds(60))));
+        assertThat(tick.values().stream().filter(Transition::changed).map(Transition::node).sorted())
+                .containsExactly("back-up", "commits", "drains", "raises", "rescued");
+
+        assertThat(t.values().stream().filter(Transition::changed).map(Transition::node).sorted())
+                .as("a recheck moves only the rescue and the commit").containsExactly("commits", "rescued");
+        assertThat(t.get("rescued").outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(t.get("commits").to()).isEqualTo(ActiveEco);
+        for (String n : List.of("drains", "raises", "back-up")) {
+            assertThat(t.get(n).outcome()).as(n).isEqualTo(Outcome.DEFERRED);
+            assertThat(t.get(n).to()).as(n).isEqualTo(t.get(n).from());
+        }
+        assertThat(t.get("stays").outcome()).isEqualTo(Outcome.STEADY);
+    }
+
+    @Test
+    void theTransitionBudgetIsSharedByTicksAndRechecksAndRefillsOverTheInterval() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(2).build();
+        Planner planner = new Planner(s);
+
+        var first = planner.plan(context(perfNodes(4), 0));
+        assertThat(first.transitions()).filteredOn(Transition::changed).hasSize(2);
+
+        // ten seconds later, two quiet drains could commit: the budget is spent, a sixth of it back
+        var drained = List.of(draining("d1"), draining("d2"));
+        var recheck = planner.recheck(new ClusterContext(T0.plusSeconds(10), drained, 0), "static_partition",
+                Map.of("d1", Profile.ECO, "d2", Profile.ECO));
+        assertThat(recheck.transitions()).allSatisfy(t -> assertThat(t.outcome()).isEqualTo(Outcome.DEFERRED));
+        // a rescue always goes, budget or not; so does the raise of a node with a pod under its eco cap
+        var rescue = planner.recheck(new ClusterContext(T0.plusSeconds(10), List.of(eco("e", "hpc/p"), eco("f", "hpc/q")), 2),
+                "static_partition", Map.of("f", Profile.PERFORMANCE));
+        assertThat(rescue.transitions()).extracting(Transition::outcome).containsExactly(Outcome.RESCUED, Outcome.RESCUED);
+        assertThat(rescue.transitions().get(1).to()).isEqualTo(ActivePerformance);
+
+        // 35 s after the rescue, which spent what was left: 2 × 35/60 of the budget back, one change
+        var half = planner.recheck(new ClusterContext(T0.plusSeconds(45), drained, 0), "static_partition",
+                Map.of("d1", Profile.ECO, "d2", Profile.ECO));
+        assertThat(half.transitions()).extracting(Transition::outcome).containsExactly(Outcome.COMPLETED, Outcome.DEFERRED);
+
+        // a tick one interval after the first: the budget refilled, but only up to the limit
+        var later = planner.plan(new ClusterContext(T0.plus(Duration.ofMinutes(5)), perfNodes(4), 0));
+        assertThat(later.transitions()).filteredOn(Transition::changed).hasSize(2);
+    }
+
+    @Test
+    void aPlannerForNewSettingsKeepsTheBudgetSpent() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(2).build();
+        Planner planner = new Planner(s);
+        assertThat(planner.plan(context(perfNodes(4), 0)).transitions()).filteredOn(Transition::changed).hasSize(2);
+
+        Planner next = Planner.replacing(planner, s.toBuilder().staticHpFrac(0.25).build(), PolicyRules.NONE);
+        var again = next.plan(new ClusterContext(T0.plusSeconds(1), perfNodes(4), 0));
+        assertThat(again.transitions()).as("a policy edit does not buy a new budget").noneMatch(Transition::changed);
+        assertThat(new Planner(s).plan(new ClusterContext(T0.plusSeconds(1), perfNodes(4), 0)).transitions())
+                .as("a new planner (a new leader) starts full").filteredOn(Transition::changed).hasSize(2);
+    }
+
+    @Test
+    void aNodeIsRescuedAtMostFiveTimesInTenMinutesTheNextRescueIsHeld() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0);
+        Planner planner = new Planner(s);
+        java.time.Instant at = T0;
+        for (int i = 0; i < Planner.RESCUES_PER_NODE; i++) {
+            at = at.plusSeconds(60);
+            ManagedNode n = Fixtures.since(eco("e", "hpc/p" + i), at.minusSeconds(30)); // a new eco episode each time
+            Transition t = planner.recheck(new ClusterContext(at, List.of(n), 1), "p", Map.of()).transitions().getFirst();
+            assertThat(t.outcome()).as("rescue " + (i + 1)).isEqualTo(Outcome.RESCUED);
+            // its write failed: the same rescue tried again does not count twice
+            assertThat(planner.recheck(new ClusterContext(at.plusSeconds(1), List.of(n), 1), "p", Map.of()).transitions()
+                    .getFirst().outcome()).isEqualTo(Outcome.RESCUED);
+        }
+        java.time.Instant sixth = at.plusSeconds(60);
+        ManagedNode n = Fixtures.since(eco("e", "hpc/late"), sixth.minusSeconds(30));
+        Transition held = planner.plan(new ClusterContext(sixth, List.of(n), 1)).transitions().getFirst();
+        assertThat(held.outcome()).isEqualTo(Outcome.HELD);
+        assertThat(held.to()).as("stays under the eco cap").isEqualTo(ActiveEco);
+        assertThat(held.reason()).isEqualTo("rescue held: 5 rescues of this node within 10m already; 1 performance-only pod"
+                + " under the eco cap until the window allows another");
+        // another node is not held
+        assertThat(planner.recheck(new ClusterContext(sixth, List.of(eco("f", "hpc/q")), 1), "p", Map.of()).transitions()
+                .getFirst().outcome()).isEqualTo(Outcome.RESCUED);
+        // ten minutes after the first rescue, the window allows another
+        java.time.Instant free = T0.plusSeconds(60).plus(Planner.RESCUE_WINDOW).plusMillis(1);
+        assertThat(planner.recheck(new ClusterContext(free, List.of(n), 1), "p", Map.of()).transitions().getFirst()
+                .outcome()).isEqualTo(Outcome.RESCUED);
+    }
+
+    @Test
+    void aCordonedNodeIsRescuedButNotOtherwiseMoved() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0);
+        var ctx = context(List.of(cordoned(eco("e", "hpc/p")), cordoned(perf("p")), cordoned(eco("quiet"))), 1);
+
+        Map<String, Transition> tick = byNode(new Planner(s).plan(ctx));
+        assertThat(tick).containsOnlyKeys("e");
+        assertThat(tick.get("e").outcome()).isEqualTo(Outcome.RESCUED);
+        assertThat(tick.get("e").to().profile()).isEqualTo(Profile.PERFORMANCE);
+
+        Map<String, Transition> recheck = byNode(new Planner(s).recheck(new ClusterContext(T0.plusSeconds(5), ctx.nodes(), 1),
+                "static_partition", Map.of("p", Profile.ECO)));
+        assertThat(recheck).containsOnlyKeys("e");
+        assertThat(recheck.get("e").outcome()).isEqualTo(Outcome.RESCUED);
     }
 }

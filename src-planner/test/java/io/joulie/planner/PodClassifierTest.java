@@ -116,8 +116,17 @@ class PodClassifierTest {
                 arguments("performance term ORed with an eco term",
                         required(term(expr("In", "performance")), term(expr("In", "eco"))), UNCONSTRAINED),
                 arguments("performance term ORed with Exists", required(term(expr("In", "performance")), term(expr("Exists"))), UNCONSTRAINED),
+                // Kubernetes: a term without expressions or fields matches no node, so the performance term is the only way in
                 arguments("term without expressions ORed with performance",
-                        required(new NodeSelectorTermBuilder().build(), term(expr("In", "performance"))), UNCONSTRAINED),
+                        required(new NodeSelectorTermBuilder().build(), term(expr("In", "performance"))), PERFORMANCE),
+                arguments("term with an empty expression list ORed with eco",
+                        required(new NodeSelectorTermBuilder().withMatchExpressions(List.of()).build(), term(expr("In", "eco"))), ECO),
+                arguments("only a term without expressions (matches no node)", required(new NodeSelectorTermBuilder().build()),
+                        UNCONSTRAINED),
+                arguments("a term of fields only ORed with performance (it may match any profile)",
+                        required(new NodeSelectorTermBuilder().withMatchFields(new NodeSelectorRequirementBuilder()
+                                .withKey("metadata.name").withOperator("In").withValues("n1").build()).build(),
+                                term(expr("In", "performance"))), UNCONSTRAINED),
                 arguments("preferred performance only", preferredOnly("In", "performance"), UNCONSTRAINED),
                 arguments("preferred eco only", preferredOnly("In", "eco"), UNCONSTRAINED),
                 arguments("other key named performance", required(term(exprOn("tier", "In", "performance"))), UNCONSTRAINED),
@@ -164,8 +173,10 @@ class PodClassifierTest {
             ", false, true",          // no phase yet
             "Succeeded, false, false",
             "Failed, false, false",
-            "Running, true, false",
-            "Pending, true, false",
+            // a terminating pod runs through its grace period: it counts until it is gone
+            "Running, true, true",
+            "Pending, true, true",
+            "Succeeded, true, false",
     })
     void isActive(String phase, boolean terminating, boolean active) {
         PodBuilder b = new PodBuilder(selector(Map.of(KEY, "performance")));
@@ -177,6 +188,58 @@ class PodClassifierTest {
         }
 
         assertThat(PodClassifier.isActive(b.build())).isEqualTo(active);
+    }
+
+    /** A performance-only pod bound straight to {@code n1} ({@code spec.nodeName}), with the conditions given. */
+    private static Pod boundTo(Pod pod, String... conditions) {
+        PodBuilder b = new PodBuilder(pod).editSpec().withNodeName("n1").endSpec();
+        if (conditions.length > 0) {
+            b.withNewStatus().withPhase("Pending").withConditions(java.util.Arrays.stream(conditions)
+                    .map(c -> new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType(c).withStatus("True").build())
+                    .toList()).endStatus();
+        }
+        return b.build();
+    }
+
+    @Test
+    void aPodBoundStraightToANodeWhoseLabelsDoNotAdmitItMayNotRunThere() {
+        Pod bySelector = boundTo(selector(Map.of(KEY, "performance")));
+        Pod byAffinity = boundTo(required(term(expr("In", "performance", "draining-performance"))));
+        Map<String, String> eco = Map.of(KEY, "eco", "zone", "a");
+        Map<String, String> draining = Map.of(KEY, "draining-performance");
+        Map<String, String> performance = Map.of(KEY, "performance");
+
+        assertThat(PodClassifier.mayRunOn(bySelector, "n1", eco)).as("the kubelet will reject it").isFalse();
+        assertThat(PodClassifier.mayRunOn(bySelector, "n1", draining)).isFalse();
+        assertThat(PodClassifier.mayRunOn(bySelector, "n1", Map.of())).as("an unlabelled node").isFalse();
+        assertThat(PodClassifier.mayRunOn(bySelector, "n1", performance)).isTrue();
+        assertThat(PodClassifier.mayRunOn(byAffinity, "n1", eco)).isFalse();
+        assertThat(PodClassifier.mayRunOn(byAffinity, "n1", draining)).isTrue();
+
+        // once the scheduler or the kubelet marked it PodScheduled, it runs (or ran) there whatever the labels say now
+        assertThat(PodClassifier.mayRunOn(boundTo(selector(Map.of(KEY, "performance")), "PodScheduled"), "n1", eco)).isTrue();
+        assertThat(PodClassifier.mayRunOn(boundTo(selector(Map.of(KEY, "performance")), "Initialized"), "n1", eco)).isFalse();
+    }
+
+    @Test
+    void nodeAdmissionFollowsKubernetesNodeAffinitySemantics() {
+        Map<String, String> labels = Map.of(KEY, "eco", "zone", "a", "gen", "5");
+        assertThat(PodClassifier.matches(required(term(expr("NotIn", "performance"))).getSpec(), "n1", labels)).isTrue();
+        assertThat(PodClassifier.matches(required(term(exprOn("zone", "Exists"))).getSpec(), "n1", labels)).isTrue();
+        assertThat(PodClassifier.matches(required(term(exprOn("rack", "Exists"))).getSpec(), "n1", labels)).isFalse();
+        assertThat(PodClassifier.matches(required(term(exprOn("rack", "DoesNotExist"))).getSpec(), "n1", labels)).isTrue();
+        assertThat(PodClassifier.matches(required(term(exprOn("gen", "Gt", "4"))).getSpec(), "n1", labels)).isTrue();
+        assertThat(PodClassifier.matches(required(term(exprOn("gen", "Lt", "4"))).getSpec(), "n1", labels)).isFalse();
+        assertThat(PodClassifier.matches(required(new NodeSelectorTermBuilder().build()).getSpec(), "n1", labels))
+                .as("an empty term matches no node").isFalse();
+        assertThat(PodClassifier.matches(required(new NodeSelectorTermBuilder().build(), term(expr("In", "eco"))).getSpec(), "n1",
+                labels)).isTrue();
+        NodeSelectorTerm byName = new NodeSelectorTermBuilder().withMatchFields(new NodeSelectorRequirementBuilder()
+                .withKey("metadata.name").withOperator("In").withValues("n2").build()).build();
+        assertThat(PodClassifier.matches(required(byName).getSpec(), "n1", labels)).isFalse();
+        assertThat(PodClassifier.matches(required(byName).getSpec(), "n2", labels)).isTrue();
+        assertThat(PodClassifier.matches(selectorAndRequired("eco", term(exprOn("zone", "In", "a"))).getSpec(), "n1", labels)).isTrue();
+        assertThat(PodClassifier.matches(selectorAndRequired("eco", term(exprOn("zone", "In", "b"))).getSpec(), "n1", labels)).isFalse();
     }
 
     @Test

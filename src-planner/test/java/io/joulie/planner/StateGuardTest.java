@@ -47,7 +47,8 @@ class StateGuardTest {
                 // from, pods, requested, escalation, elapsed, to, outcome, evict
                 // upgrades are immediate, whatever runs on the node
                 arguments(ActiveEco, none, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
-                arguments(ActiveEco, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
+                // (a raise that takes performance-only pods off the eco cap is a rescue)
+                arguments(ActiveEco, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.RESCUED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, HOLD, before, ActivePerformance, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, FORCE, after, ActivePerformance, Outcome.COMPLETED, none),
                 arguments(DrainingPerformance, PODS, ActivePerformance, EVICT, after, ActivePerformance, Outcome.COMPLETED, none),
@@ -106,18 +107,18 @@ class StateGuardTest {
     }
 
     @Test
-    void drainReasonNamesThePods() {
+    void drainReasonCountsThePodsWithoutNamingThem() {
         Transition t = guard(HOLD, TIMEOUT).check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
 
-        assertThat(t.reason()).isEqualTo("draining 2 performance-only pods: ns/a, ns/b");
+        assertThat(t.reason()).isEqualTo("draining 2 performance-only pods");
     }
 
     @Test
-    void blockedReasonNamesThePods() {
+    void blockedReasonCountsThePods() {
         Transition t = guard(HOLD, TIMEOUT).check(node(DrainingPerformance, List.of("ns/x")), ActiveEco, POLICY,
                 SINCE.plusSeconds(60));
 
-        assertThat(t.reason()).isEqualTo("draining 1 performance-only pod: ns/x");
+        assertThat(t.reason()).isEqualTo("draining 1 performance-only pod");
     }
 
     @Test
@@ -125,23 +126,25 @@ class StateGuardTest {
         Transition t = guard(HOLD, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
-        assertThat(t.reason()).startsWith("draining 2 performance-only pods: ns/a, ns/b").contains("timeout passed").contains("hold");
+        assertThat(t.reason()).startsWith("draining 2 performance-only pods;").contains("timeout passed").contains("hold");
     }
 
     @Test
-    void forceReasonNamesTimeoutAndPods() {
+    void forceReasonNamesTimeoutAndCountsPods() {
         Transition t = guard(FORCE, TIMEOUT).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
-        assertThat(t.reason()).contains("forced to eco").contains("30m").contains("ns/a, ns/b");
+        assertThat(t.reason()).contains("forced to eco").contains("30m").endsWith("still running 2 performance-only pods")
+                .doesNotContain("ns/");
+        assertThat(t.forcedPods()).as("the record of the pods force left is kept").containsExactlyElementsOf(PODS);
     }
 
     @Test
-    void evictReasonNamesTimeoutAndPods() {
+    void evictReasonNamesTimeoutAndCountsPods() {
         Transition t = guard(EVICT, Duration.ofMinutes(90)).check(node(DrainingPerformance, PODS), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(2)));
 
-        assertThat(t.reason()).startsWith("evicting 2 performance-only pods: ns/a, ns/b").contains("1h30m");
+        assertThat(t.reason()).startsWith("evicting 2 performance-only pods after").contains("1h30m").doesNotContain("ns/");
     }
 
     @Test
@@ -171,48 +174,79 @@ class StateGuardTest {
                 .isEqualTo(ActiveEco);
     }
 
-    @ParameterizedTest(name = "zero timeout with {0} escalates on the first draining tick")
+    @ParameterizedTest(name = "zero timeout with {0} escalates once the drain has lasted the settle time, never before")
     @EnumSource(Escalation.class)
-    void zeroTimeoutEscalatesImmediatelyOnceDraining(Escalation escalation) {
+    void zeroTimeoutEscalatesOnceTheSettleTimeHasPassed(Escalation escalation) {
         var guard = guard(escalation, Duration.ZERO);
-        // the first tick only starts the drain ...
+        // the first step only starts the drain ...
         Transition first = guard.check(node(ActivePerformance, PODS), ActiveEco, POLICY, SINCE);
         assertThat(first.to()).isEqualTo(DrainingPerformance);
-        // ... the next one escalates
         var drainingNode = new ManagedNode("w1", java.util.Map.of(), false, first.to(), first.since(), PODS);
-        Transition second = guard.check(drainingNode, ActiveEco, POLICY, SINCE.plusSeconds(60));
+        // ... a recheck 100 ms later (a performance-only pod arriving) does not escalate yet ...
+        Transition early = guard.check(drainingNode, ActiveEco, POLICY, SINCE.plusMillis(100));
+        assertThat(early.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(early.to()).isEqualTo(DrainingPerformance);
+        assertThat(guard.check(drainingNode, ActiveEco, POLICY, SINCE.plus(SETTLE).minusMillis(1)).outcome())
+                .isEqualTo(Outcome.BLOCKED);
+        // ... the settle time after the drain's start it does
+        Transition second = guard.check(drainingNode, ActiveEco, POLICY, SINCE.plus(SETTLE));
         assertThat(second.outcome()).isEqualTo(switch (escalation) {
             case HOLD -> Outcome.BLOCKED;
             case FORCE -> Outcome.FORCED;
             case EVICT -> Outcome.EVICTED;
         });
+        assertThat(guard.escalationAfter()).isEqualTo(SETTLE);
+        assertThat(guard(escalation, TIMEOUT).escalationAfter()).isEqualTo(TIMEOUT);
+    }
+
+    @Test
+    void settleAndTimeoutCountFromTheLaterOfSinceAndWhenThisReplicaFirstSawTheState() {
+        var guard = guard(FORCE, TIMEOUT);
+        // the old leader's clock wrote since = SINCE; this replica, whose clock runs 40 minutes ahead, first saw the node
+        // draining at SINCE + 40m on its own clock
+        Instant seen = SINCE.plus(Duration.ofMinutes(40));
+        ManagedNode quiet = node(DrainingPerformance, List.of()).withStateSeen(seen);
+        assertThat(quiet.stateSinceHere()).isEqualTo(seen);
+        assertThat(guard.commitAt(quiet)).isEqualTo(seen.plus(SETTLE));
+        assertThat(guard.check(quiet, ActiveEco, POLICY, seen.plusSeconds(1)).to()).as("no early commit")
+                .isEqualTo(DrainingPerformance);
+        assertThat(guard.check(quiet, ActiveEco, POLICY, seen.plus(SETTLE)).to()).isEqualTo(ActiveEco);
+
+        ManagedNode busy = node(DrainingPerformance, PODS).withStateSeen(seen);
+        assertThat(guard.check(busy, ActiveEco, POLICY, seen.plusSeconds(1)).outcome()).as("no early force")
+                .isEqualTo(Outcome.BLOCKED);
+        assertThat(guard.check(busy, ActiveEco, POLICY, seen.plus(TIMEOUT)).outcome()).isEqualTo(Outcome.FORCED);
+        // the verdict keeps the state's own since
+        assertThat(guard.check(busy, ActiveEco, POLICY, seen.plusSeconds(1)).since()).isEqualTo(SINCE);
+
+        // a sighting before since (this replica's clock behind) changes nothing; none at all neither
+        ManagedNode behind = node(DrainingPerformance, List.of()).withStateSeen(SINCE.minusSeconds(30));
+        assertThat(behind.stateSinceHere()).isEqualTo(SINCE);
+        assertThat(guard.commitAt(behind)).isEqualTo(SINCE.plus(SETTLE));
+        assertThat(node(DrainingPerformance, List.of()).stateSeen()).isNull();
+        assertThat(guard.commitAt(node(DrainingPerformance, List.of()))).isEqualTo(SINCE.plus(SETTLE));
     }
 
     static Stream<Arguments> podLists() {
-        return Stream.of(
-                arguments(1, "1 performance-only pod: ns/p0"),
-                arguments(2, "2 performance-only pods: ns/p0, ns/p1"),
-                arguments(5, "5 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4"),
-                arguments(6, "6 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4, +1 more"),
-                arguments(12, "12 performance-only pods: ns/p0, ns/p1, ns/p2, ns/p3, ns/p4, +7 more"));
+        return Stream.of(arguments(1, "1 performance-only pod"), arguments(2, "2 performance-only pods"),
+                arguments(12, "12 performance-only pods"));
     }
 
     @ParameterizedTest(name = "{0} pods -> \"{1}\"")
     @MethodSource("podLists")
-    void describePodsNamesAtMostFive(int count, String expected) {
+    void describePodsCountsAndNamesNone(int count, String expected) {
         List<String> pods = IntStream.range(0, count).mapToObj(i -> "ns/p" + i).toList();
 
         assertThat(StateGuard.describePods(pods)).isEqualTo(expected);
     }
 
     @Test
-    void longPodListsAreCutInTheDrainReasonToo() {
+    void theEvictionListIsWholeWhileTheReasonNamesNoPod() {
         List<String> pods = IntStream.range(0, 8).mapToObj(i -> "ns/p" + i).toList();
         Transition t = guard(EVICT, TIMEOUT).check(node(DrainingPerformance, pods), ActiveEco, POLICY,
                 SINCE.plus(Duration.ofHours(1)));
 
-        assertThat(t.reason()).contains("+3 more").doesNotContain("ns/p5");
-        // the eviction list is never cut
+        assertThat(t.reason()).contains("8 performance-only pods").doesNotContain("ns/");
         assertThat(t.evict()).containsExactlyElementsOf(pods);
     }
 

@@ -6,13 +6,16 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A family's originals in {@code <dir>/<file>} (JOULIE_STATE_DIR, a hostPath that outlives the agent's container:
  * {@code originals.json} for the CPU, {@code gpu-originals.json} for the boards), replaced whole ({@link StateFile}):
  * after a crash at any moment the file holds either the old originals or the new ones, never a part. The file is a
- * JSON object with {@code format} (1), {@code bootId} and the family's fields ({@link OriginalsKind}).
+ * JSON object with {@code format} (1), {@code bootId}, {@code written} (the limits the agent's last write left, by key;
+ * absent before the first write is recorded and in files of earlier agents) and the family's fields ({@link OriginalsKind}).
  */
 public final class FileOriginalsStore<T> implements OriginalsStore<T> {
     private static final int FORMAT = 1;
@@ -44,7 +47,17 @@ public final class FileOriginalsStore<T> implements OriginalsStore<T> {
             }
             T originals = kind.reader().read(root);
             JsonNode boot = root.path("bootId");
-            return Optional.of(new Stored<>(boot.isTextual() ? Optional.of(boot.asText()) : Optional.empty(), originals));
+            Map<String, Long> written = new TreeMap<>();
+            JsonNode last = root.path("written");
+            if (!last.isMissingNode()) {
+                if (!last.isObject()) {
+                    throw new IOException("written is not an object");
+                }
+                for (Map.Entry<String, JsonNode> limit : last.properties()) {
+                    written.put(limit.getKey(), number(last, limit.getKey()));
+                }
+            }
+            return Optional.of(new Stored<>(boot.isTextual() ? Optional.of(boot.asText()) : Optional.empty(), originals, written));
         } catch (IOException | RuntimeException e) {
             throw new IOException(describe() + " is not " + kind.aFile() + " of this agent (" + e.getMessage() + ")", e);
         }
@@ -55,6 +68,10 @@ public final class FileOriginalsStore<T> implements OriginalsStore<T> {
         ObjectNode root = JSON.createObjectNode();
         root.put("format", FORMAT);
         root.put("bootId", originals.bootId().orElse(null));
+        if (!originals.written().isEmpty()) {
+            ObjectNode written = root.putObject("written");
+            new TreeMap<>(originals.written()).forEach(written::put);
+        }
         kind.writer().write(originals.originals(), root);
         file.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(root));
     }

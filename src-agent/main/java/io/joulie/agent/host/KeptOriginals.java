@@ -5,16 +5,22 @@ import io.joulie.agent.host.OriginalsStore.Stored;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
  * What the agent found on one family's hardware (the CPU's packages and cpufreq policies, the GPU boards), kept across
  * agent processes of one boot ({@link OriginalsStore}):
  * <ul>
- * <li>at start, originals stored by an earlier process of this boot win over the limits in force (which may be that
- *     process's caps, left by a crash); a file of another boot is removed, because the firmware or the driver reset
- *     the limits when the node rebooted and what is in force now is what must come back ({@link #open});</li>
+ * <li>at start, originals stored by an earlier process win over the limits in force (which may be that process's caps,
+ *     left by a crash or a kexec restart) unless the hardware shows that the firmware or the driver reset the limits:
+ *     then what is in force now is what must come back, and the file is removed ({@link #open});</li>
+ * <li>after each write, the limits as it left them are recorded with the originals ({@link #afterWrite}): that is what
+ *     the test at start compares;</li>
  * <li>a store that cannot be read at start may hold originals the limits in force are not: nothing of the family is
  *     written by this process ({@link #unusable});</li>
  * <li>before the first write to the hardware (the first since the start or since the last restore) they are read
@@ -45,6 +51,10 @@ public final class KeptOriginals<T> {
      * left it exactly at them does not count).
      */
     private Optional<T> kept;
+    /** The limits as the agent's last write left them, as stored ({@link Stored#written}). */
+    private Map<String, Long> written = Map.of();
+    /** {@link #written} could not be saved: the next {@link #afterWrite} saves it even if nothing changed. */
+    private boolean unsaved;
 
     private KeptOriginals(OriginalsKind<T> kind, OriginalsStore<T> store, Optional<String> bootId, Optional<T> inherited,
                           Optional<String> unusable) {
@@ -57,17 +67,31 @@ public final class KeptOriginals<T> {
     }
 
     /**
-     * At start, before the family's hardware is opened: takes over the originals an earlier agent process of this boot
-     * stored, if any. A stored file loses only when both boot ids are known and differ (the node rebooted: it is
-     * removed). A store that cannot be read may hold originals the limits in force now are not: this agent process
-     * then writes none of the family's limits ({@link #unusable} says why), rather than take a crashed agent's caps for
-     * the originals.
+     * At start, before the family's hardware is opened: takes over the originals an earlier agent process stored, if
+     * any, unless the hardware shows that they went stale. Stored by an earlier process of this boot (both boot ids
+     * known and equal: a crash, the firmware did not run), they are kept. Otherwise (another boot, or a boot id that
+     * cannot be read now or could not be then) the limits in force decide:
+     * <ul>
+     * <li>a limit the agent last wrote (other than its original) is still in force: the node restarted without its
+     *     firmware resetting the limits (a kexec reboot), or it is the same boot after all; they are kept, so a restore
+     *     puts the true originals back rather than the agent's cap;</li>
+     * <li>none of them is in force any more: the firmware (or driver) reset the limits, and what is in force now is what
+     *     must come back; the file is removed;</li>
+     * <li>no write of the agent's is recorded (it changed no such limit, or the file is an earlier agent's): another boot
+     *     goes by the boot ids (removed); a boot id that cannot be read keeps them, since originals read before the
+     *     agent's first write never hold a cap of its own;</li>
+     * <li>the limits in force cannot be read (none of the agent's shown, some unreadable): kept, for the same reason.</li>
+     * </ul>
+     * A store that cannot be read may hold originals the limits in force now are not: this agent process then writes
+     * none of the family's limits ({@link #unusable} says why), rather than take a crashed agent's caps for the originals.
      *
-     * @param bootId the kernel's boot id now ({@link #bootId(HostRoots)}); empty when it cannot be read
-     * @param log    what was decided and why, one line
+     * @param bootId    the kernel's boot id now ({@link #bootId(HostRoots)}); empty when it cannot be read
+     * @param limitsNow the family's limits in force now, by the keys of {@link OriginalsKind#limits}; read only when the
+     *                  boot ids do not settle it
+     * @param log       what was decided and why, one line
      */
     public static <T> KeptOriginals<T> open(OriginalsKind<T> kind, OriginalsStore<T> store, Optional<String> bootId,
-                                            Consumer<String> log) {
+                                            InForce<Map<String, Long>> limitsNow, Consumer<String> log) {
         Optional<Stored<T>> stored;
         try {
             stored = store.load();
@@ -82,24 +106,98 @@ public final class KeptOriginals<T> {
             return new KeptOriginals<>(kind, store, bootId, Optional.empty(), Optional.empty());
         }
         Optional<String> storedBoot = stored.get().bootId();
-        if (storedBoot.isPresent() && bootId.isPresent() && !storedBoot.equals(bootId)) {
-            String removal;
-            try {
-                store.clear();
-                removal = "removed";
-            } catch (IOException e) {
-                // still of another boot: its limits are not this boot's originals, and the family goes on
-                removal = "not removed (" + e.getMessage() + ")";
-            }
-            log.accept("The " + kind.noun() + " in " + store.describe() + " are of boot " + storedBoot.get() + ", this is boot "
-                    + bootId.get() + ": the node rebooted and " + kind.resetOnReboot() + ", so the limits in force now are the "
-                    + "originals; the file was " + removal);
-            return new KeptOriginals<>(kind, store, bootId, Optional.empty(), Optional.empty());
+        if (storedBoot.isPresent() && storedBoot.equals(bootId)) {
+            log.accept("Using the " + kind.noun() + " an earlier agent process of this boot kept in " + store.describe()
+                    + ": it wrote limits and did not restore them");
+            return inherit(kind, store, bootId, stored.get());
         }
-        log.accept("Using the " + kind.noun() + " an earlier agent process of this boot kept in " + store.describe()
-                + (bootId.isEmpty() ? " (the boot id cannot be read, so a reboot since cannot be told)" : "")
-                + ": it wrote limits and did not restore them");
-        return new KeptOriginals<>(kind, store, bootId, Optional.of(stored.get().originals()), Optional.empty());
+        String boots = storedBoot.isPresent() && bootId.isPresent()
+                ? "The " + kind.noun() + " in " + store.describe() + " are of boot " + storedBoot.get() + ", this is boot " + bootId.get()
+                : "The " + kind.noun() + " in " + store.describe() + " were kept " + storedBoot.map(b -> "in boot " + b)
+                        .orElse("when the boot id could not be read") + (bootId.isEmpty() ? ", and the kernel's boot id cannot be read now" : "")
+                        + ", so a reboot since cannot be told from the boot ids";
+        Verdict verdict = writtenInForce(kind, stored.get(), limitsNow);
+        if (verdict.shown()) {
+            log.accept(boots + "; but the agent's last write is still in force (" + verdict.detail() + "): the limits were not "
+                    + "reset (a restart without the firmware, such as kexec, or the same boot), so they are kept and a restore "
+                    + "puts them back");
+            return inherit(kind, store, bootId, stored.get());
+        }
+        if (verdict.unreadable() || verdict.unknown() && (storedBoot.isEmpty() || bootId.isEmpty())) {
+            log.accept(boots + (storedBoot.isPresent() && bootId.isPresent() ? "; the limits in force cannot tell (" : ", and the "
+                    + "limits in force cannot tell either (") + verdict.detail() + "); they are kept: read before the agent's first "
+                    + "write, they never hold a cap of its own");
+            return inherit(kind, store, bootId, stored.get());
+        }
+        String removal;
+        try {
+            store.clear();
+            removal = "removed";
+        } catch (IOException e) {
+            // stale: its limits are not this boot's originals, and the family goes on
+            removal = "not removed (" + e.getMessage() + ")";
+        }
+        log.accept(boots + (verdict.unknown() ? "; the limits in force cannot tell (" + verdict.detail() + "), so the boot ids "
+                + "decide: the node rebooted and " : "; " + verdict.detail() + ": the node rebooted and ") + kind.resetOnReboot()
+                + ", so the limits in force now are the originals; the file was " + removal);
+        return new KeptOriginals<>(kind, store, bootId, Optional.empty(), Optional.empty());
+    }
+
+    private static <T> KeptOriginals<T> inherit(OriginalsKind<T> kind, OriginalsStore<T> store, Optional<String> bootId, Stored<T> stored) {
+        KeptOriginals<T> kept = new KeptOriginals<>(kind, store, bootId, Optional.of(stored.originals()), Optional.empty());
+        kept.written = stored.written();
+        return kept;
+    }
+
+    /**
+     * What the limits in force say about stored originals: {@code shown} when a limit the agent last wrote, other than
+     * its original, is in force; {@code unknown} when nothing tells (no such limit recorded, limits unreadable); else
+     * none of them is in force any more.
+     */
+    private record Verdict(boolean shown, boolean unknown, String detail) {
+        /** Nothing shown, and a limit the agent wrote cannot be read. */
+        boolean unreadable() {
+            return unknown && detail.startsWith(UNREADABLE);
+        }
+    }
+
+    private static final String UNREADABLE = "cannot read ";
+
+    private static <T> Verdict writtenInForce(OriginalsKind<T> kind, Stored<T> stored, InForce<Map<String, Long>> limitsNow) {
+        Map<String, Long> originals = kind.limits().apply(stored.originals());
+        Map<String, Long> agents = new TreeMap<>();
+        stored.written().forEach((key, value) -> {
+            if (originals.containsKey(key) && !originals.get(key).equals(value)) {
+                agents.put(key, value);
+            }
+        });
+        if (agents.isEmpty()) {
+            return new Verdict(false, true, stored.written().isEmpty() ? "no write of the agent's was recorded"
+                    : "the agent's last write left every " + kind.limit() + " at its original");
+        }
+        Map<String, Long> now;
+        try {
+            now = limitsNow.read();
+        } catch (IOException | RuntimeException e) {
+            return new Verdict(false, true, UNREADABLE + "the " + kind.limit() + "s in force: " + e.getMessage());
+        }
+        List<String> shown = new ArrayList<>();
+        List<String> unread = new ArrayList<>();
+        agents.forEach((key, value) -> {
+            if (value.equals(now.get(key))) {
+                shown.add(key + " = " + value);
+            } else if (!now.containsKey(key)) {
+                unread.add(key);
+            }
+        });
+        if (!shown.isEmpty()) {
+            return new Verdict(true, false, String.join(", ", shown));
+        }
+        if (!unread.isEmpty()) {
+            return new Verdict(false, true, UNREADABLE + "the " + kind.limit() + " of " + String.join(", ", unread) + " now");
+        }
+        return new Verdict(false, false, "none of the " + kind.limit() + "s the agent last wrote (" + agents + ") is in force any "
+                + "more (now " + now + ")");
     }
 
     /** Keeps originals in this process only (tests of the control code that do not care about restarts). */
@@ -156,7 +254,38 @@ public final class KeptOriginals<T> {
             T originals = inForce.read();
             store.save(new Stored<>(bootId, originals));
             kept = Optional.of(originals);
+            written = Map.of();
         }
+    }
+
+    /**
+     * Records the limits as the agent's write left them (read back, by the keys of {@link OriginalsKind#limits}), with
+     * the kept originals: at the next start they tell a restart that left them in force (kexec) from a reboot that reset
+     * them ({@link #open}). Nothing is stored when nothing is held or they are as recorded. Call after every write that
+     * changed a limit.
+     *
+     * @return why they could not be recorded, for the outcome's message; empty when they were
+     */
+    public Optional<String> afterWrite(Map<String, Long> leftInForce) {
+        if (kept.isEmpty() || leftInForce.equals(written) && !unsaved) {
+            return Optional.empty();
+        }
+        // what is in force is what the next record builds on, saved or not; one not saved is tried again at the next call
+        written = Map.copyOf(leftInForce);
+        try {
+            store.save(new Stored<>(bootId, kept.get(), written));
+            unsaved = false;
+            return Optional.empty();
+        } catch (IOException e) {
+            unsaved = true;
+            return Optional.of("the " + kind.limit() + "s written could not be recorded in " + store.describe() + " (" + e.getMessage()
+                    + "), so a restart that keeps them in force (kexec) may take them for the originals");
+        }
+    }
+
+    /** The limits as the agent's last write left them ({@link #afterWrite}), saved or not; empty before any. */
+    public Map<String, Long> written() {
+        return written;
     }
 
     /**
@@ -170,6 +299,7 @@ public final class KeptOriginals<T> {
             try {
                 store.clear();
                 kept = Optional.empty();
+                written = Map.of();
             } catch (IOException e) {
                 // kept: they are what is in force, and a restore writes them back unchanged
             }
@@ -185,6 +315,7 @@ public final class KeptOriginals<T> {
         if (kept.isPresent()) {
             store.clear();
             kept = Optional.empty();
+            written = Map.of();
         }
     }
 

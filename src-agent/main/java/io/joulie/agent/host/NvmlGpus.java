@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The GPU cap policy over {@link Nvml}, whatever moves the calls. At start the boards are enumerated (name, limit
@@ -44,11 +44,11 @@ public final class NvmlGpus implements Gpus {
 
     /**
      * Enumerates the boards and takes over the originals an earlier run kept, if any ({@code originals} opens them,
-     * once NVML has counted the boards). When NVML cannot even count the boards, or the store cannot be read (it may
+     * once NVML has counted the boards, with the boards' limits in force to tell a kexec restart from a reboot). When NVML cannot even count the boards, or the store cannot be read (it may
      * hold originals this run would otherwise lose), no board is controlled: {@link Gpus#absent} saying why, and NVML
      * is closed.
      */
-    public static Gpus open(Nvml nvml, Supplier<KeptOriginals<Map<Integer, Long>>> originals) {
+    public static Gpus open(Nvml nvml, Function<KeptOriginals.InForce<Map<String, Long>>, KeptOriginals<Map<Integer, Long>>> originals) {
         int count;
         try {
             count = nvml.deviceCount();
@@ -66,7 +66,17 @@ public final class NvmlGpus implements Gpus {
                 problems.add(e.getMessage());
             }
         }
-        KeptOriginals<Map<Integer, Long>> kept = originals.get();
+        KeptOriginals<Map<Integer, Long>> kept = originals.apply(() -> {
+            Map<Integer, Long> now = new TreeMap<>();
+            for (GpuBoard board : boards) {
+                try {
+                    now.put(board.index(), nvml.limitMw(board.index()));
+                } catch (NvmlException e) {
+                    throw new IOException("GPU " + board.index() + ": " + e.getMessage(), e);
+                }
+            }
+            return OriginalsKind.gpuLimits(now);
+        });
         if (kept.unusable().isPresent()) {
             nvml.close();
             return Gpus.absent(kept.unusable().get());
@@ -135,13 +145,29 @@ public final class NvmlGpus implements Gpus {
             if (rollback.equals(NOTHING_WRITTEN) || rollback.startsWith(ROLLED_BACK)) {
                 originals.nothingWritten();
             }
-            return result(e.error().refused() ? Outcome.BLOCKED : Outcome.ERROR, e.getMessage() + rollback, Map.of());
+            return result(e.error().refused() ? Outcome.BLOCKED : Outcome.ERROR, e.getMessage() + rollback
+                    + recordWritten(before, false), Map.of());
         }
         StringBuilder message = new StringBuilder("applied ").append(cap.describe())
                 .append(cap instanceof CapRequest.Percent ? " of each board's maximum" : " per GPU")
                 .append(" as power limit on ").append(boards.size()).append(boards.size() == 1 ? " board" : " boards");
         notes.forEach(note -> message.append("; ").append(note));
+        message.append(recordWritten(before, true));
         return result(Outcome.APPLIED, message.toString(), targets);
+    }
+
+    /**
+     * Records the boards' limits as this attempt left them with the kept originals (all after a cap applied, else the
+     * boards it changed), as the CPU does; "" or why they could not be recorded.
+     */
+    private String recordWritten(Map<Integer, Long> before, boolean applied) {
+        Map<String, Long> left = new TreeMap<>(applied ? Map.of() : originals.written());
+        limitsMw().forEach((index, mw) -> {
+            if (applied || !mw.equals(before.get(index))) {
+                left.put(Integer.toString(index), mw);
+            }
+        });
+        return originals.afterWrite(left).map(why -> "; " + why).orElse("");
     }
 
     /** Puts back what an apply wrote before it failed; says what could not be put back. */
@@ -201,7 +227,20 @@ public final class NvmlGpus implements Gpus {
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
         Map<Integer, Long> written = new TreeMap<>();
+        Map<Integer, Long> before = limitsMw();
         for (Map.Entry<Integer, Long> original : new TreeMap<>(originals.kept().get()).entrySet()) {
+            // a kept original outside the board's constraints (a file corrupted, tampered with, or of other boards) stays unwritten
+            Optional<GpuBoard> board = boards.stream().filter(b -> b.index() == original.getKey()).findFirst();
+            if (board.isEmpty() || original.getValue() < board.get().minMw() || original.getValue() > board.get().maxMw()) {
+                String refused = "GPU " + original.getKey() + ": the original " + original.getValue() + " mW is "
+                        + board.map(b -> "outside the board's constraints [" + b.minMw() + ", " + b.maxMw() + "] mW").orElse("of no board NVML "
+                        + "reports") + "; not written back, and the board is left as found; check the kept originals and set the "
+                        + "limit by hand";
+                LOG.warnf("Restore: %s", refused);
+                failures.add(refused);
+                outcome = outcome.compareTo(Outcome.BLOCKED) >= 0 ? outcome : Outcome.BLOCKED;
+                continue;
+            }
             try {
                 nvml.setLimitMw(original.getKey(), original.getValue());
                 written.put(original.getKey(), original.getValue());
@@ -221,9 +260,13 @@ public final class NvmlGpus implements Gpus {
                 LOG.warnf("GPU limits restored, but %s", kept.substring(2));
             }
         }
+        if (originals.held()) {
+            // still held (a board not put back, or the file not removed): what the restore changed is recorded
+            kept += recordWritten(before, false);
+        }
         String message = failures.isEmpty()
                 ? "restored the GPU limits found before the first write on " + written.size() + (written.size() == 1 ? " board" : " boards") + kept
-                : "restore failed: " + String.join("; ", failures);
+                : "restore failed: " + String.join("; ", failures) + kept;
         return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 import static io.joulie.agent.host.FileOriginalsStore.array;
 import static io.joulie.agent.host.FileOriginalsStore.number;
@@ -25,10 +26,14 @@ import static io.joulie.agent.host.FileOriginalsStore.text;
  * @param limit         what is not written while they cannot be read ({@code limit}, {@code GPU limit})
  * @param resetOnReboot what put the limits back at their defaults when the node rebooted
  * @param file          the file's name in JOULIE_STATE_DIR
+ * @param limits        the originals' limits that a kexec restart leaves in force, by key (a package zone's id, a
+ *                      board's index), for the test at start ({@link KeptOriginals#open}): the RAPL limits (hardware
+ *                      registers that only the firmware resets), not the cpufreq ceilings (kernel state, which every
+ *                      boot resets)
  * @param <T>           the family's originals
  */
 public record OriginalsKind<T>(String noun, String aFile, String limit, String resetOnReboot, String file, Writer<T> writer,
-                               Reader<T> reader) {
+                               Reader<T> reader, Function<T, Map<String, Long>> limits) {
     /** Writes the family's fields into the file's root object. */
     @FunctionalInterface
     public interface Writer<T> {
@@ -43,11 +48,27 @@ public record OriginalsKind<T>(String noun, String aFile, String limit, String r
 
     /** The package zones' long_term limits and the cpufreq ceilings, in {@code originals.json}. */
     public static final OriginalsKind<CpuOriginals> CPU = new OriginalsKind<>("originals", "an originals file", "limit",
-            "its firmware reset the limits", "originals.json", OriginalsKind::writeCpu, OriginalsKind::readCpu);
+            "its firmware reset the limits", "originals.json", OriginalsKind::writeCpu, OriginalsKind::readCpu,
+            OriginalsKind::cpuLimits);
 
     /** The boards' power limits by index, mW, in {@code gpu-originals.json}. */
     public static final OriginalsKind<Map<Integer, Long>> GPU = new OriginalsKind<>("GPU originals", "a GPU originals file",
-            "GPU limit", "the driver reset the boards' limits", "gpu-originals.json", OriginalsKind::writeGpu, OriginalsKind::readGpu);
+            "GPU limit", "the driver reset the boards' limits", "gpu-originals.json", OriginalsKind::writeGpu, OriginalsKind::readGpu,
+            OriginalsKind::gpuLimits);
+
+    /** The package zones' long_term limits by zone id, uW. */
+    private static Map<String, Long> cpuLimits(CpuOriginals originals) {
+        Map<String, Long> limits = new TreeMap<>();
+        originals.powercap().forEach(l -> limits.put(l.zoneId(), l.powerLimitUw()));
+        return limits;
+    }
+
+    /** The boards' limits by index, mW. */
+    public static Map<String, Long> gpuLimits(Map<Integer, Long> limitsMw) {
+        Map<String, Long> limits = new TreeMap<>();
+        limitsMw.forEach((index, mw) -> limits.put(Integer.toString(index), mw));
+        return limits;
+    }
 
     private static void writeCpu(CpuOriginals originals, ObjectNode root) {
         ArrayNode limits = root.putArray("powercap");

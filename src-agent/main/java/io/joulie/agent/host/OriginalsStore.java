@@ -1,6 +1,7 @@
 package io.joulie.agent.host;
 
 import java.io.IOException;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -13,12 +14,23 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public interface OriginalsStore<T> {
     /**
-     * Originals as stored, with the kernel's boot id when they were found.
+     * Originals as stored, with the kernel's boot id when they were found and the limits the agent last left in force.
      *
      * @param bootId    {@code /proc/sys/kernel/random/boot_id} then; empty when it could not be read
      * @param originals what a restore writes back
+     * @param written   the limits as the agent's last write left them, read back, by the keys of
+     *                  {@link OriginalsKind#limits}; empty before its first write is recorded. At start they tell a
+     *                  restart without a firmware reset (kexec: the agent's write still in force) from a real reboot
      */
-    record Stored<T>(Optional<String> bootId, T originals) {
+    record Stored<T>(Optional<String> bootId, T originals, Map<String, Long> written) {
+        public Stored {
+            written = Map.copyOf(written);
+        }
+
+        /** Kept before the first write: nothing written yet. */
+        public Stored(Optional<String> bootId, T originals) {
+            this(bootId, originals, Map.of());
+        }
     }
 
     /** What was saved, if anything; an IOException when it cannot be read or is not an originals file. */

@@ -1,6 +1,7 @@
 package io.joulie.agent.host;
 
 import io.joulie.agent.host.CapResult.Outcome;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -24,6 +25,9 @@ import java.util.OptionalLong;
 final class RaplCapPolicy {
     /** The RAPL power-limit field is 15 bits wide, in power units (MSR 0x606). */
     static final long RAPL_LIMIT_FIELD_MAX = 0x7FFF;
+    /** 0x7FFF power units of 1/8 W (the usual RAPL power unit), uW: a restore's upper bound when the MSR cannot be read. */
+    static final long FIELD_MAX_AT_EIGHTH_WATT_UW = RAPL_LIMIT_FIELD_MAX * 125_000;
+    private static final Logger LOG = Logger.getLogger(RaplCapPolicy.class);
     private static final String FIRMWARE_LOCK = "locked by firmware (MSR 0x610 bit " + PackageMsr.PowerLimit.LOCK_BIT + ")";
 
     private final PowercapLayout layout;
@@ -213,12 +217,24 @@ final class RaplCapPolicy {
         return List.copyOf(grouped.values());
     }
 
-    /** Writes the originals ({@link #snapshot()}) back; a limit that cannot be written is reported, the others are restored. */
+    /**
+     * Writes the originals ({@link #snapshot()}) back; a limit that cannot be written is reported, the others are
+     * restored. An original is first checked against its zone as sysfs shows it now ({@link #outOfBounds}): one that is
+     * not the zone's long_term constraint, or lies outside the zone's bounds (an originals file corrupted or tampered
+     * with, or of other hardware), is not written, and the zone is left as found.
+     */
     CapResult restore() {
         Outcome outcome = Outcome.APPLIED;
         List<String> failures = new ArrayList<>();
         Map<String, Long> written = new LinkedHashMap<>();
         for (LimitSnapshot limit : snapshot) {
+            Optional<String> refused = outOfBounds(limit);
+            if (refused.isPresent()) {
+                LOG.warnf("Restore: %s", refused.get());
+                failures.add(refused.get());
+                outcome = Outcome.BLOCKED.compareTo(outcome) > 0 ? Outcome.BLOCKED : outcome;
+                continue;
+            }
             try {
                 files.writeText(layout.limitFile(limit.zoneId(), limit.constraintIndex()), Long.toString(limit.powerLimitUw()));
                 written.put(limit.zoneId(), limit.powerLimitUw());
@@ -231,6 +247,45 @@ final class RaplCapPolicy {
                 ? "restored the original long_term limits on " + written.size() + (written.size() == 1 ? " zone" : " zones")
                 : "restore failed: " + String.join("; ", failures);
         return result(outcome, message, outcome == Outcome.APPLIED ? written : Map.of());
+    }
+
+    /**
+     * Why an original may not be written back, if it may not: its zone is not a package zone found at start, its
+     * constraint is not the zone's long_term one, or its value lies outside [the zone's {@code min_power_uw} (1 uW if
+     * not reported), the zone's upper bound]. The upper bound is the largest value the 15-bit RAPL field holds (0x7FFF
+     * power units, from the MSR); without a readable MSR the larger of {@code max_power_uw} and
+     * {@link #FIELD_MAX_AT_EIGHTH_WATT_UW} (firmware may set a long_term limit above {@code max_power_uw}, and the usual
+     * power unit is 1/8 W). A value above the field would be cut to its low 15 bits by the driver.
+     */
+    private Optional<String> outOfBounds(LimitSnapshot limit) {
+        String what = limit.zoneId() + ": the original " + limit.powerLimitUw() + " uW (constraint " + limit.constraintIndex() + ")";
+        String action = " not written back, and the zone is left as found; check the kept originals and set the limit by hand";
+        Optional<PowercapZone> zone = packages.stream().filter(p -> p.id().equals(limit.zoneId())).findFirst();
+        if (zone.isEmpty()) {
+            return Optional.of(what + " names no package zone of this host;" + action);
+        }
+        PowerConstraint longTerm;
+        try {
+            Optional<PowerConstraint> found = layout.longTerm(zone.get());
+            if (found.isEmpty()) {
+                return Optional.of(what + ": the zone has no long_term constraint;" + action);
+            }
+            longTerm = found.get();
+        } catch (IOException e) {
+            return Optional.of(what + ": the zone's constraints cannot be read (" + e.getMessage() + ");" + action);
+        }
+        if (longTerm.index() != limit.constraintIndex()) {
+            return Optional.of(what + ": the zone's long_term constraint is " + longTerm.index() + ";" + action);
+        }
+        long minUw = Math.max(1, longTerm.hardwareMinUw().orElse(1));
+        OptionalLong field = fieldMaxUw(zone.get());
+        long maxUw = field.isPresent() ? field.getAsLong()
+                : Math.max(longTerm.hardwareMaxUw().orElse(0), FIELD_MAX_AT_EIGHTH_WATT_UW);
+        if (limit.powerLimitUw() < minUw || limit.powerLimitUw() > maxUw) {
+            return Optional.of(what + " is outside the zone's bounds [" + minUw + ", " + maxUw + "] uW ("
+                    + (field.isPresent() ? "the RAPL field's maximum" : "max_power_uw or the RAPL field's maximum at 1/8 W") + ");" + action);
+        }
+        return Optional.empty();
     }
 
     /** A package's long_term limit file, opened for writing, with the constraint as read just before. */

@@ -5,9 +5,14 @@ import io.joulie.agent.host.CpuOriginals;
 import io.joulie.agent.host.FileOriginalsStore;
 import io.joulie.agent.host.Host;
 import io.joulie.agent.host.KeptOriginals;
+import io.joulie.agent.host.Msr;
 import io.joulie.agent.host.OriginalsKind;
 import io.joulie.agent.host.OriginalsStore;
+import io.joulie.agent.host.Powercap;
+import io.joulie.agent.host.PowercapZone;
+import io.joulie.agent.host.SysfsPowercap;
 import io.joulie.agent.host.ffm.FfmHost;
+import io.joulie.agent.host.ffm.FfmSysfsFiles;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -19,7 +24,9 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /** The agent's composition root for what the classes of the agent are given rather than make: the host, the clock, the HTTP client. */
@@ -48,9 +55,14 @@ public class AgentProducers {
     static NodeHost openHost(AgentSettings settings, Consumer<String> log) {
         try {
             Optional<String> bootId = KeptOriginals.bootId(settings.roots());
-            FfmHost.GpuAccess gpus = new FfmHost.GpuAccess(settings.nvmlLibrary(), () -> KeptOriginals.open(OriginalsKind.GPU,
-                    new FileOriginalsStore<>(settings.stateDir(), OriginalsKind.GPU), bootId, log));
+            if (bootId.isEmpty()) {
+                log.accept("The kernel's boot id (" + settings.roots().proc().resolve("sys/kernel/random/boot_id") + ") cannot be "
+                        + "read: whether originals kept in " + settings.stateDir() + " are still good is told by the limits in force alone");
+            }
+            FfmHost.GpuAccess gpus = new FfmHost.GpuAccess(settings.nvmlLibrary(), limitsNow -> KeptOriginals.open(OriginalsKind.GPU,
+                    new FileOriginalsStore<>(settings.stateDir(), OriginalsKind.GPU), bootId, limitsNow, log));
             return openHost(new FileOriginalsStore<>(settings.stateDir(), OriginalsKind.CPU), bootId,
+                    () -> packageLimitsUw(SysfsPowercap.open(settings.roots().sys(), new FfmSysfsFiles(), Msr.absent())),
                     inherited -> FfmHost.open(settings.roots(), settings.packageFloorWatts(), inherited, gpus), log);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read the host under " + settings.roots()
@@ -59,10 +71,28 @@ public class AgentProducers {
     }
 
     /** The decision at start (which originals win) and the host opened with it; the fault-injection tests use it too. */
-    static NodeHost openHost(OriginalsStore<CpuOriginals> store, Optional<String> bootId, HostOpener opener, Consumer<String> log)
-            throws IOException {
-        KeptOriginals<CpuOriginals> originals = KeptOriginals.open(OriginalsKind.CPU, store, bootId, log);
+    static NodeHost openHost(OriginalsStore<CpuOriginals> store, Optional<String> bootId, KeptOriginals.InForce<Map<String, Long>> limitsNow,
+                             HostOpener opener, Consumer<String> log) throws IOException {
+        KeptOriginals<CpuOriginals> originals = KeptOriginals.open(OriginalsKind.CPU, store, bootId, limitsNow, log);
         return new NodeHost(opener.open(originals.kept()), originals);
+    }
+
+    /**
+     * The package zones' long_term limits in force, by zone id (the keys of {@link OriginalsKind#CPU}'s limits), read
+     * through a powercap opened for this and closed; a zone whose limit cannot be read is left out.
+     */
+    static Map<String, Long> packageLimitsUw(Powercap powercap) {
+        try (powercap) {
+            Map<String, Long> limits = new TreeMap<>();
+            for (PowercapZone zone : powercap.packages()) {
+                try {
+                    powercap.read(zone).longTerm().ifPresent(c -> limits.put(zone.id(), c.powerLimitUw()));
+                } catch (IOException | RuntimeException e) {
+                    // left out: it shows no write of the agent's
+                }
+            }
+            return limits;
+        }
     }
 
     /** Node mode only (the beans below are looked up in node mode alone). */

@@ -19,6 +19,7 @@ import io.joulie.agent.host.HostCapabilities;
 import io.joulie.agent.host.KeptOriginals;
 import io.joulie.agent.inventory.HostInventory;
 import io.joulie.agent.inventory.Inventory;
+import io.joulie.agent.k8s.AnswerClient;
 import io.joulie.agent.k8s.HardwarePublisher;
 import io.joulie.agent.k8s.HardwareWriter;
 import io.joulie.agent.k8s.InformerView;
@@ -71,6 +72,8 @@ public class NodeAgent {
     private AgentLoop loop;
     private Thread worker;
     private StatusPublisher status;
+    /** The worker's writes: no retries, a short timeout ({@link AnswerClient}). */
+    private KubernetesClient answers;
 
     public NodeAgent(KubernetesClient client, AgentSettings settings, AgentMetrics metrics, Clock clock, Instance<Host> hosts,
                      Instance<KeptOriginals<CpuOriginals>> originals, HttpClient http) {
@@ -91,7 +94,8 @@ public class NodeAgent {
         Gpus hostGpus = null;
         Inventory inventory = Inventory.remote();
         Optional<NodeLabeller> labeller = Optional.empty();
-        NodeEvents events = new NodeEvents(client, clock, metrics);
+        answers = AnswerClient.of(client);
+        NodeEvents events = new NodeEvents(answers, clock, metrics);
         if (settings.mode() == AgentMode.NODE) {
             String node = settings.nodeName().orElseThrow();
             Host host = hosts.get();
@@ -102,7 +106,7 @@ public class NodeAgent {
             HostCapabilities capabilities = host.capabilities();
             inventory = new HostInventory(host, capabilities.raplWritable());
             metrics.capabilities(node, capabilities.labels());
-            labeller = Optional.of(new NodeLabeller(node, capabilities.labels(), NodeLabeller.Nodes.of(client), metrics));
+            labeller = Optional.of(new NodeLabeller(node, capabilities.labels(), NodeLabeller.Nodes.of(answers), metrics));
             LOG.infof("Node %s: %d RAPL packages, %d cpufreq policies, %d GPU boards%s, capabilities %s", node,
                     host.powercap().packages().size(), host.cpufreq().policies().size(), hostGpus.boards().size(),
                     hostGpus.unavailable().map(why -> " (" + why + ")").orElse(""), capabilities.labels());
@@ -115,8 +119,8 @@ public class NodeAgent {
         NodeTelemetry.Fetch fetch = (url, timeout) -> PowerTelemetry.get(http, url, timeout);
         NodeReconciler reconciler = new NodeReconciler(new ServedNodes(settings, view), view, cpuControls, gpuControls,
                 new NodeTelemetry(meter, hostGpus, fetch, metrics, clock),
-                status = new StatusPublisher(new StatusWriter(client, clock), events, metrics),
-                new HardwarePublisher(inventory, new HardwareWriter(client, clock), metrics), metrics);
+                status = new StatusPublisher(new StatusWriter(answers, clock), events, metrics),
+                new HardwarePublisher(inventory, new HardwareWriter(answers, clock), metrics), metrics);
         loop = new AgentLoop(new WorkQueue<>(System::nanoTime), reconciler, labeller, metrics, clock, settings.reconcileInterval());
         worker = Thread.ofPlatform().name("joulie-agent").daemon().start(loop::run);
         view.start(settings.mode() == AgentMode.NODE ? settings.nodeName() : Optional.empty(), loop::nodeChanged, loop::everyNodeChanged)
@@ -153,6 +157,9 @@ public class NodeAgent {
         // the node's answer says the limits found at start are back, so that the operator does not count on its cap
         if (node.isPresent() && status != null) {
             status.publish(node.get(), profile, restored);
+        }
+        if (answers != null) {
+            answers.close();
         }
     }
 

@@ -34,7 +34,9 @@ class FileOriginalsStoreTest {
 
     /** What an agent process with boot id {@code bootId} takes over from the GPU file at start. */
     Optional<Map<Integer, Long>> inherited(String bootId) {
-        return KeptOriginals.open(OriginalsKind.GPU, gpuStore(), Optional.ofNullable(bootId), log::add).kept();
+        return KeptOriginals.open(OriginalsKind.GPU, gpuStore(), Optional.ofNullable(bootId), () -> {
+            throw new IOException("no boards here");
+        }, log::add).kept();
     }
 
     /** An agent upgraded in place finds the originals its predecessor kept: both files, as earlier agents wrote them. */
@@ -96,6 +98,19 @@ class FileOriginalsStoreTest {
     }
 
     /** A crash between writing the temporary file and the rename leaves the old file whole. */
+    /** The limits the agent's last write left are kept with the originals, by key, and read back exactly. */
+    @Test
+    void theLimitsWrittenAreSavedWithTheOriginals() throws IOException {
+        FileOriginalsStore<CpuOriginals> store = cpuStore(dir);
+        Stored<CpuOriginals> afterWrite = KeptOriginalsTest.afterAnEcoWrite(Optional.of("boot-1"));
+        store.save(afterWrite);
+        assertThat(store.load()).contains(afterWrite);
+        assertThat(Files.readString(dir.resolve("originals.json"))).contains("\"written\" : {\n    \"intel-rapl:0\" : 60000000,");
+        Files.writeString(dir.resolve("originals.json"), Files.readString(dir.resolve("originals.json")).replace("60000000", "\"sixty\""));
+        assertThatThrownBy(store::load).hasMessageStartingWith(dir.resolve("originals.json") + " is not an originals file of this agent "
+                + "(intel-rapl:0 is not a whole number >= 0)");
+    }
+
     @Test
     void aSaveCutShortLeavesTheEarlierOriginals() throws IOException {
         FileOriginalsStore<CpuOriginals> store = cpuStore(dir);
@@ -144,7 +159,8 @@ class FileOriginalsStoreTest {
 
         assertThat(inherited("boot-2")).isEmpty();
         assertThat(log.getLast()).isEqualTo("The GPU originals in " + dir.resolve("state/gpu-originals.json") + " are of boot "
-                + "boot-1, this is boot boot-2: the node rebooted and the driver reset the boards' limits, so the limits in force "
+                + "boot-1, this is boot boot-2; the limits in force cannot tell (no write of the agent's was recorded), so the boot ids "
+                + "decide: the node rebooted and the driver reset the boards' limits, so the limits in force "
                 + "now are the originals; the file was removed");
         assertThat(dir.resolve("state/gpu-originals.json")).doesNotExist();
     }

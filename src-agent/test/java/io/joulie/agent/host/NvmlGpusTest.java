@@ -35,7 +35,7 @@ class NvmlGpusTest {
 
     Gpus open(OriginalsStore<Map<Integer, Long>> originals) throws IOException {
         Gpus gpus = NvmlGpus.open(FfmNvml.load(fake.library().toString()),
-                () -> KeptOriginals.open(OriginalsKind.GPU, originals, Optional.empty(), line -> { }));
+                limitsNow -> KeptOriginals.open(OriginalsKind.GPU, originals, Optional.empty(), limitsNow, line -> { }));
         opened.add(gpus);
         return gpus;
     }
@@ -159,6 +159,23 @@ class NvmlGpusTest {
         assertThat(fake.limitMw(1)).isEqualTo(350_000);
         assertThat(kept(originals)).isEmpty();
         assertThat(gpus.held()).isFalse();
+    }
+
+    /** A kept original outside the board's constraints (a tampered file) is not written; the other board is restored. */
+    @Test
+    void aKeptOriginalOutsideTheBoardsConstraintsIsNotWrittenBack() throws IOException {
+        fake = FakeNvml.install(dir, List.of(FakeNvml.Board.h100().withLimitMw(300_000), FakeNvml.Board.l40s().withLimitMw(150_000)));
+        OriginalsStore<Map<Integer, Long>> originals = OriginalsStore.memory();
+        originals.save(new Stored<>(Optional.empty(), Map.of(0, 9_000_000L, 1, 350_000L)));
+        Gpus gpus = open(originals);
+        GpuCapResult r = gpus.restore();
+
+        assertThat(r.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(r.message()).isEqualTo("restore failed: GPU 0: the original 9000000 mW is outside the board's constraints "
+                + "[200000, 700000] mW; not written back, and the board is left as found; check the kept originals and set the limit by hand");
+        assertThat(fake.limitMw(0)).as("left as found").isEqualTo(300_000);
+        assertThat(fake.limitMw(1)).isEqualTo(350_000);
+        assertThat(kept(originals)).as("kept, as not everything is back").isPresent();
     }
 
     @Test

@@ -347,4 +347,38 @@ class RaplCapPolicyTest {
         assertThat(powercap.restore().outcome()).isEqualTo(Outcome.APPLIED);
         assertThat(files.get(LIMIT_0)).isEqualTo("200000000");
     }
+
+    /**
+     * Kept originals are checked against the zone before a restore writes them: a value outside the zone's bounds, or a
+     * constraint other than its long_term one (a corrupted or tampered originals file), is not written and is named; the
+     * zone stays as found, and the other zones are restored.
+     */
+    @Test
+    void aKeptOriginalOutsideTheZonesBoundsOrOfAnotherConstraintIsNotWritten() throws IOException {
+        files.put(LIMIT_0, 60_000_000).put(LIMIT_1, 60_000_000); // the caps a crashed agent left
+        Powercap tampered = SysfsPowercap.open(SYS, files, msr(false, false), 0, List.of(
+                new LimitSnapshot("intel-rapl:0", 0, 5_000_000_000L), new LimitSnapshot("intel-rapl:1", 0, 200_000_000)));
+        CapResult restored = tampered.restore();
+        assertThat(restored.outcome()).isEqualTo(Outcome.BLOCKED);
+        assertThat(restored.message()).isEqualTo("restore failed: intel-rapl:0: the original 5000000000 uW (constraint 0) is outside "
+                + "the zone's bounds [1, 4095875000] uW (the RAPL field's maximum); not written back, and the zone is left as "
+                + "found; check the kept originals and set the limit by hand");
+        assertThat(files.get(LIMIT_0)).as("left as found").isEqualTo("60000000");
+        assertThat(files.get(LIMIT_1)).isEqualTo("200000000");
+
+        files.put(POWERCAP.resolve("intel-rapl:0/constraint_1_name"), "short_term").put(POWERCAP.resolve("intel-rapl:0/constraint_1_power_limit_uw"), 300_000_000);
+        Powercap otherConstraint = SysfsPowercap.open(SYS, files, Msr.absent(), 0, List.of(new LimitSnapshot("intel-rapl:0", 1, 200_000_000)));
+        assertThat(otherConstraint.restore().message()).startsWith("restore failed: intel-rapl:0: the original 200000000 uW "
+                + "(constraint 1): the zone's long_term constraint is 0;");
+        assertThat(files.get(POWERCAP.resolve("intel-rapl:0/constraint_1_power_limit_uw"))).isEqualTo("300000000");
+
+        // without a readable MSR, a firmware limit above max_power_uw (an unlocked board) is still a valid original
+        Powercap unlocked = SysfsPowercap.open(SYS, files, Msr.absent(), 0, List.of(new LimitSnapshot("intel-rapl:0", 0, 4_095_000_000L)));
+        assertThat(unlocked.restore().outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(files.get(LIMIT_0)).isEqualTo("4095000000");
+        Powercap zero = SysfsPowercap.open(SYS, files, Msr.absent(), 0, List.of(new LimitSnapshot("intel-rapl:0", 0, 0)));
+        assertThat(zero.restore().message()).contains("is outside the zone's bounds [1, 4095875000] uW (max_power_uw or the RAPL "
+                + "field's maximum at 1/8 W)");
+        assertThat(files.get(LIMIT_0)).isEqualTo("4095000000");
+    }
 }

@@ -57,13 +57,16 @@ import java.util.TreeMap;
  * (valid, nonsensical, below the floor, eco above performance, unknown), periodic passes with the energy counters
  * running, profiles deleted (also while no agent runs), routes moved away from host, limits changed behind the agent's
  * back, writes refused or failing, the originals store failing, agent crashes (kill without restore), clean exits,
- * restarts and reboots (new boot id, firmware limits). After every write and every step it checks the invariants:
+ * restarts, reboots (new boot id, firmware limits), kexec reboots (new boot id, cpufreq ceilings reset by the new
+ * kernel, the RAPL limits left as they were) and starts with an unreadable boot id. After every write and every step it
+ * checks the invariants:
  * <ol>
  * <li><b>bounds</b>: every limit the agent writes is within [floor / dies, maximum] or is the zone's original; every
  *     cpufreq ceiling within [cpuinfo_min_freq, cpuinfo_max_freq]; platform zones and {@code enabled} are never
  *     written;</li>
  * <li><b>originals first</b>: the originals the agent keeps are what is in force when it keeps them (never a cap of its
- *     own), and at every write the store holds them, exactly;</li>
+ *     own), and at every write the store holds them, exactly; across a restart that left a limit the agent wrote in
+ *     force (a crash, kexec, an unreadable boot id) they stay those of the episode that wrote it;</li>
  * <li><b>restored exactly</b>: whenever the store is empty again after the agent held the hardware (a restore that
  *     put everything back: clean exit, profile deleted, route moved), every limit and ceiling is its original.</li>
  * </ol>
@@ -81,15 +84,15 @@ final class AgentFaultInjection {
 
     /** What a step did. */
     enum Step {
-        PROFILE, BAD_PROFILE, DELETE_PROFILE, PERIODIC, ROUTE_NONE, ROUTE_HOST, DRIFT, CRASH, CLEAN_EXIT, RESTART, REBOOT
+        PROFILE, BAD_PROFILE, DELETE_PROFILE, PERIODIC, ROUTE_NONE, ROUTE_HOST, DRIFT, CRASH, CLEAN_EXIT, RESTART, REBOOT, KEXEC
     }
 
     /** An injected fault. */
-    enum Fault { WRITE_REFUSED, WRITE_FAILED, STORE_FAILED }
+    enum Fault { WRITE_REFUSED, WRITE_FAILED, STORE_FAILED, BOOT_ID_UNREADABLE }
 
     /** The figures of one run. */
     record Figures(long seed, int steps, Map<Step, Integer> stepsByKind, Map<Fault, Integer> faults, int agentWrites,
-                   int restoresChecked, int crashes, int reboots, List<String> violations) {
+                   int restoresChecked, int crashes, int reboots, int kexecs, List<String> violations) {
     }
 
     /** A package zone of the simulated node. */
@@ -126,11 +129,26 @@ final class AgentFaultInjection {
     private CpuControls controls;
     /** The agent holds the hardware: it kept originals, and has not restored them since; {@link #expected} are those. */
     private boolean owned;
+    /**
+     * The package limits the agent wrote since it kept {@link #expected}, as the port saw them (the harness's own record,
+     * not the agent's): what a restart compares with the hardware to tell a kexec from a firmware reset.
+     */
+    private final Map<Path, String> agentWrote = new TreeMap<>();
+    /**
+     * A package limit was written while the store was broken, and the process that wrote it has not saved since (a
+     * process that died took its unsaved record with it: then it stays so until the episode ends).
+     */
+    private boolean unrecorded;
+    private int process;
+    private int unrecordedBy;
+    /** This start's decision is the agent's to make: either is accepted, and {@link #start} takes the agent's. */
+    private boolean agentDecides;
     private Map<Path, String> expected = Map.of();
     private int agentWrites;
     private int restoresChecked;
     private int crashes;
     private int reboots;
+    private int kexecs;
     private int step;
 
     AgentFaultInjection(long seed) {
@@ -210,6 +228,14 @@ final class AgentFaultInjection {
     /** Every write the agent makes through the port: invariants 1 and 2. */
     private void written(Path file, String before, String after) {
         agentWrites++;
+        if (zones.stream().anyMatch(z -> z.limit().equals(file))) {
+            agentWrote.put(file, after);
+            // with the store broken the agent cannot record what it wrote (it says so) until its next save
+            if (storeBroken) {
+                unrecorded = true;
+                unrecordedBy = process;
+            }
+        }
         if (!owned) {
             violation("wrote " + after + " to " + file + " with no originals kept");
         }
@@ -282,6 +308,9 @@ final class AgentFaultInjection {
         public void save(Stored<CpuOriginals> stored) throws IOException {
             check();
             memory.save(stored);
+            if (unrecordedBy == process) {
+                unrecorded = false;
+            }
             CpuOriginals originals = stored.originals();
             if (owned) { // an episode this boot has not ended: its originals must stay, whatever is in force now
                 if (!asFiles(originals).equals(expected)) {
@@ -290,6 +319,8 @@ final class AgentFaultInjection {
                 return;
             }
             owned = true;
+            agentWrote.clear();
+            unrecorded = false;
             expected = hardware();
             if (!asFiles(originals).equals(expected)) {
                 violation("kept " + asFiles(originals) + " as the originals while " + expected + " is in force");
@@ -317,13 +348,31 @@ final class AgentFaultInjection {
 
     /** A new agent process, assembled as NodeAgent and AgentProducers do it. */
     private void start() throws IOException {
+        Optional<String> bootId = Optional.of(bootId());
+        if (random.nextInt(8) == 0) {
+            faults.merge(Fault.BOOT_ID_UNREADABLE, 1, Integer::sum);
+            bootId = Optional.empty();
+            trace("  boot id unreadable");
+        }
+        expectAtStart(bootId);
         AgentSettings settings = new AgentSettings(AgentMode.NODE, Optional.of(NODE), Duration.ofSeconds(20), HostRoots.under(Path.of("/")),
                 true, LabelSelector.parse(""), 1, 0, Path.of("/var/lib/joulie"), FLOOR_WATTS, AgentSettings.DEFAULT_NVML_LIBRARY);
-        AgentProducers.NodeHost opened = AgentProducers.openHost(store, Optional.of(bootId()), inherited -> new Host(settings.roots(),
+        AgentProducers.NodeHost opened = AgentProducers.openHost(store, bootId,
+                this::limitsAtStart, inherited -> new Host(settings.roots(),
                 new CpuInfo(CpuVendor.INTEL, "simulated"), Msr.absent(),
                 SysfsPowercap.open(SYS, files, Msr.absent(), FLOOR_WATTS, inherited.map(CpuOriginals::powercap).orElse(List.of())),
                 SysfsCpufreq.open(SYS, files, inherited.map(CpuOriginals::cpufreqMaxKHz).orElse(Map.of())),
                 Gpus.absent("no GPU on the simulated node")), line -> { });
+        process++;
+        if (agentDecides) {
+            agentDecides = false;
+            owned = opened.originals().kept().isPresent();
+            if (!owned) {
+                agentWrote.clear();
+                unrecorded = false;
+            }
+            trace("  the agent " + (owned ? "kept" : "dropped") + " the originals");
+        }
         HostCpuControl host = new HostCpuControl(opened.host().powercap(), opened.host().cpufreq(), opened.originals(), clock);
         controls = new CpuControls(host, (node, s) -> {
             throw new IllegalStateException("no http control on the simulated node");
@@ -351,6 +400,52 @@ final class AgentFaultInjection {
                 }, metrics);
         agent = new NodeReconciler(new ServedNodes(settings, view), view, controls, gpuControls, telemetry, status,
                 hardware, metrics);
+    }
+
+    /**
+     * What a new agent process must do with originals the store holds while the agent held the hardware, by what the
+     * port saw (not by what the agent recorded): the same boot (both ids known) keeps them, and so does a package limit
+     * the agent wrote, other than its original, still in force (a kexec: dropping them would take the agent's cap for the
+     * original). Otherwise either is accepted (the originals were read before the agent's first write, so keeping them
+     * never restores a cap of the agent's), and so is either when the write in force is one the agent could not record
+     * (it said so): the agent decides.
+     */
+    private void expectAtStart(Optional<String> bootId) throws IOException {
+        if (!owned || storeBroken) {
+            // a store that cannot be read stops the new process's writes and leaves the decision to a later start
+            return;
+        }
+        Optional<String> storedBoot = memory.load().flatMap(Stored::bootId);
+        if (storedBoot.isPresent() && storedBoot.equals(bootId)) {
+            return;
+        }
+        Map<Path, String> agents = new TreeMap<>();
+        agentWrote.forEach((file, value) -> {
+            if (!value.equals(expected.get(file))) {
+                agents.put(file, value);
+            }
+        });
+        boolean shown = agents.entrySet().stream().anyMatch(e -> e.getValue().equals(files.get(e.getKey())));
+        agentDecides = !shown || unrecorded;
+        trace("  start: boot " + bootId.orElse("unreadable") + ", stored " + storedBoot.orElse("none") + ", agent's write in force "
+                + shown + (unrecorded ? " (an unrecorded write)" : "") + " -> " + (agentDecides ? "the agent decides" : "originals kept"));
+    }
+
+    /**
+     * The package limits a new agent process reads at start, without injected read faults: {@link #expectAtStart} knows
+     * the hardware, and an unreadable limit is KeptOriginalsTest's case.
+     */
+    private Map<String, Long> limitsAtStart() throws IOException {
+        double refuse = refuseRate;
+        double fail = failRate;
+        refuseRate = 0;
+        failRate = 0;
+        try {
+            return AgentProducers.packageLimitsUw(SysfsPowercap.open(SYS, files, Msr.absent()));
+        } finally {
+            refuseRate = refuse;
+            failRate = fail;
+        }
     }
 
     private void profile(Profile profile, Double cap) {
@@ -391,13 +486,14 @@ final class AgentFaultInjection {
         }
         agent.reconcile(NODE, true);
         exit();
-        return new Figures(seed, steps, stepsByKind, faults, agentWrites, restoresChecked, crashes, reboots, List.copyOf(violations));
+        return new Figures(seed, steps, stepsByKind, faults, agentWrites, restoresChecked, crashes, reboots, kexecs,
+                List.copyOf(violations));
     }
 
     private Step next() {
         if (agent == null) {
             int r = random.nextInt(10);
-            return r < 6 ? Step.RESTART : r < 8 ? Step.DELETE_PROFILE : r < 9 ? Step.DRIFT : Step.REBOOT;
+            return r < 6 ? Step.RESTART : r < 8 ? Step.DELETE_PROFILE : r < 9 ? Step.DRIFT : random.nextBoolean() ? Step.REBOOT : Step.KEXEC;
         }
         int r = random.nextInt(100);
         if (r < 30) {
@@ -416,8 +512,10 @@ final class AgentFaultInjection {
             return Step.DRIFT;
         } else if (r < 92) {
             return Step.CRASH;
-        } else if (r < 97) {
+        } else if (r < 96) {
             return Step.CLEAN_EXIT;
+        } else if (r < 98) {
+            return Step.KEXEC;
         }
         return Step.REBOOT;
     }
@@ -476,7 +574,19 @@ final class AgentFaultInjection {
                 firmware.forEach(files::put); // the firmware sets its limits again
                 zones.forEach(z -> files.put(POWERCAP.resolve(z.id()).resolve("enabled"), 1));
                 files.put(Path.of("/proc/sys/kernel/random/boot_id"), bootId());
-                owned = false; // nothing of the agent's is in force after a boot
+                // what the next agent must make of the originals is decided at its start (expectAtStart)
+            }
+            case KEXEC -> {
+                kexecs++;
+                agent = null; // the agent dies with the old kernel, without a restore
+                boot++;
+                // the new kernel starts cpufreq afresh; the firmware does not run, so the RAPL limits stay as they were
+                firmware.forEach((file, value) -> {
+                    if (file.startsWith(CPUFREQ)) {
+                        files.put(file, value);
+                    }
+                });
+                files.put(Path.of("/proc/sys/kernel/random/boot_id"), bootId());
             }
         }
     }
@@ -522,6 +632,8 @@ final class AgentFaultInjection {
                 violation("the originals were dropped but the hardware is " + now + ", not " + expected);
             }
             owned = false;
+            agentWrote.clear();
+            unrecorded = false;
         }
     }
 }

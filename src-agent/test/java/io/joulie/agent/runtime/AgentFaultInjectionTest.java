@@ -23,6 +23,7 @@ class AgentFaultInjectionTest {
         // the run exercised what it claims to: crashes, reboots, injected faults, and restores it could check
         assertThat(figures.crashes()).isPositive();
         assertThat(figures.reboots()).isPositive();
+        assertThat(figures.kexecs()).isPositive();
         assertThat(figures.faults()).containsKeys(AgentFaultInjection.Fault.values());
         assertThat(figures.restoresChecked()).isGreaterThan(20);
         assertThat(figures.agentWrites()).isGreaterThan(100);
@@ -45,6 +46,7 @@ class AgentFaultInjectionTest {
         long restores = 0;
         long crashes = 0;
         long reboots = 0;
+        long kexecs = 0;
         java.util.List<String> violations = new java.util.ArrayList<>();
         for (long seed = 1000; seed < 1000 + seeds; seed++) {
             AgentFaultInjection.Figures f = new AgentFaultInjection(seed).run(steps);
@@ -55,12 +57,13 @@ class AgentFaultInjectionTest {
             restores += f.restoresChecked();
             crashes += f.crashes();
             reboots += f.reboots();
+            kexecs += f.kexecs();
             violations.addAll(f.violations());
         }
         System.out.printf("agent fault injection: %d seeds x %d steps = %d steps in %.1f s; steps by kind %s; faults %s; "
-                        + "agent writes checked %d; restores checked %d; crashes %d; reboots %d; invariant violations %d%n",
+                        + "agent writes checked %d; restores checked %d; crashes %d; reboots %d; kexec reboots %d; invariant violations %d%n",
                 seeds, steps, totalSteps, (System.nanoTime() - start) / 1e9, kinds, faults, writes, restores, crashes, reboots,
-                violations.size());
+                kexecs, violations.size());
         assertThat(violations).isEmpty();
     }
 }

@@ -903,15 +903,20 @@ class NodeReconcilerTest {
         assertThat(written).as("nothing more to report").hasSize(2);
     }
 
-    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
-    @Test
-    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+    /** Package 0 set to 180 W by hand before the first agent, which then applied eco 240 W (120 W a package) and died. */
+    void capAt240WithALimitSetByHand() throws IOException {
         host = FakeHost.intelNode(root, 2, 250);
         FakeHost.write(FakeHost.limitFile(host.intelZone(0)), "180000000"); // set by hand before the first agent
         NodeReconciler first = agentProcess(true);
         profile(NODE, Profile.ECO, 240.0);
         first.reconcile(NODE, false);
         assertThat(host.limit(0)).isEqualTo("120000000");
+    }
+
+    /** After a reboot the firmware has reset the limits: those are what must come back, not the file of the last boot. */
+    @Test
+    void afterARebootTheLimitsTheFirmwareSetAreTheOriginals() throws IOException {
+        capAt240WithALimitSetByHand();
 
         host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // the agent died with the node; the firmware sets 200 W
         NodeReconciler next = agentProcess(true);
@@ -921,6 +926,58 @@ class NodeReconcilerTest {
         assertThat(host.limit(0)).isEqualTo("120000000");
         controls.restoreOnExit();
         assertThat(host.limit(0)).as("the firmware's limit, not the 180 W of the last boot").isEqualTo(ORIGINAL);
+    }
+
+    /**
+     * A kexec reboot (fleet fast-reboot, kdump): a new boot id, but the firmware did not run, so the agent's 120 W eco
+     * cap is still in the RAPL registers. The next agent keeps the originals of the last boot, and its restore puts the
+     * true originals back, not the eco cap.
+     */
+    @Test
+    void afterAKexecRebootTheEcoCapStillInForceIsNotTakenForTheOriginal() throws IOException {
+        capAt240WithALimitSetByHand();
+
+        host.bootId("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // kexec: the agent died with the old kernel, the limits stay
+        NodeReconciler next = agentProcess(true);
+        assertThat(decisions.getLast()).startsWith("The originals in " + originalsFile() + " are of boot " + FakeHost.FIRST_BOOT_ID
+                + ", this is boot 6f1b3f0e-2d4c-4e0a-9d1e-000000000002; but the agent's last write is still in force "
+                + "(intel-rapl:0 = 120000000, intel-rapl:1 = 120000000)");
+        assertThat(originalsFile()).exists();
+        next.reconcile(NODE, false);
+        assertThat(controls.restoreOnExit().orElseThrow().result()).isEqualTo(ControlResult.RESTORED);
+        assertThat(host.limit(0)).as("the limit found before the first write, not the eco cap").isEqualTo("180000000");
+        assertThat(host.limit(1)).isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).doesNotExist();
+    }
+
+    /**
+     * The boot id cannot be read (a procfs mount missing from the agent's pod): said at start, and the limits in force
+     * decide. A crashed agent's eco cap still in force keeps the originals; after a real reboot the firmware's limits are
+     * the originals.
+     */
+    @Test
+    void withoutABootIdTheLimitsInForceTellACrashFromAReboot() throws IOException {
+        capAt240(true);
+        Path bootId = host.proc().resolve("sys/kernel/random/boot_id");
+        java.nio.file.Files.delete(bootId);
+        // crash: the eco cap stays
+        NodeReconciler successor = agentProcess(true);
+        assertThat(decisions).anySatisfy(line -> assertThat(line).isEqualTo("The kernel's boot id (" + bootId + ") cannot be read: "
+                + "whether originals kept in " + host.stateDir() + " are still good is told by the limits in force alone"));
+        assertThat(decisions.getLast()).contains("and the kernel's boot id cannot be read now")
+                .contains("but the agent's last write is still in force");
+        successor.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+
+        host.reboot("6f1b3f0e-2d4c-4e0a-9d1e-000000000002"); // the firmware sets 200 W again
+        java.nio.file.Files.delete(bootId);
+        NodeReconciler afterReboot = agentProcess(true);
+        assertThat(decisions.getLast()).contains("none of the limits the agent last wrote").endsWith("the file was removed");
+        afterReboot.reconcile(NODE, false);
+        assertThat(host.limit(0)).isEqualTo("120000000");
+        controls.restoreOnExit();
+        assertThat(host.limit(0)).as("the firmware's limit").isEqualTo(ORIGINAL);
+        assertThat(originalsFile()).doesNotExist();
     }
 
     /** DVFS fallback (RAPL not enforced): the cpufreq ceilings a crashed agent lowered come back too. */

@@ -116,15 +116,18 @@ public record JoulieSpec(
             @Pattern(Forms.DURATION)
             String reconcileInterval,
             @JsonPropertyDescription("How long a draining node must show no performance-only pod before it commits eco, "
-                    + "e.g. 5s.")
+                    + "greater than 0, e.g. 5s.")
+            @Pattern(Forms.DURATION)
             String settleTime,
             @JsonPropertyDescription("How long a node may wait for its agent to confirm the performance cap before a Warning "
                     + "names it, e.g. 5m.")
+            @Pattern(Forms.DURATION)
             String capConfirmationTimeout,
-            @JsonPropertyDescription("At most this many nodes change state in one tick.")
+            @JsonPropertyDescription("At most this many nodes change state per reconcile interval, ticks and the rechecks "
+                    + "between them together (rescues always go).")
             @Min(1)
             Integer maxTransitionsPerTick,
-            @JsonPropertyDescription("At most this many pods are evicted in one tick.")
+            @JsonPropertyDescription("At most this many pods are evicted per reconcile interval.")
             @Min(1)
             Integer maxEvictionsPerTick,
             @JsonPropertyDescription("demand_sized_v1: spare share of performance capacity on top of the performance-only "

@@ -83,7 +83,7 @@ public final class PolicyRulesSpec {
             @JsonPropertyDescription("Label carrying the Kubernetes node name in per-node results (default node).")
             @Pattern(Forms.PROMETHEUS_LABEL)
             String nodeLabel,
-            @JsonPropertyDescription("Timeout of each query (default 5s).")
+            @JsonPropertyDescription("Timeout of each query (default 5s, at most 30s).")
             @Pattern(Forms.DURATION)
             String timeout,
             @JsonPropertyDescription("Samples older than this count as missing (default 2m).")
@@ -101,7 +101,10 @@ public final class PolicyRulesSpec {
             @JsonPropertyDescription("A PEM file in the operator's container with the CA certificates that sign the server's "
                     + "certificate (https URLs); default: the JVM's trusted authorities.")
             @Pattern(Forms.ABSOLUTE_PATH)
-            String caFile) {
+            String caFile,
+            @JsonPropertyDescription("true sends bearerTokenFile or basicAuth credentials over a plain http url, where anyone "
+                    + "on the path can read them; without it (default false) credentials require an https url.")
+            Boolean insecure) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)

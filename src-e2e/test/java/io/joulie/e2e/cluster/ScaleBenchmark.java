@@ -227,7 +227,7 @@ class ScaleBenchmark {
     static boolean settled(List<NodePowerProfile> all, int nodes) {
         return all.size() == nodes && all.stream().allMatch(p -> p.getStatus() != null && p.getStatus().state() != null
                 && (p.getStatus().state() != io.joulie.api.v1alpha1.PowerState.DrainingPerformance
-                || p.getStatus().reason().contains("performance-only pod:")));
+                || p.getStatus().reason().startsWith("draining ")));
     }
 
     static Pod pod(String node, int index, boolean performance) {

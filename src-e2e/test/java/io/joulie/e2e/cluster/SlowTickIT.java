@@ -58,10 +58,12 @@ class SlowTickIT extends ClusterScenario {
             try {
                 released.await(ANSWER_AFTER.toMillis(), TimeUnit.MILLISECONDS);
                 double now = System.currentTimeMillis() / 1000.0;
+                // timestamp(<query>) answers with the samples' time: fresh
+                String value = exchange.getRequestURI().getRawQuery().contains("timestamp") ? Double.toString(now) : "50";
                 StringBuilder result = new StringBuilder();
                 for (String node : RealCluster.MANAGED) {
                     result.append(result.isEmpty() ? "" : ",").append("{\"metric\":{\"node\":\"").append(node)
-                            .append("\"},\"value\":[").append(now).append(",\"50\"]}");
+                            .append("\"},\"value\":[").append(now).append(",\"").append(value).append("\"]}");
                 }
                 byte[] body = ("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[" + result + "]}}")
                         .getBytes(StandardCharsets.UTF_8);

@@ -69,7 +69,10 @@ public class ClusterView {
      * What the Pod watch keeps: per Pod its node and whether it is an active performance-only Pod, indexed by node; each
      * change is shown to the sightings, and a performance-only Pod arriving or leaving is a node event.
      */
-    private final PodFacts podFacts = new PodFacts(this::podChanged);
+    private final PodFacts podFacts = new PodFacts(this::podChanged, node -> {
+        Node n = nodes == null ? null : nodes.getStore().getByKey(node);
+        return n == null ? null : n.getMetadata().getLabels() == null ? Map.of() : n.getMetadata().getLabels();
+    });
     private final PodSightings sightings;
     private PodWatch pods;
     private SharedIndexInformer<NodePowerProfile> profiles;

@@ -25,10 +25,16 @@ public enum EventReason {
     /** The power budget became unmeetable (on the {@code Joulie} resource), once per episode. */
     PowerBudgetUnmet(Type.Warning),
     /**
-     * A performance-only pod was found under the eco cap, named in the message; the node goes back to the performance
-     * cap at once (on the NodePowerProfile), once per pod and node.
+     * A performance-only pod was found under the eco cap (its name in the operator's log, not in the Event); the node
+     * goes back to the performance cap at once (on the NodePowerProfile), once per pod and node.
      */
     ContractViolation(Type.Warning),
+    /**
+     * A rescue is held: the node was rescued {@code Planner.RESCUES_PER_NODE} times within {@code Planner.RESCUE_WINDOW},
+     * so its performance-only pods stay under the eco cap until the window allows another (on the NodePowerProfile),
+     * once per episode.
+     */
+    RescueHeld(Type.Warning),
     /**
      * A node's agent has not confirmed the performance cap within CAP_CONFIRMATION_TIMEOUT, so its {@code performance}
      * label still waits (on the NodePowerProfile), once per episode.

@@ -132,7 +132,9 @@ public class InformerContextProvider implements ContextProvider {
                 allocatableCpu(node), power,
                 view.lastPerformancePod(name), cap(npp, view.agentReport(name, npp)),
                 status == null || status.forcedPods() == null ? List.of() : status.forcedPods(),
-                status == null ? "" : status.reason());
+                status == null ? "" : status.reason())
+                // settle times and timeouts count from this replica's own sighting too, not only the writer's clock
+                .withStateSeen(npp == null ? null : view.stateSeen(name));
     }
 
     private static NodeCap cap(NodePowerProfile npp, AgentReport report) {

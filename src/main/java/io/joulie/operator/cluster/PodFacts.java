@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * What the operator keeps of the cluster's Pods: per Pod only its node, which of the CPU demands demand_sized_v1 sizes
@@ -40,11 +41,18 @@ public final class PodFacts {
     enum Demand {
         NONE, PERFORMANCE, ECO_ONLY, DECLARED_ECO;
 
-        static Demand of(Pod pod) {
+        /**
+         * @param nodeLabels the labels of the node the Pod names, or null when the node is not known (or none is named)
+         */
+        static Demand of(Pod pod, Map<String, String> nodeLabels) {
             if (!PodClassifier.isActive(pod)) {
                 return NONE;
             }
             PodClass c = PodClassifier.classify(pod);
+            if (nodeLabels != null && c != PodClass.UNCONSTRAINED
+                    && !PodClassifier.mayRunOn(pod, pod.getSpec().getNodeName(), nodeLabels)) {
+                return NONE; // bound straight to a node that does not admit it: the kubelet will reject it
+            }
             return c == PodClass.PERFORMANCE ? PERFORMANCE : c == PodClass.ECO ? ECO_ONLY
                     : PodClassifier.declaresEco(pod.getMetadata()) ? DECLARED_ECO : NONE;
         }
@@ -62,6 +70,7 @@ public final class PodFacts {
 
     private final Map<String, Facts> pods = new ConcurrentHashMap<>();
     private final Changes changes;
+    private final Function<String, Map<String, String>> nodeLabels;
     /** Node name ("" while unscheduled) → keys of its active performance-only Pods. */
     private final Map<String, Set<String>> performanceByNode = new ConcurrentHashMap<>();
     /** Cores requested, by {@link Demand} ordinal, and how many Pods count in any demand; guarded by {@code this}. */
@@ -70,11 +79,18 @@ public final class PodFacts {
 
     PodFacts() {
         this((key, before, after) -> {
-        });
+        }, node -> null);
     }
 
-    PodFacts(Changes changes) {
+    /**
+     * @param nodeLabels a node's labels now, or null when the node is not known: a Pod bound straight to a node
+     *                   ({@code spec.nodeName}) that no scheduler nor kubelet has marked {@code PodScheduled} counts in no
+     *                   demand, nor as a performance-only Pod of the node, while the node's labels do not admit it (the
+     *                   kubelet's NodeAffinity admission will reject it); it counts once the kubelet admits it
+     */
+    PodFacts(Changes changes, Function<String, Map<String, String>> nodeLabels) {
         this.changes = changes;
+        this.nodeLabels = nodeLabels;
     }
 
     /** {@code namespace/name}. */
@@ -86,7 +102,7 @@ public final class PodFacts {
     void put(Pod pod, int listing) {
         String key = keyOf(pod);
         String node = pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName().intern();
-        Demand demand = Demand.of(pod);
+        Demand demand = Demand.of(pod, node.isEmpty() ? null : nodeLabels.apply(node));
         Facts now = new Facts(node, demand, demand == Demand.NONE ? 0 : cpuRequest(pod), listing);
         Facts before = pods.put(key, now);
         if (before != null && before.performance() && !(now.performance() && before.node().equals(node))) {

@@ -186,6 +186,11 @@ public final class RulesParser {
             errors.add(at + ".url = '" + p.url() + "': an http(s) URL is required, e.g. http://prometheus.monitoring:9090");
         }
         Duration timeout = duration(at + ".timeout", p.timeout(), TelemetryConfig.DEFAULT_TIMEOUT, errors);
+        if (timeout.compareTo(TelemetryConfig.MAX_TIMEOUT) > 0) {
+            errors.add(at + ".timeout", p.timeout(), "must be at most " + TelemetryConfig.MAX_TIMEOUT.toSeconds() + "s (each read "
+                    + "makes up to eight queries one after the other, within a tick)");
+            timeout = TelemetryConfig.DEFAULT_TIMEOUT;
+        }
         Duration stale = duration(at + ".staleAfter", p.staleAfter(), TelemetryConfig.DEFAULT_STALE_AFTER, errors);
         PolicyRulesSpec.Queries q = p.queries();
         Optional<String> power = query(q == null ? null : q.packagePowerWatts());
@@ -200,7 +205,8 @@ public final class RulesParser {
 
     /**
      * The credentials of {@code spec.policy.telemetry.prometheus}: each file must be readable now (it is mounted into
-     * the operator's pod), the CA file must hold certificates and goes with an https URL only.
+     * the operator's pod), the CA file must hold certificates and goes with an https URL only, and a token or a
+     * password goes over plain http only with {@code insecure: true}.
      */
     static Credentials credentials(String at, PolicyRulesSpec.Prometheus p, URI url, Problems errors) {
         if (p.bearerTokenFile() != null && p.basicAuth() != null) {
@@ -218,6 +224,12 @@ public final class RulesParser {
             if (p.basicAuth().passwordFile() == null) {
                 errors.add(at + ".basicAuth.passwordFile: a file holding the password is required");
             }
+        }
+        if ((p.bearerTokenFile() != null || p.basicAuth() != null) && url != null && "http".equals(url.getScheme())
+                && !Boolean.TRUE.equals(p.insecure())) {
+            errors.add(at + ".url = '" + p.url() + "': " + (p.bearerTokenFile() != null ? "bearerTokenFile" : "basicAuth")
+                    + " would be sent in clear over http, readable by anyone on the path to that host; use an https url, or set "
+                    + at + ".insecure: true to accept that");
         }
         Optional<Path> ca = readable(at + ".caFile", p.caFile(), errors);
         Credentials credentials = new Credentials(token, user, password, ca);

@@ -33,7 +33,8 @@ import java.util.function.Function;
 
 /**
  * Keeps the books of the performance contract across ticks and rechecks: each performance-only pod found under the
- * eco cap (counted once, a Warning naming it) until it is no longer there (its time under the eco cap recorded), and
+ * eco cap (counted once, a Warning on its node, its name in the log only) until it is no longer there (its time under
+ * the eco cap recorded), each node whose rescue is held (a Warning once per episode, decision 156), and
  * each node whose {@code performance} label waits for its agent (a Warning once it has waited longer than
  * CAP_CONFIRMATION_TIMEOUT). A violation ends when the pod is gone or its node is off the eco cap with the performance
  * cap confirmed by the agent (or no agent reports for it). Memory only: after a restart, a pod still under the eco cap is
@@ -58,6 +59,8 @@ public class ContractLedger {
     private final Map<String, Violation> violations = new HashMap<>();
     private final Map<String, Waiting> waiting = new HashMap<>();
     private final Map<String, CapWait> caps = new HashMap<>();
+    /** Nodes whose rescue is held (a Warning went out for the episode). */
+    private final Set<String> held = new java.util.HashSet<>();
 
     @Inject
     public ContractLedger(PlannerMetrics metrics, EventSink events, Clock clock, ClusterView view) {
@@ -88,6 +91,7 @@ public class ContractLedger {
         for (ManagedNode n : ctx.nodes()) {
             looked.add(n.name());
             violations(n, verdicts.get(n.name()), now);
+            held(n, verdicts.get(n.name()));
             caps(n, verdicts.get(n.name()), now, settings.capConfirmationTimeout());
         }
         if (whole) {
@@ -95,6 +99,7 @@ public class ContractLedger {
             violations.entrySet().removeIf(e -> !looked.contains(e.getValue().node()) && record(e.getKey(), e.getValue(), now));
             waiting.keySet().retainAll(looked);
             caps.keySet().retainAll(looked);
+            held.retainAll(looked);
         }
         Map<CapWait, Long> counts = new EnumMap<>(CapWait.class);
         caps.values().forEach(w -> counts.merge(w, 1L, Long::sum));
@@ -131,16 +136,29 @@ public class ContractLedger {
             Instant since = seen == null || seen.isBefore(n.since()) ? n.since() : seen;
             violations.put(pod, new Violation(n.name(), since));
             metrics.contractViolation();
-            String m = "performance-only pod %s runs under the eco cap of node %s (seen there %s); the node goes back to the "
-                    .formatted(pod, n.name(), since) + "performance cap at once";
-            LOG.warn(m);
-            events.node(n.name(), EventReason.ContractViolation, m);
+            String m = "runs under the eco cap of node %s (seen there %s); the node goes back to the performance cap at once"
+                    .formatted(n.name(), since);
+            // the pod's name goes to this log only: Events on cluster-scoped objects would show every namespace's pods
+            LOG.warn("performance-only pod " + pod + " " + m);
+            events.node(n.name(), EventReason.ContractViolation, "a performance-only pod " + m);
         }
         // a violation on this node ends when its pod is gone, or the node has the performance cap back: asked for and
         // confirmed by its agent (or no agent reports for it)
         boolean capBack = verdict != null && verdict.to().profile() == Profile.PERFORMANCE && verdict.cap().admitsPerformance();
         violations.entrySet().removeIf(e -> e.getValue().node().equals(n.name())
                 && (!n.performancePods().contains(e.getKey()) || capBack) && record(e.getKey(), e.getValue(), now));
+    }
+
+    /** A Warning when a node's rescue is first held (once per episode: until a verdict no longer holds it). */
+    private void held(ManagedNode n, Transition verdict) {
+        if (verdict == null || verdict.outcome() != Outcome.HELD) {
+            held.remove(n.name());
+            return;
+        }
+        if (held.add(n.name())) {
+            LOG.warnf("Node %s: %s", n.name(), verdict.reason());
+            events.node(n.name(), EventReason.RescueHeld, verdict.reason());
+        }
     }
 
     /** Records the end of a violation; returns true. */

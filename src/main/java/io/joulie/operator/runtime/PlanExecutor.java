@@ -16,6 +16,7 @@ import io.joulie.planner.NodeAssignment;
 import io.joulie.planner.Outcome;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
+import io.joulie.planner.RateBudget;
 import io.joulie.planner.Transition;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,7 +40,8 @@ import java.util.function.Function;
  * Carries out a tick's plan through the {@link ActuationAdapter}: raises to performance first (and every node
  * heading for performance: its label may follow the agent's confirmation), then every other node, then the nodes that
  * left management (decision 38), up to {@link TickWriter#PARALLELISM} at once, and stops writing once the Lease is lost.
- * Evicts the pods of an {@code evicted} verdict first, at most {@code MAX_EVICTIONS_PER_TICK} in one tick, and
+ * Evicts the pods of an {@code evicted} verdict first, at most {@code MAX_EVICTIONS_PER_TICK} per reconcile interval
+ * (a {@link RateBudget}: extra ticks share it), and
  * remembers which evictions were refused, so that a PodDisruptionBudget that keeps refusing yields one Warning per
  * change, not one per tick. One node's failure is logged, counted and skipped; the others go on. A node whose writes
  * keep failing is backed off: after the n-th failure in a row it is not written again for {@link #BACKOFF_BASE}
@@ -62,6 +64,8 @@ public class PlanExecutor {
     private final Map<String, List<String>> refusedEvictions = new ConcurrentHashMap<>();
     /** Nodes whose last writes failed: how many times in a row, and not before when they are written again. */
     private final Map<String, Backoff> backoff = new ConcurrentHashMap<>();
+    /** MAX_EVICTIONS_PER_TICK per reconcile interval, whatever the number of ticks in it (decision 154). */
+    private final RateBudget evictionBudget = new RateBudget();
 
     /** The first wait after a failed write of a node; it doubles with every further failure in a row. */
     static final Duration BACKOFF_BASE = Duration.ofSeconds(1);
@@ -151,7 +155,8 @@ public class PlanExecutor {
         List<BooleanSupplier> raises = new ArrayList<>();
         List<BooleanSupplier> others = new ArrayList<>();
         Map<String, String> owners = profileOwners(transitions);
-        AtomicInteger evictions = new AtomicInteger(settings.maxEvictionsPerTick());
+        int evictable = evictionBudget.available(now, settings.maxEvictionsPerTick(), settings.reconcileInterval());
+        AtomicInteger evictions = new AtomicInteger(evictable);
         Map<String, Instant> retries = new ConcurrentHashMap<>();
         for (Transition t : transitions) {
             Backoff b = backoff.get(t.node());
@@ -172,6 +177,8 @@ public class PlanExecutor {
         List<BooleanSupplier> releases = plan.released().stream().<BooleanSupplier>map(node -> () -> release(node)).toList();
         TickWriter.Result written = TickWriter.run(List.of(raises, others, releases), leading,
                 () -> clock.instant().isBefore(deadline), parallelism);
+        evictionBudget.spend(evictable - Math.max(0, evictions.get()), now, settings.maxEvictionsPerTick(),
+                settings.reconcileInterval());
         if (written.unstarted() > 0) {
             // past the tick's deadline: the watchdog looks at them at once (rescues, commits, labels); the rest next tick
             Instant at = clock.instant();
@@ -285,7 +292,7 @@ public class PlanExecutor {
     }
 
     /**
-     * Evicts the transition's pods while the tick's eviction budget lasts (the others wait for a later tick); returns
+     * Evicts the transition's pods while the eviction budget lasts (the others wait for a later tick); returns
      * false when an eviction call failed (not merely refused).
      */
     private boolean evict(Transition t, AtomicInteger budget) {
@@ -318,19 +325,26 @@ public class PlanExecutor {
                 case GONE, DEFERRED -> { }
             }
         }
+        // The Events are on a cluster-scoped object: they count the pods; the operator's log names them (decision 158).
         if (!evicted.isEmpty()) {
-            events.node(t.node(), EventReason.PodsEvicted, "Evicted performance-only pods to complete the downgrade: "
-                    + String.join(", ", evicted));
+            LOG.infof("%s: evicted %s to complete the downgrade", t.node(), String.join(", ", evicted));
+            events.node(t.node(), EventReason.PodsEvicted, "Evicted %s to complete the downgrade (named in the operator's log)"
+                    .formatted(pods(evicted.size())));
         }
         // One Warning per change of the refused set, not one per tick while a budget keeps refusing.
         if (!refused.isEmpty() && !refused.equals(refusedEvictions.put(t.node(), List.copyOf(refused)))) {
-            events.node(t.node(), EventReason.EvictionRefused, "Eviction refused or failed (retried every tick): "
-                    + String.join(", ", refused));
+            LOG.warnf("%s: eviction refused or failed for %s (retried every tick)", t.node(), String.join(", ", refused));
+            events.node(t.node(), EventReason.EvictionRefused, "Eviction refused or failed for %s (retried every tick; named "
+                    .formatted(pods(refused.size())) + "in the operator's log)");
         }
         if (refused.isEmpty()) {
             refusedEvictions.remove(t.node());
         }
         return !failed;
+    }
+
+    private static String pods(int n) {
+        return n + (n == 1 ? " performance-only pod" : " performance-only pods");
     }
 
     private boolean release(String node) {

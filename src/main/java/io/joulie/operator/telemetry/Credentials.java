@@ -32,10 +32,22 @@ public record Credentials(Optional<Path> bearerTokenFile, Optional<String> usern
                           Optional<Path> caFile) {
     public static final Credentials NONE = new Credentials(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty());
 
-    /** The {@code Authorization} header value, read from its file now; empty without credentials. */
+    /**
+     * The {@code Authorization} header value, read from its file now; empty without credentials. A token that cannot go
+     * into an HTTP header (a line break inside it, another control character, a character beyond ASCII) is an
+     * IOException that names the file and the position, not the token.
+     */
     public Optional<String> authorization() throws IOException {
         if (bearerTokenFile.isPresent()) {
-            return Optional.of("Bearer " + Files.readString(bearerTokenFile.get(), StandardCharsets.UTF_8).strip());
+            String token = Files.readString(bearerTokenFile.get(), StandardCharsets.UTF_8).strip();
+            for (int i = 0; i < token.length(); i++) {
+                char c = token.charAt(i);
+                if (c < 0x21 || c > 0x7e) {
+                    throw new IOException(bearerTokenFile.get() + " must hold the token alone, without spaces or line breaks "
+                            + "inside it: character " + (i + 1) + " (code " + (int) c + ") cannot be sent in an HTTP header");
+                }
+            }
+            return Optional.of("Bearer " + token);
         }
         if (username.isPresent() && passwordFile.isPresent()) {
             String password = Files.readString(passwordFile.get(), StandardCharsets.UTF_8).strip();

@@ -98,6 +98,9 @@ public final class PrometheusClient {
             authorization.ifPresent(value -> request.header("Authorization", value));
         } catch (IOException e) {
             throw new QueryException("query_error", "the credentials for Prometheus at " + base + " cannot be read: " + describe(e));
+        } catch (IllegalArgumentException e) {
+            // the JDK refuses a header value it cannot send; the value itself (a credential) is not repeated
+            throw new QueryException("query_error", "the credentials for Prometheus at " + base + " cannot be sent in an HTTP header");
         }
         BoundedHttp.Answer response;
         try {

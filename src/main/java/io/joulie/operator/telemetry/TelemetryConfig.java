@@ -23,6 +23,11 @@ public record TelemetryConfig(URI url, String nodeLabel, Optional<String> powerQ
 
     public static final String DEFAULT_NODE_LABEL = "node";
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * The longest per-query timeout {@code spec.policy.telemetry.prometheus.timeout} accepts: a read makes up to eight
+     * sequential queries inside a tick, so a larger one would let a slow Prometheus hold the tick for minutes.
+     */
+    public static final Duration MAX_TIMEOUT = Duration.ofSeconds(30);
     public static final Duration DEFAULT_STALE_AFTER = Duration.ofMinutes(2);
 
     public TelemetryConfig {

@@ -53,11 +53,13 @@ class InformerStoresTest {
         assertThat(facts.performanceCount()).isEqualTo(2);
         assertThat(facts.size()).isEqualTo(4);
 
-        // completed, and terminating: no longer demand
+        // completed: no longer demand; terminating: still demand, until it is gone (its grace period runs)
         facts.put(pod("p", "n1", "performance", "Succeeded"), 1);
         Pod terminating = pod("a", "n1", "performance", "Running");
         terminating.getMetadata().setDeletionTimestamp("2026-11-24T00:00:00Z");
         facts.put(terminating, 1);
+        assertThat(facts.onNode("n1")).containsExactly("ns/a");
+        facts.put(pod("a", "n1", "performance", "Failed"), 1);
         assertThat(facts.onNode("n1")).isEmpty();
         assertThat(facts.performanceCount()).isZero();
 

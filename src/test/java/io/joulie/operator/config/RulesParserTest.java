@@ -39,7 +39,7 @@ class RulesParserTest {
 
     static final PolicyRulesSpec.Telemetry PROMETHEUS = new PolicyRulesSpec.Telemetry(new Prometheus(
             "http://prometheus.monitoring:9090", null, "3s", null,
-            new Queries("joulie_agent_package_power_watts", "max by (node) (node_temp)", null, null), null, null, null));
+            new Queries("joulie_agent_package_power_watts", "max by (node) (node_temp)", null, null), null, null, null, null));
 
     @Test
     void aFullSpecBecomesRulesAndATelemetrySource() {
@@ -96,7 +96,7 @@ class RulesParserTest {
         var bad = new Schedule("x", List.of("Mon-Funday", "Tu"), "8:00", "24:00", "Mars/Olympus", 1.5, 3, 2);
         var empty = new Schedule("y", List.of("Mon"), "08:00", "09:00", null, null, null, null);
         var prometheus = new PolicyRulesSpec.Telemetry(new Prometheus("prometheus:9090", null, "soon", "0s", new Queries(null, " ", null, null),
-                null, null, null));
+                null, null, null, null));
 
         assertThatThrownBy(() -> parse("Nowhere/City", List.of(bad, empty), new PowerBudget(-1.0),
                 new Hotspots(null, -2.0, null), prometheus))
@@ -134,8 +134,12 @@ class RulesParserTest {
     }
 
     static PolicyRulesSpec.Telemetry secured(String url, String token, PolicyRulesSpec.BasicAuth basic, String ca) {
+        return secured(url, token, basic, ca, null);
+    }
+
+    static PolicyRulesSpec.Telemetry secured(String url, String token, PolicyRulesSpec.BasicAuth basic, String ca, Boolean insecure) {
         return new PolicyRulesSpec.Telemetry(new Prometheus(url, null, null, null, new Queries("power", null, null, null),
-                token, basic, ca));
+                token, basic, ca, insecure));
     }
 
     @Test
@@ -146,7 +150,7 @@ class RulesParserTest {
                 .telemetry().orElseThrow().credentials();
         assertThat(bearer.authorization()).contains("Bearer t0k3n");
         java.nio.file.Path password = java.nio.file.Files.writeString(dir.resolve("password"), "s3cret");
-        var basic = parse(null, null, null, null, secured("http://p:9090", null,
+        var basic = parse(null, null, null, null, secured("https://p:9091", null,
                 new PolicyRulesSpec.BasicAuth("joulie", password.toString()), null)).telemetry().orElseThrow().credentials();
         assertThat(basic.authorization()).contains("Basic " + java.util.Base64.getEncoder().encodeToString("joulie:s3cret".getBytes()));
     }
@@ -167,5 +171,34 @@ class RulesParserTest {
         assertThatThrownBy(() -> parse(null, null, null, null, secured("https://p:9091", "token", null, null)))
                 .hasMessageContaining(at + ".bearerTokenFile = 'token': not a readable file").as("a relative path");
         assertThat(parse(null, null, null, null, secured("https://p:9091", token.toString(), null, null)).telemetry()).isPresent();
+    }
+
+    /** A token or a password goes in clear over http only when the resource says it accepts that. */
+    @Test
+    void credentialsOverPlainHttpNeedInsecure(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path token = java.nio.file.Files.writeString(dir.resolve("token"), "t");
+        String at = "spec.policy.telemetry.prometheus";
+        assertThatThrownBy(() -> parse(null, null, null, null, secured("http://p:9090", token.toString(), null, null)))
+                .hasMessageContaining(at + ".url = 'http://p:9090': bearerTokenFile would be sent in clear over http")
+                .hasMessageContaining("use an https url, or set " + at + ".insecure: true to accept that");
+        assertThatThrownBy(() -> parse(null, null, null, null, secured("http://p:9090", null,
+                new PolicyRulesSpec.BasicAuth("joulie", token.toString()), null, false)))
+                .hasMessageContaining(at + ".url = 'http://p:9090': basicAuth would be sent in clear over http");
+        assertThat(parse(null, null, null, null, secured("http://p:9090", token.toString(), null, null, true))
+                .telemetry().orElseThrow().credentials().authorization()).contains("Bearer t");
+        assertThat(parse(null, null, null, null, secured("http://p:9090", null, null, null)).telemetry())
+                .as("no credentials, nothing to protect").isPresent();
+    }
+
+    @Test
+    void thePrometheusTimeoutIsAtMostThirtySeconds() {
+        String at = "spec.policy.telemetry.prometheus";
+        var slow = new PolicyRulesSpec.Telemetry(new Prometheus("http://p:9090", null, "31s", null, new Queries("power", null, null, null),
+                null, null, null, null));
+        assertThatThrownBy(() -> parse(null, null, null, null, slow))
+                .hasMessageContaining(at + ".timeout = '31s': must be at most 30s");
+        var bound = new PolicyRulesSpec.Telemetry(new Prometheus("http://p:9090", null, "30s", null, new Queries("power", null, null, null),
+                null, null, null, null));
+        assertThat(parse(null, null, null, null, bound).telemetry().orElseThrow().timeout()).hasSeconds(30);
     }
 }

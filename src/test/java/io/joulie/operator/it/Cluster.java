@@ -188,6 +188,9 @@ final class Cluster {
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox")
                 .withNewResources().addToRequests("cpu", new Quantity(cpu)).endResources().endContainer().endSpec()
                 .withNewStatus().withPhase(node == null ? "Pending" : "Running").endStatus();
+        if (node != null) {
+            b.editStatus().withConditions(admitted()).endStatus();
+        }
         if (profile != null) {
             b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
         }
@@ -197,11 +200,20 @@ final class Cluster {
         return client.pods().inNamespace(ns).resource(b.build()).create();
     }
 
-    /** A running pod pinned to {@code node} whose nodeSelector asks for {@code profile} (null: none). */
+    /**
+     * The condition a running pod carries: {@code PodScheduled} (set by the scheduler, or by the kubelet once it admitted
+     * a pod bound past the scheduler). A pod bound straight to a node without it, whose labels the node does not match,
+     * is one the kubelet will reject: the operator does not count it (decision 156).
+     */
+    static io.fabric8.kubernetes.api.model.PodCondition admitted() {
+        return new io.fabric8.kubernetes.api.model.PodConditionBuilder().withType("PodScheduled").withStatus("True").build();
+    }
+
+    /** A running pod pinned to {@code node} (the kubelet admitted it) whose nodeSelector asks for {@code profile} (null: none). */
     Pod pod(String ns, String name, String node, String profile) {
         PodBuilder b = new PodBuilder().withNewMetadata().withNamespace(ns).withName(name).endMetadata()
                 .withNewSpec().withNodeName(node).addNewContainer().withName("c").withImage("busybox").endContainer()
-                .endSpec().withNewStatus().withPhase("Running").endStatus();
+                .endSpec().withNewStatus().withPhase("Running").withConditions(admitted()).endStatus();
         if (profile != null) {
             b.editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, profile)).endSpec();
         }

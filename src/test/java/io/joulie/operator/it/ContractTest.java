@@ -67,13 +67,13 @@ class ContractTest extends TickedOperatorTest {
         assertThat(a.getStatus().state()).isEqualTo(PowerState.DrainingPerformance);
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
         assertThat(a.getSpec().cpu().packagePowerCapPercent()).isEqualTo(100.0);
-        assertThat(a.getStatus().reason()).isEqualTo("1 performance-only pod: hpc/late under the eco cap: back to the "
+        assertThat(a.getStatus().reason()).isEqualTo("1 performance-only pod under the eco cap: back to the "
                 + "performance cap, draining");
         assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
         assertThat(cluster.events("ContractViolation")).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("node-node-a");
-            assertThat(e.getMessage()).startsWith("performance-only pod hpc/late runs under the eco cap of node node-a");
+            assertThat(e.getMessage()).startsWith("a performance-only pod runs under the eco cap of node node-a");
         });
         assertThat(metric("joulie_contract_violations_total")).isEqualTo(violations + 1);
         assertThat(metric("joulie_transitions_total", "from=\"ActiveEco\"", "to=\"DrainingPerformance\"", "outcome=\"rescued\""))

@@ -50,7 +50,7 @@ class ContractWatchdogLiveTest extends OperatorTest {
 
             assertThat(metric("joulie_ticks_total")).as("no tick ran meanwhile").isEqualTo(ticks);
             assertThat(cluster.events("ContractViolation")).singleElement().satisfies(e ->
-                    assertThat(e.getMessage()).contains("hpc/late"));
+                    assertThat(e.getMessage()).contains("node node-a").doesNotContain("hpc/late"));
         } finally {
             scheduler.resume(PlannerLoop.JOB);
         }

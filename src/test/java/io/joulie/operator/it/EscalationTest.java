@@ -55,7 +55,7 @@ class EscalationTest extends TickedOperatorTest {
             assertThat(e.getType()).isEqualTo("Warning");
             assertThat(e.getInvolvedObject().getName()).isEqualTo("node-node-a");
             assertThat(e.getMessage()).isEqualTo("DrainingPerformance -> ActiveEco: forced to eco after draining longer "
-                    + "than 3s; still running 1 performance-only pod: work/pa");
+                    + "than 3s; still running 1 performance-only pod");
         });
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
                 "outcome=\"forced\"")).isEqualTo(1);

@@ -68,7 +68,8 @@ class EvictionTest extends TickedOperatorTest {
         ticks.advance(Duration.ofMillis(1));
         ticks.tick();
         assertThat(metric("joulie_evictions_total", "result=\"evicted\"")).isPositive();
-        assertThat(cluster.events("PodsEvicted")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).endsWith("work/pa"));
+        assertThat(cluster.events("PodsEvicted")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage())
+                .startsWith("Evicted 1 performance-only pod").doesNotContain("work/pa"));
         // Not before the timeout: the Event's time against the drain's start.
         assertThat(cluster.events("PodsEvicted")).allSatisfy(e -> assertThat(Instant.parse(e.getFirstTimestamp()))
                 .as("no eviction before the 2s timeout").isAfterOrEqualTo(drainStarted.plusSeconds(2)));
@@ -77,10 +78,11 @@ class EvictionTest extends TickedOperatorTest {
         // The refusal is retried every tick; the node keeps draining (performance cap) meanwhile.
         ticks.tick(2);
         assertThat(metric("joulie_evictions_total", "result=\"refused\"")).isGreaterThanOrEqualTo(3);
-        assertThat(cluster.events("EvictionRefused")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage()).contains("work/pz"));
+        assertThat(cluster.events("EvictionRefused")).isNotEmpty().allSatisfy(e -> assertThat(e.getMessage())
+                .contains("1 performance-only pod").doesNotContain("work/pz"));
         assertThat(cluster.events("EvictionRefused")).as("one Warning while the same pod keeps being refused").hasSize(1);
         assertThat(cluster.profile("node-a").getStatus().reason())
-                .isEqualTo("evicting 1 performance-only pod: work/pz after draining longer than 2s");
+                .isEqualTo("evicting 1 performance-only pod after draining longer than 2s");
         assertThat(cluster.state("node-a")).isEqualTo(PowerState.DrainingPerformance);
         assertThat(cluster.profile("node-a").getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
         assertThat(metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "outcome=\"evicted\"")).isGreaterThanOrEqualTo(3);

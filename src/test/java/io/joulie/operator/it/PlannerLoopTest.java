@@ -133,7 +133,7 @@ class PlannerLoopTest extends TickedOperatorTest {
         NodePowerProfile a = cluster.profile("node-a");
         assertThat(a.getSpec().profile()).isEqualTo(Profile.PERFORMANCE);
         assertThat(a.getSpec().cpu()).isEqualTo(NodePowerProfileSpec.CpuPower.percent(100));
-        assertThat(a.getStatus().reason()).isEqualTo("draining 1 performance-only pod: work/pa");
+        assertThat(a.getStatus().reason()).isEqualTo("draining 1 performance-only pod");
         assertThat(cluster.label("node-a")).isEqualTo("draining-performance");
         double blocked = metric("joulie_transitions_total", "from=\"DrainingPerformance\"", "to=\"ActiveEco\"",
                 "outcome=\"blocked\"");

@@ -70,7 +70,7 @@ class TelemetryRulesTest extends OperatorTest {
 
     static PolicyRulesSpec.Telemetry telemetry(String power, String temperature) {
         return new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus(prometheus.url().toString(), "node", "2s", "30s",
-                new PolicyRulesSpec.Queries(power, temperature, null, null), null, null, null));
+                new PolicyRulesSpec.Queries(power, temperature, null, null), null, null, null, null));
     }
 
     static JoulieSpec.Policy policy(double share, List<PolicyRulesSpec.Schedule> schedules, Double budget,

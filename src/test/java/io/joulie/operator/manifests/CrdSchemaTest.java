@@ -106,6 +106,12 @@ class CrdSchemaTest {
             "unknown escalation | {'spec':{'policy':{'downgradeEscalation':'panic'}}} | downgradeEscalation",
             "zero pods per node | {'spec':{'policy':{'queuePerfPerHpNode':0}}} | queuePerfPerHpNode",
             "monitoring switch as text | {'spec':{'monitoring':{'serviceMonitor':'maybe'}}} | serviceMonitor",
+            "settle time not a duration | {'spec':{'policy':{'settleTime':'soon'}}} | settleTime",
+            "confirmation timeout not a duration | {'spec':{'policy':{'capConfirmationTimeout':'soon'}}} | capConfirmationTimeout",
+            "downgrade timeout not a duration | {'spec':{'policy':{'downgradeTimeout':'later'}}} | downgradeTimeout",
+            "reconcile interval not a duration | {'spec':{'policy':{'reconcileInterval':'1 min'}}} | reconcileInterval",
+            "agent interval not a duration | {'spec':{'agent':{'reconcileInterval':'often'}}} | reconcileInterval",
+            "query timeout not a duration | {'spec':{'policy':{'telemetry':{'prometheus':{'url':'https://p:9090','timeout':'5 s'}}}}} | timeout",
     })
     void invalidJoulieResourcesAreRejected(String name, String json, String mentioned) throws IOException {
         assertRejected("joulies.joulie.io", name, json, mentioned);

@@ -150,10 +150,10 @@ final class ContractFaultInjection {
             .plus(SLOW_WRITE).plus(STEP);
     /**
      * Event reasons by which the operator says a rescue was held by its per-node rescue limit (the blast radius over
-     * time): a Pod on such a node is excepted from the hardware invariant while the hold lasts. By name, so that the
-     * harness compiles before the reason exists.
+     * time, {@link EventReason#RescueHeld}): a Pod on such a node is excepted from the hardware invariant until the node
+     * is rescued or its package leaves the eco cap.
      */
-    static final Set<String> RESCUE_HELD_REASONS = Set.of("RescueHeld", "RescueLimited");
+    static final Set<String> RESCUE_HELD_REASONS = Set.of(EventReason.RescueHeld.name());
     /** A pod no node admits is deleted after this long (a Job's deadline, a user giving up). */
     static final Duration PENDING_FOR = Duration.ofMinutes(5);
     static final int NODES = 12;
@@ -179,12 +179,13 @@ final class ContractFaultInjection {
      * What a run did and found.
      *
      * @param violations       invariant violations, in words (empty when the run is clean)
+     * @param rescues          state changes ActiveEco → DrainingPerformance (a performance-only pod found on an eco node)
      * @param underEco         episodes of a running performance-only pod on a node at the hardware eco cap
      * @param longestUnderEco  the longest such episode
      * @param stuck            watchdog passes or ticks found waiting for a lock another thread held through a slow call
      */
     record Figures(long seed, long steps, long ticks, long rechecks, long writes, long stateChanges, long decisions,
-                   long underEco, Duration longestUnderEco, long stuck, Map<Fault, Integer> faults, List<String> violations) {
+                   long rescues, long underEco, Duration longestUnderEco, long stuck, Map<Fault, Integer> faults, List<String> violations) {
     }
 
     enum Escalation {
@@ -277,7 +278,8 @@ final class ContractFaultInjection {
         }
         checkFlapping();
         return new Figures(seed, steps, ticks, rechecks, writes, stateChanges,
-                decisions.values().stream().mapToLong(Integer::longValue).sum(), episodes, longest, handover.stuckSeen(),
+                decisions.values().stream().mapToLong(Integer::longValue).sum(),
+                rescuesByNode.values().stream().mapToLong(Integer::longValue).sum(), episodes, longest, handover.stuckSeen(),
                 new EnumMap<>(faults.isEmpty() ? Map.of() : faults), List.copyOf(violations));
     }
 
@@ -394,9 +396,11 @@ final class ContractFaultInjection {
             createPod(shape, nodeNames.get(rnd.nextInt(NODES)));
             count(Fault.POD_BOUND_DIRECTLY);
         }
-        // an admin sets the power-profile label by hand (the operator puts it back; pods may land meanwhile)
-        if (rnd.nextInt(900) == 0) {
-            String node = nodeNames.get(rnd.nextInt(NODES));
+        // an admin sets an eco node's power-profile label to performance by hand (the operator puts it back; pods may
+        // land meanwhile and run on the eco package until it is rescued)
+        if (rnd.nextInt(400) == 0) {
+            List<String> eco = nodeNames.stream().filter(n -> "eco".equals(server.label(n))).toList();
+            String node = eco.isEmpty() ? nodeNames.get(rnd.nextInt(NODES)) : eco.get(rnd.nextInt(eco.size()));
             trace(node, "label performance by hand");
             server.setLabel(node, "performance");
             server.labelledByHand.add(node);
@@ -561,7 +565,8 @@ final class ContractFaultInjection {
                 continue;
             }
             String node = fit.get(rnd.nextInt(fit.size()));
-            Pod bound = new PodBuilder(p).editSpec().withNodeName(node).endSpec().build();
+            Pod bound = new PodBuilder(p).editSpec().withNodeName(node).endSpec().editStatus()
+                    .addNewCondition().withType("PodScheduled").withStatus("True").endCondition().endStatus().build();
             server.put(Kind.POD, key(bound), bound);
             bound(bound, node);
             count(Fault.POD_SCHEDULED);
@@ -583,8 +588,12 @@ final class ContractFaultInjection {
                 continue;
             }
             boolean admitted = NodeAffinityOracle.admits(p, node, labelsSeen(node, KUBELET_LAG));
-            Pod next = new PodBuilder(p).editStatus().withPhase(admitted ? "Running" : "Failed")
-                    .withReason(admitted ? null : "NodeAffinity").endStatus().build();
+            PodBuilder b = new PodBuilder(p).editStatus().withPhase(admitted ? "Running" : "Failed")
+                    .withReason(admitted ? null : "NodeAffinity").endStatus();
+            if (admitted && !PodClassifier.scheduled(p)) {
+                b.editStatus().addNewCondition().withType("PodScheduled").withStatus("True").endCondition().endStatus();
+            }
+            Pod next = b.build();
             server.put(Kind.POD, key(p), next);
             trace(node, (admitted ? "running " : "rejected by the kubelet ") + key(p));
             if (!admitted) {
@@ -717,6 +726,7 @@ final class ContractFaultInjection {
             }
             Agent a = agents.get(node);
             if (a == null || a.hwProfile != Profile.ECO) {
+                rescueHeld.remove(node); // a hold ends with the episode
                 continue; // no agent: no hardware modelled; or the package is not at the eco cap
             }
             NodePowerProfile npp = server.npps.get(JoulieApi.nodePowerProfileName(node));
@@ -821,8 +831,9 @@ final class ContractFaultInjection {
     }
 
     /**
-     * ActiveEco -> DrainingPerformance: a performance-only pod is on the node and runs, or its kubelet admits it (the
-     * node's label admitted it within the lags), or one left a moment ago. A pod the kubelet rejects triggers none.
+     * ActiveEco -> DrainingPerformance: a performance-only pod is on the node and runs, or its kubelet may admit it (the
+     * node's label admitted it within the lags, also if a kubelet with an older view has just rejected it), or one left a
+     * moment ago. A pod the node's labels did not admit within the lags (the kubelet certainly rejects it) triggers none.
      */
     private void rescue(String node) {
         Duration lags = VIEW_LAG.plus(KUBELET_LAG).plus(STEP);
@@ -833,8 +844,13 @@ final class ContractFaultInjection {
                 continue;
             }
             String phase = p.getStatus().getPhase();
-            pod = "Running".equals(phase) || "Pending".equals(phase) && server.admittedSince(p, node, recent);
+            // pending, or rejected a moment ago by a kubelet whose view lagged the operator's: the node's labels admitted
+            // it within the lags, so the operator could not tell it from one that will run
+            boolean recentlyBound = server.boundAt.getOrDefault(key(p), Instant.MIN).isAfter(recent);
+            pod = "Running".equals(phase) || ("Pending".equals(phase) || "Failed".equals(phase) && recentlyBound)
+                    && server.admittedSince(p, node, recent);
         }
+        rescueHeld.remove(node);
         if (!pod) {
             violation("moves: " + node + " ActiveEco -> DrainingPerformance without a performance-only pod that runs there "
                     + "or that its kubelet admits" + traceOf(node));
@@ -1671,9 +1687,16 @@ final class ContractFaultInjection {
             }
         }
 
-        /** What the operator's own classifier counts (the code under test, not the harness's oracle). */
-        private static boolean operatorSees(Pod p) {
-            return PodClassifier.isActive(p) && PodClassifier.classify(p) == PodClass.PERFORMANCE;
+        /**
+         * What the operator's own classifier counts (the code under test, not the harness's oracle), as its pod watch
+         * does: not a pod bound straight to a node whose labels, as this view has them, make the kubelet reject it.
+         */
+        private boolean operatorSees(Pod p) {
+            if (!PodClassifier.isActive(p) || PodClassifier.classify(p) != PodClass.PERFORMANCE) {
+                return false;
+            }
+            Node n = p.getSpec().getNodeName() == null ? null : nodes.get(p.getSpec().getNodeName());
+            return n == null || PodClassifier.mayRunOn(p, n.getMetadata().getName(), n.getMetadata().getLabels());
         }
 
         private <T> T put(Map<String, T> map, String key, T value) {

@@ -31,11 +31,12 @@ class ContractFaultInjectionTest {
 
         assertThat(f.violations()).isEmpty();
         assertThat(f.ticks()).isEqualTo(TICKS);
-        // the run exercised what it claims to: every kind of fault it can inject, pods under the eco cap, rechecks, moves
+        // the run exercised what it claims to: every kind of fault it can inject, performance-only pods found on eco
+        // nodes (rescued, whether or not they ran on the eco package before the agent lifted it), rechecks, moves
         assertThat(f.faults().keySet()).containsAll(run.injectable());
-        assertThat(f.underEco()).isPositive();
+        assertThat(f.rescues()).isPositive();
         assertThat(f.rechecks()).isGreaterThan(100);
-        assertThat(f.stateChanges()).isGreaterThan(30);
+        assertThat(f.stateChanges()).isGreaterThan(10);
     }
 
     @Test
@@ -68,6 +69,7 @@ class ContractFaultInjectionTest {
         long changes = 0;
         long decisions = 0;
         long episodes = 0;
+        long rescues = 0;
         long stuck = 0;
         Duration longest = Duration.ZERO;
         for (long seed = first; seed < first + seeds; seed++) {
@@ -79,15 +81,16 @@ class ContractFaultInjectionTest {
             changes += f.stateChanges();
             decisions += f.decisions();
             episodes += f.underEco();
+            rescues += f.rescues();
             stuck += f.stuck();
             longest = f.longestUnderEco().compareTo(longest) > 0 ? f.longestUnderEco() : longest;
             f.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
             violations.addAll(f.violations());
         }
         System.out.printf("contract fault injection: %d seeds x %d ticks = %d ticks (%d steps of 0.5 s) in %.1f s; rechecks %d;"
-                        + " writes %d; state changes %d for %d decisions; performance-only pods on a hardware eco cap %d, longest"
+                        + " writes %d; state changes %d for %d decisions; rescues %d; performance-only pods on a hardware eco cap %d, longest"
                         + " %d ms (bound %d ms); threads stuck behind a lock %d; faults %s; invariant violations %d%n",
-                seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, rechecks, writes, changes, decisions, episodes,
+                seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, rechecks, writes, changes, decisions, rescues, episodes,
                 longest.toMillis(), ContractFaultInjection.BOUND.toMillis(), stuck, faults, violations.size());
         violations.stream().limit(20).forEach(System.out::println);
         assertThat(violations).isEmpty();

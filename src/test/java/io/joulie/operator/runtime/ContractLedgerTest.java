@@ -85,7 +85,7 @@ class ContractLedgerTest {
     }
 
     @Test
-    void aViolationIsCountedOnceNamedInAWarningAndTimedUntilTheAgentConfirmsThePerformanceCap() {
+    void aViolationIsCountedOnceWarnedWithoutThePodsNameAndTimedUntilTheAgentConfirmsThePerformanceCap() {
         seen.put("hpc/p", t0.plusSeconds(5));
         clock.advance(Duration.ofSeconds(6));
         ManagedNode eco = node("w1", ActiveEco, t0, "hpc/p");
@@ -94,7 +94,8 @@ class ContractLedgerTest {
 
         assertThat(count("joulie.contract.violations")).isEqualTo(1);
         assertThat(events.of(EventReason.ContractViolation)).singleElement().asString()
-                .contains("performance-only pod hpc/p runs under the eco cap of node w1 (seen there 2026-11-21T12:00:05Z)");
+                .contains("a performance-only pod runs under the eco cap of node w1 (seen there 2026-11-21T12:00:05Z)")
+                .doesNotContain("hpc/p");
         assertThat(registry.get("joulie.contract.violation").timer().count()).as("still under the eco cap").isZero();
 
         // rescued, and the agent confirms the performance cap 2 s later
@@ -155,5 +156,22 @@ class ContractLedgerTest {
 
         assertThat(registry.get("joulie.performance.caps.unconfirmed").tag("reason", "unreported").gauge().value()).isEqualTo(1);
         assertThat(ledger.overdue()).isEmpty();
+    }
+
+    @Test
+    void aHeldRescueIsWarnedOncePerEpisode() {
+        ManagedNode eco = node("w1", ActiveEco, t0, "hpc/p");
+        Transition held = new Transition("w1", ActiveEco, ActiveEco, ActiveEco, t0, Outcome.HELD,
+                "rescue held: 5 rescues of this node within 10m already; 1 performance-only pod under the eco cap until the "
+                        + "window allows another", List.of(), "eco", CapStatus.UNREPORTED, List.of());
+        observe(false, eco, held);
+        observe(true, eco, held);
+        assertThat(events.of(EventReason.RescueHeld)).singleElement().asString().contains("rescue held: 5 rescues");
+
+        // rescued at last, then held again later: a new episode, a new Warning
+        observe(false, eco, verdict(eco, DrainingPerformance, CapConfirmation.Waiting));
+        observe(false, eco, held);
+        assertThat(events.of(EventReason.RescueHeld)).hasSize(2);
+        assertThat(count("joulie.contract.violations")).as("the pod under the eco cap is a violation all along").isEqualTo(1);
     }
 }

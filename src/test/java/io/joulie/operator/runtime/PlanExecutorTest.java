@@ -183,8 +183,9 @@ class PlanExecutorTest {
         assertThat(first.failures()).as("a refusal is retried, not a failure").isZero();
         assertThat(actuation.calls).containsExactly("evict work/pa", "evict work/pz", "apply a DrainingPerformance 100.0 %");
         assertThat(events.recorded).containsExactly(
-                "node/a PodsEvicted: Evicted performance-only pods to complete the downgrade: work/pa",
-                "node/a EvictionRefused: Eviction refused or failed (retried every tick): work/pz");
+                "node/a PodsEvicted: Evicted 1 performance-only pod to complete the downgrade (named in the operator's log)",
+                "node/a EvictionRefused: Eviction refused or failed for 1 performance-only pod (retried every tick; named in the"
+                        + " operator's log)");
 
         // the budget keeps refusing pz: no new Warning
         executor.execute(plan(List.of(t("a", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "work/pz"))), SETTINGS);
@@ -281,8 +282,8 @@ class PlanExecutorTest {
     }
 
     @Test
-    void atMostTheTicksEvictionBudgetIsEvictedTheRestWaits() {
-        var settings = SETTINGS.toBuilder().maxEvictionsPerTick(2).build();
+    void atMostTheEvictionBudgetIsEvictedPerReconcileIntervalTheRestWaits() {
+        var settings = SETTINGS.toBuilder().maxEvictionsPerTick(2).reconcileInterval(java.time.Duration.ofMinutes(1)).build();
         executor.execute(plan(List.of(t("a", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p1", "w/p2"),
                 t("b", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p3"))), settings);
 
@@ -290,6 +291,14 @@ class PlanExecutorTest {
         assertThat(counter("joulie.evictions", "result", "deferred")).isEqualTo(1);
         assertThat(events.of(EventReason.EvictionRefused)).as("waiting for the budget is no refusal").isEmpty();
 
+        // an extra tick a second later (run outside the schedule) finds the interval's budget spent
+        clock.advance(java.time.Duration.ofSeconds(1));
+        executor.execute(plan(List.of(t("b", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p3"))), settings);
+        assertThat(actuation.calls).doesNotContain("evict w/p3");
+        assertThat(counter("joulie.evictions", "result", "deferred")).isEqualTo(2);
+
+        // half an interval on, one eviction's worth is back
+        clock.advance(java.time.Duration.ofSeconds(29));
         executor.execute(plan(List.of(t("b", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p3"))), settings);
         assertThat(actuation.calls).contains("evict w/p3");
     }
@@ -336,7 +345,10 @@ class PlanExecutorTest {
                 t("c", ActivePerformance, ActivePerformance, Outcome.STEADY),
                 t("d", DrainingPerformance, DrainingPerformance, Outcome.BLOCKED),
                 t("e", DrainingPerformance, DrainingPerformance, Outcome.EVICTED, "w/p"),
-                t("f", DrainingPerformance, ActiveEco, Outcome.FORCED))), SETTINGS);
+                t("f", DrainingPerformance, ActiveEco, Outcome.FORCED),
+                // a drain or a raise the recheck found (Planner.recheck defers them to the next tick), a held rescue
+                t("g", ActivePerformance, ActivePerformance, Outcome.DEFERRED),
+                t("h", ActiveEco, ActiveEco, Outcome.HELD))), SETTINGS);
 
         assertThat(actuation.calls).containsExactly("apply a DrainingPerformance 100.0 %", "apply c ActivePerformance 100.0 %",
                 "apply b ActiveEco 60.0 %", "apply f ActiveEco 60.0 %");

@@ -79,7 +79,7 @@ class PolicyReloaderTest {
     void changedRulesAreNamedInTheEventAndConfigureTheTelemetrySource() {
         PolicyReloader reloader = reloader(Optional.empty());
         var prometheus = new PolicyRulesSpec.Telemetry(new PolicyRulesSpec.Prometheus("http://prom:9090", null, null, null,
-                new PolicyRulesSpec.Queries("power", null, null, null), null, null, null));
+                new PolicyRulesSpec.Queries("power", null, null, null), null, null, null, null));
         var window = new PolicyRulesSpec.Schedule("office", List.of("Mon-Fri"), "08:00", "18:00", null, 0.9, null, null);
         active.set(joulie(JoulieSpec.Policy.of("schedules", List.of(window), "powerBudget", new PolicyRulesSpec.PowerBudget(4000.0),
                 "telemetry", prometheus)));

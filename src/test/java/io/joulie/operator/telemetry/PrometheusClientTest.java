@@ -79,4 +79,36 @@ class PrometheusClientTest {
         assertThatThrownBy(() -> client.query("up")).isInstanceOf(PrometheusClient.QueryException.class)
                 .hasMessageContaining("larger than " + PrometheusClient.MAX_BODY_BYTES + " bytes");
     }
+
+    /**
+     * A token file with a line break inside the token: the query fails with a message naming the file (not the token),
+     * nothing is sent, and the telemetry read reports it as a failed read instead of throwing out of the tick.
+     */
+    @Test
+    void aTokenThatCannotGoInAHeaderFailsThatReadWithAClearMessage(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        URI url = serve(exchange -> {
+            requests.incrementAndGet();
+            exchange.sendResponseHeaders(500, -1);
+            exchange.close();
+        });
+        java.nio.file.Path token = java.nio.file.Files.writeString(dir.resolve("token"), "first-half\nsecond-half\n");
+        Credentials credentials = new Credentials(java.util.Optional.of(token), java.util.Optional.empty(), java.util.Optional.empty(),
+                java.util.Optional.empty());
+        PrometheusClient client = new PrometheusClient(url, Duration.ofSeconds(2), credentials);
+
+        assertThatThrownBy(() -> client.query("up")).isInstanceOf(PrometheusClient.QueryException.class)
+                .hasMessageContaining("the credentials for Prometheus at " + url + " cannot be read")
+                .hasMessageContaining(token + " must hold the token alone, without spaces or line breaks inside it: character 11 "
+                        + "(code 10) cannot be sent in an HTTP header")
+                .message().doesNotContain("first-half").doesNotContain("second-half");
+        assertThat(requests).hasValue(0);
+
+        PrometheusTelemetry telemetry = new PrometheusTelemetry(new TelemetryConfig(url, null, java.util.Optional.of("power"),
+                java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(), Duration.ofSeconds(2), null, credentials));
+        PrometheusTelemetry.Reading reading = telemetry.read();
+        assertThat(reading.failure()).contains("query_error");
+        assertThat(requests).hasValue(0);
+    }
 }

@@ -80,23 +80,26 @@ public final class HostCpuControl implements CpuControl, HostControl {
             if (known.isEmpty() && r.outcome() != CapResult.Outcome.APPLIED && !cpufreqWritten && r.observedUw().equals(originalLimitsUw())) {
                 originals.nothingWritten();
             }
+            // what the kernel reports back (it may round the value written) is the reference, and what is recorded
+            Map<String, Long> readBack = known.isEmpty() ? currentLimitsUw() : current;
+            String unrecorded = known.isEmpty() ? recordWritten(current, readBack, r.outcome() == CapResult.Outcome.APPLIED)
+                    .map(why -> "; " + why).orElse("") : "";
             switch (r.outcome()) {
                 case APPLIED -> {
-                    // what the kernel reports back (it may round the value written) is the reference
-                    Map<String, Long> readBack = currentLimitsUw();
                     reference.applied(cap, readBack, r.message());
-                    return outcome(CpuBackend.POWERCAP, ControlResult.APPLIED, r.message(), readBack);
+                    return outcome(CpuBackend.POWERCAP, ControlResult.APPLIED, r.message() + unrecorded, readBack);
                 }
                 case ERROR -> {
                     reference.forget();
-                    return outcome(CpuBackend.POWERCAP, ControlResult.ERROR, r.message(), r.observedUw());
+                    return outcome(CpuBackend.POWERCAP, ControlResult.ERROR, r.message() + unrecorded, r.observedUw());
                 }
                 case BLOCKED -> {
                     reference.blocked(cap, r);
                     if (cpufreq.policies().isEmpty()) {
-                        return outcome(CpuBackend.POWERCAP, ControlResult.BLOCKED, r.message(), known.isPresent() ? current : r.observedUw());
+                        return outcome(CpuBackend.POWERCAP, ControlResult.BLOCKED, r.message() + unrecorded,
+                                known.isPresent() ? current : r.observedUw());
                     }
-                    return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + "); ");
+                    return dvfs(cap, packageWatts, "RAPL limit not writable (" + r.message() + unrecorded + "); ");
                 }
                 default -> throw new IllegalStateException(r.outcome().toString());
             }
@@ -141,6 +144,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
             // nothing written since the start or the last restore: what is in force is someone else's, and stays
             return ControlOutcome.none(CpuBackend.POWERCAP, "nothing to restore: no limit written since the last restore");
         }
+        Map<String, Long> before = currentLimitsUw();
         CapResult r = powercap.restore();
         String cpufreqMessage = "";
         try {
@@ -158,6 +162,10 @@ public final class HostCpuControl implements CpuControl, HostControl {
             } catch (IOException e) {
                 storeMessage = "; the kept originals in " + originals.describe() + " could not be removed (" + e.getMessage() + ")";
             }
+        }
+        if (originals.held()) {
+            // still held (a limit not put back, or the file not removed): what the restore changed is recorded
+            storeMessage += recordWritten(before, currentLimitsUw(), false).map(why -> "; " + why).orElse("");
         }
         return outcome(CpuBackend.POWERCAP, result, r.message() + cpufreqMessage + storeMessage, r.observedUw());
     }
@@ -202,6 +210,21 @@ public final class HostCpuControl implements CpuControl, HostControl {
     private String unkeptMessage(Exception e) {
         return "the original limits cannot be kept in " + originals.describe() + " (" + e.getMessage() + "); nothing written, so "
                 + "that a crash cannot make the agent's own limits pass for the originals";
+    }
+
+    /**
+     * Records, with the kept originals, the limits as this attempt left them: all of them after a cap applied (they are
+     * the agent's), else the last record with the zones the attempt changed (a write that failed and could not be rolled
+     * back), never a limit someone else set. What the next agent process compares at start ({@link KeptOriginals#open}).
+     */
+    private Optional<String> recordWritten(Map<String, Long> before, Map<String, Long> after, boolean applied) {
+        Map<String, Long> left = new LinkedHashMap<>(applied ? Map.of() : originals.written());
+        after.forEach((zone, uw) -> {
+            if (applied || !uw.equals(before.get(zone))) {
+                left.put(zone, uw);
+            }
+        });
+        return originals.afterWrite(left);
     }
 
     /** Keeps what is in force as the originals, unless they are kept already: before every write. */

@@ -17,7 +17,7 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * Assembles the host on the real files and libraries: powercap and cpufreq through the FFM file port
@@ -27,8 +27,12 @@ import java.util.function.Supplier;
 public final class FfmHost {
     private static final Logger LOG = Logger.getLogger(FfmHost.class);
 
-    /** Where the GPUs are reached: the NVML library to load, and their originals, opened once NVML counted the boards. */
-    public record GpuAccess(String nvmlLibrary, Supplier<KeptOriginals<Map<Integer, Long>>> originals) {
+    /**
+     * Where the GPUs are reached: the NVML library to load, and their originals, opened once NVML counted the boards
+     * (given the boards' limits in force, {@link KeptOriginals#open}).
+     */
+    public record GpuAccess(String nvmlLibrary,
+                            Function<KeptOriginals.InForce<Map<String, Long>>, KeptOriginals<Map<Integer, Long>>> originals) {
     }
 
     private FfmHost() {
