@@ -853,7 +853,9 @@ final class ContractFaultInjection {
         rescueHeld.remove(node);
         if (!pod) {
             violation("moves: " + node + " ActiveEco -> DrainingPerformance without a performance-only pod that runs there "
-                    + "or that its kubelet admits" + traceOf(node));
+                    + "or that its kubelet admits; its pods: " + server.pods.values().stream()
+                    .filter(p -> node.equals(p.getSpec().getNodeName()))
+                    .map(p -> key(p) + " " + p.getStatus().getPhase() + " (" + shape(p) + ")").toList() + traceOf(node));
         }
         rescuesByNode.merge(node, 1, Integer::sum);
     }
@@ -1672,7 +1674,7 @@ final class ContractFaultInjection {
                 case POD -> {
                     Pod before = put(pods, c.key(), (Pod) c.after());
                     Pod after = (Pod) c.after();
-                    if (before != null && operatorSees(before)) {
+                    if (before != null) { // whether it counted then depended on the labels then: drop it regardless
                         performance.getOrDefault(node(before), new TreeSet<>()).remove(c.key());
                     }
                     if (after != null && operatorSees(after)) {
