@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -110,18 +111,18 @@ public record JoulieSpec(
             @Pattern("^(hold|force|evict)$")
             String downgradeEscalation,
             @JsonPropertyDescription("How long a node may stay DrainingPerformance before escalation, e.g. 30m.")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String downgradeTimeout,
             @JsonPropertyDescription("Planning interval, e.g. 1m.")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String reconcileInterval,
             @JsonPropertyDescription("How long a draining node must show no performance-only pod before it commits eco, "
                     + "greater than 0, e.g. 5s.")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String settleTime,
             @JsonPropertyDescription("How long a node may wait for its agent to confirm the performance cap before a Warning "
                     + "names it, e.g. 5m.")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String capConfirmationTimeout,
             @JsonPropertyDescription("At most this many nodes change state per reconcile interval, ticks and the rechecks "
                     + "between them together (rescues always go).")
@@ -136,12 +137,12 @@ public record JoulieSpec(
             Double demandHeadroomFrac,
             @JsonPropertyDescription("Eco cap in watts by node type (the node.kubernetes.io/instance-type label), instead "
                     + "of ecoCapWatts or ecoCapPercent for the nodes of that type.")
-            Map<String, Double> ecoCapWattsByType,
+            @Size(max = Limits.ENTRIES) Map<String, Double> ecoCapWattsByType,
             @JsonPropertyDescription("IANA time zone of schedule windows that name none (default UTC).")
             @Pattern(Forms.TIME_ZONE)
-            String timeZone,
+            @Size(max = Limits.WORD) String timeZone,
             @JsonPropertyDescription("Schedule windows, first open one wins: each sets the performance share and/or bounds.")
-            List<PolicyRulesSpec.Schedule> schedules,
+            @Size(max = Limits.ENTRIES) List<PolicyRulesSpec.Schedule> schedules,
             @JsonPropertyDescription("Upper bound on the managed nodes' summed power (CPU packages, and GPU boards where capped).")
             PolicyRulesSpec.PowerBudget powerBudget,
             @JsonPropertyDescription("Hot nodes and racks become the first choice for eco.")
@@ -197,7 +198,7 @@ public record JoulieSpec(
             Boolean prometheusRules,
             @JsonPropertyDescription("Extra labels on the ServiceMonitors and the PrometheusRule, e.g. release: prometheus "
                     + "for a Prometheus whose serviceMonitorSelector/ruleSelector asks for it.")
-            Map<String, String> labels) {
+            @Size(max = Limits.ENTRIES) Map<String, String> labels) {
 
         public boolean serviceMonitorEnabled() {
             return serviceMonitor == null || serviceMonitor;
@@ -215,13 +216,13 @@ public record JoulieSpec(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Agent(
             @JsonPropertyDescription("Agent image; defaults to the image the operator was released with (RELATED_IMAGE_AGENT).")
-            String image,
+            @Size(max = Limits.TEXT) String image,
             @JsonPropertyDescription("Nodes that run an agent, by label equality (key: value); with nodeLabelSelector and the "
                     + "required node affinity of affinity, all must hold. Neither set: the operator's managed-node selector "
                     + "(NODE_SELECTOR).")
-            Map<String, String> nodeSelector,
+            @Size(max = Limits.ENTRIES) Map<String, String> nodeSelector,
             @JsonPropertyDescription("Tolerations of the agent pods, e.g. to reach tainted HPC nodes.")
-            List<Toleration> tolerations,
+            @Size(max = Limits.ENTRIES) List<Toleration> tolerations,
             @JsonPropertyDescription("Resources of the agent container.")
             ResourceRequirements resources,
             @JsonPropertyDescription("Image pull policy: Always, IfNotPresent or Never.")
@@ -231,7 +232,7 @@ public record JoulieSpec(
             Boolean restoreOnExit,
             @JsonPropertyDescription("How often the agent re-checks the hardware, e.g. 20s (default).")
             @Pattern(Forms.DURATION)
-            String reconcileInterval,
+            @Size(max = Limits.WORD) String reconcileInterval,
             @JsonPropertyDescription("No CPU package gets a RAPL limit below this many watts: a node cap that would is reported "
                     + "blocked (JOULIE_PACKAGE_FLOOR_WATTS, default 10).")
             @Min(0)
@@ -244,11 +245,11 @@ public record JoulieSpec(
             Affinity affinity,
             @JsonPropertyDescription("Secrets holding the credentials to pull the agent image from a private registry "
                     + "(in the operator's namespace).")
-            List<LocalObjectReference> imagePullSecrets,
+            @Size(max = Limits.ENTRIES) List<LocalObjectReference> imagePullSecrets,
             @JsonPropertyDescription("Priority class of the agent pods, e.g. system-node-critical where the cluster allows "
                     + "it outside kube-system (default: none).")
             @Pattern(Forms.DNS_SUBDOMAIN)
-            String priorityClassName,
+            @Size(max = Limits.NAME) String priorityClassName,
             @JsonPropertyDescription("How many agent pods a rollout replaces at once, a number or a percentage of the "
                     + "nodes (default 1).")
             IntOrString maxUnavailable) {

@@ -2,6 +2,7 @@ package io.joulie.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.kubernetes.api.model.Condition;
 
 import java.util.List;
@@ -11,14 +12,15 @@ import java.util.List;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record JoulieStatus(
         @JsonPropertyDescription("Available, Progressing and Degraded (installation and planning) and MonitoringReady, "
-                + "each with a reason.") List<Condition> conditions,
+                + "each with a reason.") @Size(max = Limits.ENTRIES) List<Condition> conditions,
         @JsonPropertyDescription("The metadata.generation this status describes.") Long observedGeneration,
         @JsonPropertyDescription("Agent pods wanted and ready.") Agents agents,
         @JsonPropertyDescription("The planner settings in force: spec.policy over the defaults. "
                 + "An invalid spec.policy leaves the last valid settings in force.") JoulieSpec.Policy effectivePolicy,
         @JsonPropertyDescription("Managed nodes by power state, as of the last planning tick.") Nodes nodes,
-        @JsonPropertyDescription("Nodes selected for management but left out of planning, with the reason.")
-        List<ExcludedNode> excludedNodes,
+        @JsonPropertyDescription("Nodes selected for management but left out of planning, with the reason: the first " + Limits.NODES
+                + " (nodes.excluded counts all).")
+        @Size(max = Limits.NODES) List<ExcludedNode> excludedNodes,
         @JsonPropertyDescription("The number of performance nodes the power budget allowed when telemetry was last "
                 + "available, held while it is not; kept here so that it survives a restart or a change of leader.")
         BudgetHold budgetHold) {
@@ -60,8 +62,11 @@ public record JoulieStatus(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record ExcludedNode(
-            @JsonPropertyDescription("Node name.") String name,
-            @JsonPropertyDescription("Why the node is not planned, e.g. NoPowerControl.") String reason,
-            @JsonPropertyDescription("Details.") String message) {
+            @JsonPropertyDescription("Node name.") @Size(max = Limits.NAME) String name,
+            @JsonPropertyDescription("Why the node is not planned, e.g. NoPowerControl.") @Size(max = Limits.WORD) String reason,
+            @JsonPropertyDescription("Details.") @Size(max = Limits.MESSAGE) String message) {
+        public ExcludedNode {
+            message = Limits.clip(message, Limits.MESSAGE);
+        }
     }
 }

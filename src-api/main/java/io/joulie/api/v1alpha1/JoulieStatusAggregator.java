@@ -111,7 +111,7 @@ public final class JoulieStatusAggregator {
                                           List<Problem> problems, JoulieStatus.BudgetHold budgetHold) {
         this.plannerReported = true;
         this.nodes = nodes;
-        this.excluded = excluded.isEmpty() ? null : List.copyOf(excluded);
+        this.excluded = excluded.isEmpty() ? null : List.copyOf(Limits.first(excluded, Limits.NODES)); // nodes.excluded counts all
         this.problems.addAll(problems);
         this.budgetHold = budgetHold;
         return this;

@@ -6,6 +6,7 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.joulie.api.text.Forms;
 
@@ -14,7 +15,7 @@ import io.joulie.api.text.Forms;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record NodePowerProfileSpec(
         @Required @JsonPropertyDescription("Name of the Node this profile applies to. Agents find their object by this field.")
-        @Pattern(Forms.DNS_SUBDOMAIN)
+        @Pattern(Forms.DNS_SUBDOMAIN) @Size(max = Limits.NAME)
         String nodeName,
         @Required @JsonPropertyDescription("Power profile of the node: performance (unconstrained) or eco (energy-saving cap).")
         Profile profile,
@@ -78,6 +79,6 @@ public record NodePowerProfileSpec(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PolicyRef(
             @JsonPropertyDescription("Name of the deciding policy: static_partition, queue_aware_v1, demand_sized_v1 or rule_swap_v1.")
-            String name) {
+            @Size(max = Limits.WORD) String name) {
     }
 }

@@ -25,10 +25,11 @@ public final class PolicyRulesSpec {
             message = "minPerformanceNodes must not be above maxPerformanceNodes")
     public record Schedule(
             @JsonPropertyDescription("Name shown in NodePowerProfile reasons.")
+            @Size(max = Limits.WORD)
             String name,
             @JsonPropertyDescription("Days the window starts on: Mon..Sun (or full names), ranges such as Mon-Fri allowed.")
             @Size(min = 1, max = 7)
-            List<@Pattern(Forms.DAY_RANGE) String> days,
+            List<@Pattern(Forms.DAY_RANGE) @Size(max = Limits.WORD) String> days,
             @JsonPropertyDescription("Local start time, HH:MM (inclusive).")
             @Pattern(Forms.CLOCK_TIME)
             String start,
@@ -36,7 +37,7 @@ public final class PolicyRulesSpec {
             @Pattern(Forms.CLOCK_TIME)
             String end,
             @JsonPropertyDescription("IANA time zone of start and end; defaults to spec.policy.timeZone, else UTC.")
-            @Pattern(Forms.TIME_ZONE)
+            @Pattern(Forms.TIME_ZONE) @Size(max = Limits.WORD)
             String timeZone,
             @JsonPropertyDescription("Share of eligible nodes in performance while the window is open (0..1).")
             @Min(0) @Max(1)
@@ -64,7 +65,7 @@ public final class PolicyRulesSpec {
             @Min(0)
             Double hysteresisCelsius,
             @JsonPropertyDescription("Node label naming the rack (default joulie.io/rack).")
-            @Pattern(Forms.LABEL_KEY)
+            @Pattern(Forms.LABEL_KEY) @Size(max = Limits.TEXT)
             String rackLabel) {
     }
 
@@ -78,29 +79,29 @@ public final class PolicyRulesSpec {
     @ValidationRule(value = "!has(self.bearerTokenFile) || !has(self.basicAuth)", message = "give bearerTokenFile or basicAuth, not both")
     public record Prometheus(
             @JsonPropertyDescription("Base URL, e.g. http://prometheus-k8s.monitoring:9090.")
-            @Pattern(Forms.HTTP_URL)
+            @Pattern(Forms.HTTP_URL) @Size(max = Limits.URL)
             String url,
             @JsonPropertyDescription("Label carrying the Kubernetes node name in per-node results (default node).")
-            @Pattern(Forms.PROMETHEUS_LABEL)
+            @Pattern(Forms.PROMETHEUS_LABEL) @Size(max = Limits.WORD)
             String nodeLabel,
             @JsonPropertyDescription("Timeout of each query (default 5s, at most 30s).")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String timeout,
             @JsonPropertyDescription("Samples older than this count as missing (default 2m).")
-            @Pattern(Forms.DURATION)
+            @Pattern(Forms.DURATION) @Size(max = Limits.WORD)
             String staleAfter,
             @JsonPropertyDescription("PromQL per signal.")
             Queries queries,
             @JsonPropertyDescription("A file in the operator's container holding a bearer token sent with every query, read "
                     + "again each time (a rotated token is picked up), e.g. /var/run/secrets/kubernetes.io/serviceaccount/token "
                     + "for OpenShift's Thanos querier, or a mounted Secret.")
-            @Pattern(Forms.ABSOLUTE_PATH)
+            @Pattern(Forms.ABSOLUTE_PATH) @Size(max = Limits.TEXT)
             String bearerTokenFile,
             @JsonPropertyDescription("Basic authentication: a user and a file holding its password.")
             BasicAuth basicAuth,
             @JsonPropertyDescription("A PEM file in the operator's container with the CA certificates that sign the server's "
                     + "certificate (https URLs); default: the JVM's trusted authorities.")
-            @Pattern(Forms.ABSOLUTE_PATH)
+            @Pattern(Forms.ABSOLUTE_PATH) @Size(max = Limits.TEXT)
             String caFile,
             @JsonPropertyDescription("true sends bearerTokenFile or basicAuth credentials over a plain http url, where anyone "
                     + "on the path can read them; without it (default false) credentials require an https url.")
@@ -110,23 +111,23 @@ public final class PolicyRulesSpec {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record BasicAuth(
             @JsonPropertyDescription("User name.")
-            @io.fabric8.generator.annotation.Required
+            @io.fabric8.generator.annotation.Required @Size(max = Limits.TEXT)
             String username,
             @JsonPropertyDescription("A file in the operator's container (a mounted Secret) holding the password.")
             @io.fabric8.generator.annotation.Required
-            @Pattern(Forms.ABSOLUTE_PATH)
+            @Pattern(Forms.ABSOLUTE_PATH) @Size(max = Limits.TEXT)
             String passwordFile) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Queries(
             @JsonPropertyDescription("CPU package power in watts, one series per node.")
-            String packagePowerWatts,
+            @Size(max = Limits.QUERY) String packagePowerWatts,
             @JsonPropertyDescription("CPU temperature in °C, one series per node.")
-            String cpuTemperatureCelsius,
+            @Size(max = Limits.QUERY) String cpuTemperatureCelsius,
             @JsonPropertyDescription("Facility PUE, a single value (optional).")
-            String pue,
+            @Size(max = Limits.QUERY) String pue,
             @JsonPropertyDescription("Grid carbon intensity in gCO2/kWh, a single value (optional).")
-            String carbonIntensity) {
+            @Size(max = Limits.QUERY) String carbonIntensity) {
     }
 }

@@ -7,6 +7,7 @@ import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.joulie.api.text.Forms;
 
@@ -27,7 +28,7 @@ public record TelemetryProfileSpec(
     @ValidationRule(value = "self.scope != 'node' || has(self.nodeName)", message = "a node-scoped profile names its node (nodeName)")
     public record Target(
             @Required @JsonPropertyDescription("node: applies to nodeName only; cluster: the default for every node.") Scope scope,
-            @JsonPropertyDescription("The node, when scope is node.") @Pattern(Forms.DNS_SUBDOMAIN) String nodeName) {
+            @JsonPropertyDescription("The node, when scope is node.") @Pattern(Forms.DNS_SUBDOMAIN) @Size(max = Limits.NAME) String nodeName) {
     }
 
     public enum SourceType {
@@ -54,14 +55,14 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record HttpEndpoint(
-            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @Size(max = Limits.URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds) {
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record PrometheusSource(
-            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("Base URL of the Prometheus HTTP API.") String endpoint,
-            @Required @JsonPropertyDescription("PromQL query; {node} is replaced by the node name.") String query) {
+            @Required @Pattern(Forms.HTTP_URL) @Size(max = Limits.URL) @JsonPropertyDescription("Base URL of the Prometheus HTTP API.") String endpoint,
+            @Required @Size(max = Limits.QUERY) @JsonPropertyDescription("PromQL query; {node} is replaced by the node name.") String query) {
     }
 
     public enum ControlType {
@@ -96,7 +97,7 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record CpuHttpControl(
-            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @Size(max = Limits.URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds,
             @JsonPropertyDescription("auto, rapl (power cap) or dvfs (throttle).") CpuControlMode mode) {
     }
@@ -109,7 +110,7 @@ public record TelemetryProfileSpec(
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record GpuHttpControl(
-            @Required @Pattern(Forms.HTTP_URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
+            @Required @Pattern(Forms.HTTP_URL) @Size(max = Limits.URL) @JsonPropertyDescription("URL; {node} is replaced by the node name.") String endpoint,
             @Min(1) @Max(300) @JsonPropertyDescription("Request timeout in seconds (1..300).") Integer timeoutSeconds,
             @JsonPropertyDescription("auto, powercap or clocks.") GpuControlMode mode) {
     }

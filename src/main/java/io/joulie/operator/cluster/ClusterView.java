@@ -52,6 +52,7 @@ public class ClusterView {
      * list never completed and the watches never synced (the scale benchmark, docs/benchmarks.md).
      */
     static final long LIST_PAGE = 500;
+    private static final String HARDWARE_BY_NODE = "joulie.io/node";
     /**
      * Nodes, NodePowerProfiles (with the agents' answers), NodeHardware, the Joulie resource (Pods have a watch of their own,
      * {@link PodWatch}).
@@ -98,6 +99,7 @@ public class ClusterView {
         nodes = client.nodes().withLimit(LIST_PAGE).runnableInformer(0).itemStore(new TrimmedStore<>(InformerContextProvider::trimStatus));
         profiles = client.resources(NodePowerProfile.class).withLimit(LIST_PAGE).runnableInformer(0);
         hardware = client.resources(NodeHardware.class).withLimit(LIST_PAGE).runnableInformer(0);
+        hardware.addIndexers(Map.of(HARDWARE_BY_NODE, ClusterView::hardwareNode));
         // Only the active Joulie resource: its spec.policy is part of what a tick plans with.
         installation = client.resources(Joulie.class).withName(Joulie.ACTIVE_NAME).runnableInformer(0);
         pods = new PodWatch(client, podFacts, LIST_PAGE);
@@ -263,10 +265,43 @@ public class ClusterView {
         return profiles.getStore().getByKey(name);
     }
 
-    /** The node's hardware as its agent published it (the NodeHardware of the node's name whose spec names it), or null. */
+    /** The node's hardware as its agent published it ({@link #agentsHardware}), or null. */
     public NodeHardwareStatus hardware(String node) {
-        NodeHardware nhw = hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node));
-        return nhw != null && nhw.getSpec() != null && node.equals(nhw.getSpec().nodeName()) ? nhw.getStatus() : null;
+        NodeHardware nhw = agentsHardware(node);
+        return nhw != null ? nhw.getStatus() : null;
+    }
+
+    /**
+     * The NodeHardware the node's agent keeps, found by its {@code joulie.io/node} label (by name for a node whose name
+     * is too long for a label value), or null. An object counts only if its name, label and {@code spec.nodeName} all
+     * say the same node ({@link #namesItsNode}): one another node's agent made under this node's name or label, which
+     * the admission policy refuses, is ignored rather than believed.
+     */
+    private NodeHardware agentsHardware(String node) {
+        List<NodeHardware> found = JoulieApi.nodeLabelValue(node).map(value -> hardware.getIndexer().byIndex(HARDWARE_BY_NODE, value))
+                .orElseGet(() -> {
+                    NodeHardware byName = hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node));
+                    return byName == null ? List.of() : List.of(byName);
+                });
+        return found.stream().filter(nhw -> namesItsNode(nhw, node)).findFirst().orElse(null);
+    }
+
+    /**
+     * Whether {@code nhw} is node {@code node}'s as the agent names it: {@code spec.nodeName} is the node, the name is
+     * {@link JoulieApi#nodePowerProfileName} of it and the {@code joulie.io/node} label is {@link JoulieApi#nodeLabelValue}
+     * of it (absent when the node's name is no label value).
+     */
+    static boolean namesItsNode(NodeHardware nhw, String node) {
+        Map<String, String> labels = nhw.getMetadata().getLabels() == null ? Map.of() : nhw.getMetadata().getLabels();
+        return nhw.getSpec() != null && node.equals(nhw.getSpec().nodeName())
+                && JoulieApi.nodePowerProfileName(node).equals(nhw.getMetadata().getName())
+                && Objects.equals(JoulieApi.nodeLabelValue(node).orElse(null), labels.get(JoulieApi.NODE_LABEL));
+    }
+
+    private static List<String> hardwareNode(NodeHardware nhw) {
+        Map<String, String> labels = nhw.getMetadata().getLabels();
+        String node = labels == null ? null : labels.get(JoulieApi.NODE_LABEL);
+        return node == null ? List.of() : List.of(node);
     }
 
     /** The node's active performance-only pods as {@code namespace/name}, sorted. */
@@ -299,10 +334,10 @@ public class ClusterView {
 
     /**
      * What the node's agent answered: {@code status.applied} of the NodePowerProfile {@code npp} (null: none), and whether
-     * an agent serves the node (its NodeHardware exists).
+     * an agent serves the node (its NodeHardware exists, as {@link #agentsHardware} finds it).
      */
     public AgentReport agentReport(String node, NodePowerProfile npp) {
-        return new AgentReport(applied(npp), hardware.getStore().getByKey(JoulieApi.nodePowerProfileName(node)) != null);
+        return new AgentReport(applied(npp), agentsHardware(node) != null);
     }
 
     private static NodePowerProfileStatus.Applied applied(NodePowerProfile npp) {

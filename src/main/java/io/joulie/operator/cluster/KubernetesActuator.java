@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.Limits;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
@@ -21,6 +22,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
@@ -125,12 +127,15 @@ public class KubernetesActuator implements ActuationAdapter {
 
     /**
      * The operator's part of the status an assignment asks for: the state, the performance-only pods and the verdict on the
-     * agent's answer ({@code status.applied} is the agent's).
+     * agent's answer ({@code status.applied} is the agent's). The forced pods are listed up to the CRD's limit
+     * ({@link Limits#PODS}, sorted) and counted in full: a pod left off the list is no longer remembered as forced, and
+     * the contract watchdog then rescues its node (the safe side).
      */
     static NodePowerProfileStatus status(NodeAssignment a, Long generation, int performancePods) {
+        List<String> forced = a.forcedPods().stream().sorted().limit(Limits.PODS).toList();
         return new NodePowerProfileStatus(a.state(), a.since().truncatedTo(ChronoUnit.MILLIS).toString(), a.reason(),
-                generation, performancePods, a.forcedPods(), a.cap().confirmation(), a.cap().message().isEmpty() ? null : a.cap().message(),
-                null);
+                generation, performancePods, forced, forced.isEmpty() ? null : a.forcedPods().size(), a.cap().confirmation(),
+                a.cap().message().isEmpty() ? null : a.cap().message(), null);
     }
 
     /** Removes the label first and the NodePowerProfile last, so that a failure half-way is retried. */

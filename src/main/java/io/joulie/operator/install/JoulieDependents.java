@@ -51,6 +51,25 @@ final class JoulieDependents {
         }
     }
 
+    /**
+     * The agent's admission policy is in force: the operator's informers hold both the policy and its binding, so the API
+     * server has them. The agent DaemonSet depends on it (decision 143): no agent pod runs with the bare ClusterRole, which
+     * would let it patch every Node and write any node's NodeHardware.
+     */
+    public static final class AdmissionInForce implements Condition<ValidatingAdmissionPolicyBinding, Joulie> {
+        @Override
+        public boolean isMet(DependentResource<ValidatingAdmissionPolicyBinding, Joulie> dependent, Joulie primary,
+                             Context<Joulie> context) {
+            return inForce(context.getSecondaryResource(ValidatingAdmissionPolicy.class), dependent.getSecondaryResource(primary, context));
+        }
+
+        static boolean inForce(java.util.Optional<ValidatingAdmissionPolicy> policy, java.util.Optional<ValidatingAdmissionPolicyBinding> binding) {
+            return policy.filter(p -> AgentTemplate.ADMISSION_POLICY.equals(p.getMetadata().getName())).isPresent()
+                    && binding.filter(b -> AgentTemplate.ADMISSION_POLICY.equals(b.getMetadata().getName())
+                    && b.getSpec() != null && AgentTemplate.ADMISSION_POLICY.equals(b.getSpec().getPolicyName())).isPresent();
+        }
+    }
+
     /** The dashboard ConfigMap, for the active resource with {@code spec.monitoring.grafanaDashboard} not false. */
     public static final class DashboardWanted implements Condition<ConfigMap, Joulie> {
         @Override

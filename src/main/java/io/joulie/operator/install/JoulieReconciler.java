@@ -47,7 +47,8 @@ import java.util.Set;
 
 /**
  * The one controller of the {@code Joulie} resource. Its workflow converges the objects the active resource owns
- * ({@link JoulieDependents}): the agent DaemonSet, the metrics Services and the agent's admission policy always; the
+ * ({@link JoulieDependents}): the agent DaemonSet (only once the agent's admission policy and its binding are in
+ * force: {@link JoulieDependents.AdmissionInForce}), the metrics Services and the agent's admission policy always; the
  * Grafana dashboard ConfigMap, ServiceMonitors and a PrometheusRule as {@code spec.monitoring} says; the OpenShift SCC.
  * The optional kinds are dependents only where their CRD is installed (activation conditions); missing, they make a
  * {@code MonitoringReady=False} condition, not a failure, and the controller comes back to look for them. Then it
@@ -58,15 +59,16 @@ import java.util.Set;
  */
 @Workflow(explicitInvocation = true, dependents = {
         @Dependent(name = JoulieReconciler.AGENT_DAEMONSET, type = JoulieDependents.AgentDaemonSet.class,
-                reconcilePrecondition = JoulieDependents.Active.class),
+                reconcilePrecondition = JoulieDependents.Active.class, dependsOn = JoulieReconciler.AGENT_ADMISSION_BINDING),
         @Dependent(name = "agent-metrics-service", type = JoulieDependents.AgentMetricsService.class,
                 reconcilePrecondition = JoulieDependents.Active.class),
         @Dependent(name = "operator-metrics-service", type = JoulieDependents.OperatorMetricsService.class,
                 reconcilePrecondition = JoulieDependents.Active.class),
         @Dependent(name = "agent-admission-policy", type = JoulieDependents.AgentAdmissionPolicy.class,
                 reconcilePrecondition = JoulieDependents.Active.class),
-        @Dependent(name = "agent-admission-policy-binding", type = JoulieDependents.AgentAdmissionPolicyBinding.class,
-                reconcilePrecondition = JoulieDependents.Active.class, dependsOn = "agent-admission-policy"),
+        @Dependent(name = JoulieReconciler.AGENT_ADMISSION_BINDING, type = JoulieDependents.AgentAdmissionPolicyBinding.class,
+                reconcilePrecondition = JoulieDependents.Active.class, dependsOn = "agent-admission-policy",
+                readyPostcondition = JoulieDependents.AdmissionInForce.class),
         @Dependent(name = "agent-scc", type = JoulieDependents.AgentScc.class,
                 activationCondition = JoulieDependents.CrdPresent.class, reconcilePrecondition = JoulieDependents.Active.class),
         @Dependent(name = "grafana-dashboard", type = JoulieDependents.Dashboard.class,
@@ -86,6 +88,7 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     private static final Logger LOG = Logger.getLogger(JoulieReconciler.class);
     private static final ResourceID ACTIVE = new ResourceID(Joulie.ACTIVE_NAME);
     static final String AGENT_DAEMONSET = "agent-daemonset";
+    static final String AGENT_ADMISSION_BINDING = "agent-admission-policy-binding";
     static final String AGENT_PODS = "agent-pods";
     static final String AGENT_EVENTS = "agent-events";
 

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.fabric8.openshift.api.model.monitoring.v1.EndpointBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleBuilder;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleSpec;
@@ -104,16 +105,31 @@ public class MonitoringTemplate {
                 .withData(Map.of("joulie.json", dashboard)).build();
     }
 
-    /** The ServiceMonitor of one metrics Service: the operator's ({@link AgentTemplate#OPERATOR_METRICS}) or the agents'. */
+    /**
+     * The ServiceMonitor of one metrics Service: the operator's ({@link AgentTemplate#OPERATOR_METRICS}) or the agents'.
+     * The agents' {@code node} label is the node the scraped pod runs on, as Kubernetes service discovery says, not
+     * what the agent writes ({@code honorLabels: false}: an agent's own {@code node} becomes {@code exported_node}), so
+     * that a compromised agent cannot report power or temperature for another node to the power-budget and hotspot rules.
+     */
     public ServiceMonitor serviceMonitor(Joulie j, String service) {
+        EndpointBuilder endpoint = new EndpointBuilder().withPort("metrics").withPath("/q/metrics").withInterval("30s");
+        if (AgentTemplate.NAME.equals(service)) {
+            endpoint.withHonorLabels(false).addNewRelabeling().withAction("replace")
+                    .withSourceLabels(NODE_OF_TARGET).withTargetLabel(NODE_LABEL).endRelabeling();
+        }
         return new ServiceMonitorBuilder().withMetadata(meta(service, labels(service, j)))
                 .withNewSpec()
                 .withNewSelector().withMatchLabels(Map.of("app.kubernetes.io/name", service, "app.kubernetes.io/part-of", "joulie"))
                 .endSelector()
                 .withNewNamespaceSelector().withMatchNames(namespace).endNamespaceSelector()
-                .addNewEndpoint().withPort("metrics").withPath("/q/metrics").withInterval("30s").endEndpoint()
+                .withEndpoints(endpoint.build())
                 .endSpec().build();
     }
+
+    /** The Prometheus label the agents' per-node metrics carry, which docs/policies.md's queries select by. */
+    public static final String NODE_LABEL = "node";
+    /** Kubernetes service discovery's meta label: the node of the scraped pod. */
+    static final String NODE_OF_TARGET = "__meta_kubernetes_pod_node_name";
 
     /** The PrometheusRule with the alerts of monitoring/joulie-alerts.yaml. */
     public PrometheusRule prometheusRule(Joulie j) {

@@ -7,6 +7,7 @@ import io.joulie.operator.metrics.TickResult;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.Outcome;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.Transition;
@@ -23,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -217,32 +219,41 @@ public class PlannerLoop {
         RAN,
         /** This replica does not lead: the leader's first tick looks at every node. */
         NOT_LEADING,
-        /** Not now: a watch is not synced, no tick has planned in this term yet, or it failed. */
+        /** Not now: a watch it needs is not synced, or it failed. */
         LATER
     }
 
     /**
      * The guard's step between ticks for {@code nodes} (what a watch reported on, or what is due): a rescue of a node
      * running a performance-only pod under the eco cap, a drain committing eco once its settle time has passed, the
-     * performance label once the agent confirmed the cap. Only the leader with synced watches acts, and only once a tick
-     * has planned in its current term; the policy and the rules are not consulted.
+     * performance label once the agent confirmed the cap. Only the leader acts, once the Node, Pod and NodePowerProfile
+     * watches are synced; before a tick has planned in its current term (a new leader), only rescues: commits and labels
+     * wait for that tick. The policy and the rules are not consulted.
      */
     public Recheck recheck(Collection<String> nodes) {
         Optional<TickResult> closed = gate.closedForRecheck();
         if (closed.filter(TickResult.STANDBY::equals).isPresent()) {
             return Recheck.NOT_LEADING;
         }
-        LastPlan last = lastPlan;
-        if (closed.isPresent() || last.term() != term.get()) {
+        if (closed.isPresent()) {
             return Recheck.LATER;
         }
         if (nodes.isEmpty()) {
             return Recheck.RAN;
         }
+        LastPlan last = lastPlan;
+        boolean planned = last.term() == term.get();
         Planner planner = policy.current();
         try {
             ClusterContext ctx = context.snapshotOf(nodes);
-            Planner.TickPlan plan = planner.recheck(ctx, last.policyName(), last.targets());
+            Planner.TickPlan plan = planner.recheck(ctx, planned ? last.policyName() : policy.current().policy().name(),
+                    planned ? last.targets() : Map.of());
+            if (!planned) {
+                // No tick has planned in this term yet (a new leader whose first tick is still reading or writing): only
+                // rescues go now; commits and labels wait for that tick, which looks at every node.
+                plan = rescuesOnly(plan);
+                ctx = only(ctx, plan);
+            }
             PlanExecutor.Result written = executor.recheck(plan, planner.settings());
             if (written.interrupted()) {
                 return Recheck.NOT_LEADING;
@@ -254,6 +265,19 @@ public class PlannerLoop {
             LOG.warnf(e, "Recheck of %s failed; tried again", nodes);
             return Recheck.LATER;
         }
+    }
+
+    private static Planner.TickPlan rescuesOnly(Planner.TickPlan p) {
+        List<Transition> rescues = p.transitions().stream().filter(t -> t.outcome() == Outcome.RESCUED).toList();
+        return new Planner.TickPlan(p.plan(), rescues, List.of(), p.rules(), p.caps(), p.power(), p.basis());
+    }
+
+    /** The context's nodes that have a verdict in {@code plan}. */
+    private static ClusterContext only(ClusterContext ctx, Planner.TickPlan plan) {
+        java.util.Set<String> named = new java.util.HashSet<>();
+        plan.transitions().forEach(t -> named.add(t.node()));
+        return new ClusterContext(ctx.now(), ctx.nodes().stream().filter(n -> named.contains(n.name())).toList(),
+                ctx.clusterPerformancePods(), List.of(), List.of(), ctx.telemetry(), ctx.demand());
     }
 
     /** Hands on when to look at which node again: settle times, overdue waits, backoffs. */

@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.joulie.api.v1alpha1.CapConfirmation;
+import io.joulie.api.v1alpha1.Limits;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
@@ -94,6 +95,30 @@ class KubernetesActuatorTest {
     static NodeAssignment eco() {
         return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static_partition",
                 Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition");
+    }
+
+    /**
+     * The forced pods of a node go into its status up to the CRD's maxItems, sorted, and are counted in full: the API
+     * server would refuse a longer list, and then no part of the status would be written.
+     */
+    @Test
+    void theForcedPodsListedInTheStatusStopAtTheCrdsLimitAndAreCountedInFull() {
+        List<String> forced = new ArrayList<>();
+        for (int i = Limits.PODS + 40; i > 0; i--) {
+            forced.add("ns/pod-" + String.format("%04d", i));
+        }
+        NodeAssignment many = new NodeAssignment("n1", PowerState.ActiveEco, SINCE, "forced", Profile.ECO,
+                NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition", "eco", CapStatus.UNREPORTED, forced);
+        NodePowerProfileStatus status = KubernetesActuator.status(many, 3L, forced.size());
+        assertThat(status.forcedPods()).hasSize(Limits.PODS).startsWith("ns/pod-0001", "ns/pod-0002").isSorted();
+        assertThat(status.forcedPodCount()).isEqualTo(Limits.PODS + 40);
+
+        NodePowerProfileStatus few = KubernetesActuator.status(new NodeAssignment("n1", PowerState.ActiveEco, SINCE, "forced",
+                Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition", "eco", CapStatus.UNREPORTED,
+                List.of("ns/b", "ns/a")), 3L, 2);
+        assertThat(few.forcedPods()).containsExactly("ns/a", "ns/b");
+        assertThat(few.forcedPodCount()).isEqualTo(2);
+        assertThat(KubernetesActuator.status(eco(), 3L, 0).forcedPodCount()).as("none forced: neither list nor count").isNull();
     }
 
     List<RecordedRequest> requests() throws InterruptedException {

@@ -156,11 +156,28 @@ final class Cluster {
     void hardware(String node, NodeHardwareStatus status) {
         NodeHardware nhw = new NodeHardware();
         nhw.getMetadata().setName(JoulieApi.nodePowerProfileName(node));
+        nhw.getMetadata().setLabels(JoulieApi.nodeLabelValue(node).map(value -> Map.of(JoulieApi.NODE_LABEL, value)).orElse(null));
         nhw.setSpec(new NodeHardwareSpec(node));
         nhw = client.resource(nhw).create();
         nhw.setStatus(status);
         client.resource(nhw).updateStatus();
         await().atMost(WAIT).until(() -> status.equals(view.hardware(node)));
+    }
+
+    /** A NodeHardware as given (name, labels, spec.nodeName), with a status, not waiting for the operator's view. */
+    void hardwareObject(String name, Map<String, String> labels, String node, NodeHardwareStatus status) {
+        NodeHardware nhw = new NodeHardware();
+        nhw.getMetadata().setName(name);
+        nhw.getMetadata().setLabels(labels);
+        nhw.setSpec(new NodeHardwareSpec(node));
+        nhw = client.resource(nhw).create();
+        nhw.setStatus(status);
+        client.resource(nhw).updateStatus();
+    }
+
+    /** The node's hardware as the operator's view has it. */
+    NodeHardwareStatus viewedHardware(String node) {
+        return view.hardware(node);
     }
 
     Node node(String name, Map<String, String> labels) {

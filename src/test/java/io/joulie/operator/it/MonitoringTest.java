@@ -133,6 +133,16 @@ class MonitoringTest extends OperatorTest {
         Map<String, Object> spec = (Map<String, Object>) agentMonitor.getAdditionalProperties().get("spec");
         assertThat(spec.get("selector").toString()).contains("app.kubernetes.io/name=joulie-agent");
         assertThat(spec.get("endpoints").toString()).contains("port=metrics", "path=/q/metrics");
+        // the agents' node label comes from where the scraped pod runs, not from what the agent says
+        @SuppressWarnings("unchecked")
+        Map<String, Object> agentEndpoint = ((List<Map<String, Object>>) spec.get("endpoints")).getFirst();
+        assertThat(agentEndpoint).containsEntry("honorLabels", false);
+        assertThat(agentEndpoint.get("relabelings")).isEqualTo(List.of(Map.of("action", "replace",
+                "sourceLabels", List.of("__meta_kubernetes_pod_node_name"), "targetLabel", "node")));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> operatorSpec = (Map<String, Object>) generic(SM, "joulie-operator-metrics").getAdditionalProperties().get("spec");
+        assertThat(operatorSpec.get("endpoints").toString()).as("the operator's per-node metrics keep their node label")
+                .doesNotContain("relabelings", "honorLabels");
         assertThat(generic(PR, "joulie").getAdditionalProperties().get("spec").toString()).contains("JoulieDrainBlocked");
 
         // Turning the dashboard and the ServiceMonitors off removes them; the rules stay.

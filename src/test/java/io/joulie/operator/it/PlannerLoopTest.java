@@ -1,5 +1,7 @@
 package io.joulie.operator.it;
 
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileSpec;
@@ -118,6 +120,36 @@ class PlannerLoopTest extends TickedOperatorTest {
         }
         assertThat(List.of("a-cpu", "b-gpu", "c-advertised")).extracting(n -> cluster.profile(n).getSpec().profile())
                 .contains(Profile.ECO, Profile.PERFORMANCE);
+    }
+
+    /**
+     * A NodeHardware counts for a node only when its name, its joulie.io/node label and spec.nodeName all name that node
+     * (what the admission policy lets an agent write): one made by another node's agent under this node's name or label
+     * is ignored, not taken as this node's inventory.
+     */
+    @Test
+    void aNodeHardwareWhoseNameLabelAndNodeDisagreeIsIgnored() {
+        cluster.managedNode("e-victim");
+        cluster.managedNode("f-squatter");
+        NodeHardwareStatus gpus = gpuServer(NodeHardwareStatus.Control.NONE, 4, NodeHardwareStatus.Control.NVML);
+        // under the victim's name and label, but for the squatter's node; under the squatter's name, labelled and
+        // specified for the victim. A third node's NodeHardware, written after them, tells when the view has read them.
+        cluster.hardwareObject("node-e-victim", Map.of(JoulieApi.NODE_LABEL, "e-victim"), "f-squatter", gpus);
+        cluster.hardwareObject("node-f-squatter", Map.of(JoulieApi.NODE_LABEL, "e-victim"), "e-victim", gpus);
+        cluster.hardware("g-witness", gpus);
+        assertThat(cluster.viewedHardware("e-victim")).isNull();
+        assertThat(cluster.viewedHardware("f-squatter")).isNull();
+
+        // the victim's name and node, without the label
+        client.resources(NodeHardware.class).withName("node-e-victim").delete();
+        cluster.hardwareObject("node-e-victim", Map.of(), "e-victim", gpus);
+        cluster.hardware("h-witness", gpus);
+        assertThat(cluster.viewedHardware("e-victim")).as("unlabelled").isNull();
+
+        client.resources(NodeHardware.class).withName("node-e-victim").delete();
+        cluster.hardware("e-victim", gpus);
+        assertThat(cluster.viewedHardware("e-victim")).as("its own, name, label and node agreeing").isEqualTo(gpus);
+        assertThat(cluster.viewedHardware("f-squatter")).isNull();
     }
 
     @Test

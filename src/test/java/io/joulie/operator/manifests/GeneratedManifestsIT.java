@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
@@ -154,9 +156,31 @@ class GeneratedManifestsIT {
                 .doesNotContain("daemonsets", "serviceaccounts", "services", "servicemonitors", "prometheusrules");
         assertThat(roles).extracting(r -> r.getMetadata().getName()).containsExactlyInAnyOrder("joulie-operator", "joulie-agent",
                 "joulie-agent-pool");
-        // the operator may change only its own admission policy and binding
-        assertThat(operator.getRules()).filteredOn(r -> r.getVerbs().contains("delete") && r.getApiGroups().contains("admissionregistration.k8s.io"))
+        // the operator may create and change only its own admission policy and binding, and its own SCC: every rule that
+        // writes them names them (server-side apply authorizes its create with the name)
+        assertThat(operator.getRules()).filteredOn(r -> (r.getApiGroups().contains("admissionregistration.k8s.io")
+                        || r.getApiGroups().contains("security.openshift.io")) && r.getResourceNames().isEmpty())
+                .hasSize(2).allSatisfy(r -> assertThat(r.getVerbs()).as("verbs not limited to a name: " + r.getResources())
+                        .containsExactlyInAnyOrder("list", "watch"));
+        assertThat(operator.getRules()).filteredOn(r -> r.getVerbs().contains("create") && r.getApiGroups().contains("admissionregistration.k8s.io"))
                 .singleElement().satisfies(r -> assertThat(r.getResourceNames()).containsExactly("joulie-agent-node-scope"));
+    }
+
+    /** The policy that narrows the operator's Node writes ships before the operator, bound, for its ServiceAccount. */
+    @Test
+    void theOperatorsNodeWritesAreNarrowedByAnAdmissionPolicyShippedBeforeIt() {
+        Map<String, String> generated = Manifests.generate(Manifests.repository().resolve("src/target/kubernetes"));
+        assertThat(generated.keySet().stream().filter(f -> !f.contains("/")).sorted().toList())
+                .containsSubsequence(Manifests.OPERATOR_SCOPE, "20-operator.yml");
+        List<?> objects = (List<?>) new KubernetesSerialization().unmarshal(generated.get(Manifests.OPERATOR_SCOPE));
+        ValidatingAdmissionPolicy policy = only(objects, ValidatingAdmissionPolicy.class);
+        assertThat(policy.getSpec().getFailurePolicy()).isEqualTo("Fail");
+        assertThat(policy.getSpec().getMatchConditions()).singleElement().satisfies(c -> assertThat(c.getExpression())
+                .isEqualTo("request.userInfo.username == 'system:serviceaccount:" + Manifests.NAMESPACE + ":joulie-operator'"));
+        assertThat(only(objects, ValidatingAdmissionPolicyBinding.class).getSpec()).satisfies(b -> {
+            assertThat(b.getPolicyName()).isEqualTo(policy.getMetadata().getName());
+            assertThat(b.getValidationActions()).containsExactly("Deny");
+        });
     }
 
     private static <T> T only(List<?> objects, Class<T> type) {

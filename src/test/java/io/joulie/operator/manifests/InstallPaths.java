@@ -144,6 +144,7 @@ public final class InstallPaths {
                         + "        {{- toYaml . | nindent 8 }}\n"
                         + "      {{- end }}\n");
         files.put(CHART + "templates/operator.yaml", HEADER + template);
+        files.put(CHART + "templates/operator-scope.yaml", HEADER + Manifests.operatorScope("{{ .Values.namespace.name }}"));
         files.put(CHART + "templates/joulie.yaml", HEADER + """
                 {{- if .Values.joulie.create }}
                 # The installation: the operator deploys the node agent on the managed nodes.

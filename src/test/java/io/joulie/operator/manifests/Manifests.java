@@ -88,6 +88,8 @@ public final class Manifests {
             crd.getMetadata().setAnnotations(Map.of(CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE));
             files.put("10-crd-" + crdName + ".yml", HEADER + yaml.asYaml(crd));
         }
+        // Before the operator: the admission policy that narrows its Node patches to its label (decision 146)
+        files.put(OPERATOR_SCOPE, HEADER + operatorScope(NAMESPACE));
         files.put("20-operator.yml", HEADER + operator(yaml, read(buildOutput.resolve("kubernetes.yml"))));
         // In a folder of its own: kubectl maps every object of one apply before it creates any, so the resource cannot
         // be applied together with its CRD; the install command waits for the CRD between the two (README).
@@ -158,6 +160,17 @@ public final class Manifests {
         }
         return out.toString();
     }
+
+    /**
+     * The admission policy and binding that narrow the operator's own writes to Nodes, for the operator's ServiceAccount
+     * in {@code namespace}, as {@code src/main/resources/admission/joulie-operator-scope.yaml} says.
+     */
+    static String operatorScope(String namespace) {
+        return read(repository().resolve("src/main/resources/" + OPERATOR_SCOPE_SOURCE)).replace("NAMESPACE", namespace);
+    }
+
+    static final String OPERATOR_SCOPE = "15-operator-scope.yml";
+    private static final String OPERATOR_SCOPE_SOURCE = "admission/joulie-operator-scope.yaml";
 
     private static String read(Path p) {
         try {

@@ -47,6 +47,8 @@ class PlannerLoopRescueTest {
     /** Threads of their own for the tick and the recheck (the common pool may have a single thread here). */
     final ExecutorService threads = Executors.newCachedThreadPool();
     volatile boolean holdInSnapshot;
+    /** Whether the cluster also has a node whose drain may commit eco. */
+    volatile boolean withDrained;
     volatile boolean holdInWrite;
 
     /** One eco node ("eco") running a performance-only pod, one performance node ("perf"). */
@@ -55,7 +57,9 @@ class PlannerLoopRescueTest {
                 clock.instant(), List.of("team/trainer"));
         ManagedNode perf = new ManagedNode("perf", Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance"), false,
                 PowerState.ActivePerformance, clock.instant(), List.of());
-        return new ClusterContext(clock.instant(), List.of(perf, eco), 1);
+        ManagedNode drained = new ManagedNode("drained", Map.of(JoulieApi.POWER_PROFILE_LABEL, "draining-performance"), false,
+                PowerState.DrainingPerformance, clock.instant().minusSeconds(600), List.of());
+        return new ClusterContext(clock.instant(), withDrained ? List.of(perf, eco, drained) : List.of(perf, eco), 1);
     }
 
     final ContextProvider provider = new ContextProvider() {
@@ -163,5 +167,22 @@ class PlannerLoopRescueTest {
 
         releaseTick.countDown();
         assertThat(tick.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void beforeTheFirstTickOfATermARecheckRescuesButCommitsNothing() throws Exception {
+        withDrained = true;
+        PlannerLoop loop = loop();
+        holdInSnapshot = true;
+        CompletableFuture<Boolean> first = CompletableFuture.supplyAsync(loop::tick, threads);
+        assertThat(tickHeld.await(10, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(loop.recheck(List.of("eco", "drained"))).isEqualTo(PlannerLoop.Recheck.RAN);
+        assertThat(writes).as("the rescue, not the commit of the drained node (that waits for the tick)")
+                .containsExactly("eco DrainingPerformance performance");
+
+        releaseTick.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(writes).as("the tick decides about it").anyMatch(w -> w.startsWith("drained "));
     }
 }
