@@ -790,7 +790,8 @@ final class ContractFaultInjection {
     }
 
     /** A state change the API server records: is it one the state machine allows now, for the replica that wrote it? */
-    private void stateChanged(Replica by, String node, PowerState from, PowerState to, NodePowerProfile before) {
+    private void stateChanged(Replica by, String node, PowerState from, PowerState to, NodePowerProfile before,
+                              Instant decided) {
         stateChanges++;
         changes.merge(node, 1, Integer::sum);
         Profile wanted = by.plan().get(node);
@@ -822,7 +823,7 @@ final class ContractFaultInjection {
                         violation("moves: " + node + " raised by replica " + by.id + " while its plan wants " + wanted);
                     }
                 } else {
-                    rescue(node);
+                    rescue(node, decided);
                     server.drainStarted.put(node, now());
                     server.drainStartedBy.put(node, by.id + " (clock " + by.skew.toMillis() + " ms off)");
                 }
@@ -835,9 +836,12 @@ final class ContractFaultInjection {
      * node's label admitted it within the lags, also if a kubelet with an older view has just rejected it), or one left a
      * moment ago. A pod the node's labels did not admit within the lags (the kubelet certainly rejects it) triggers none.
      */
-    private void rescue(String node) {
+    private void rescue(String node, Instant decided) {
+        // judged as of when it was decided (its status.since, on the writer's clock, up to MAX_SKEW off): the write may
+        // land seconds later (a slow write, a retry)
         Duration lags = VIEW_LAG.plus(KUBELET_LAG).plus(STEP);
-        Instant recent = now().minus(lags);
+        Instant at = decided.minus(MAX_SKEW).isBefore(now()) ? decided.minus(MAX_SKEW) : now();
+        Instant recent = at.minus(lags);
         boolean pod = server.lastPerformanceLeft.getOrDefault(node, Instant.MIN).isAfter(recent);
         for (Pod p : server.pods.values()) {
             if (pod || !node.equals(p.getSpec().getNodeName()) || !performanceOnly(p, node)) {
@@ -1232,7 +1236,7 @@ final class ContractFaultInjection {
                     PowerState from = current.getStatus() == null ? null : current.getStatus().state();
                     PowerState to = npp.getStatus().state();
                     if (from != null && to != null && from != to) {
-                        stateChanged(replica, node, from, to, current);
+                        stateChanged(replica, node, from, to, current, Instant.parse(npp.getStatus().since()));
                     } else if (from == null && to == PowerState.DrainingPerformance) {
                         server.drainStarted.put(node, now()); // a new NodePowerProfile that starts draining
                         server.drainStartedBy.put(node, replica.id + " (clock " + replica.skew.toMillis() + " ms off)");
