@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -12,28 +13,38 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The operator's side of the performance contract under seeded random faults ({@link ContractFaultInjection}): fixed
- * seeds in the test run, 10,000 ticks between them. The longer run (docs/reliability.md) is {@link #longRun()}, with
- * {@code -Dfaults.seeds} and {@code -Dfaults.ticks}.
+ * The operator's side of the performance contract under seeded random faults ({@link ContractFaultInjection}), judged
+ * on the simulated hardware at the production defaults: fixed seeds in the test run. The longer run
+ * (docs/reliability.md) is {@link #longRun()}, with {@code -Dfaults.seeds} and {@code -Dfaults.ticks}.
  */
 class ContractFaultInjectionTest {
-    static final int TICKS = 2_500;
+    /** Planning ticks per seed in the test run: at the default one-minute interval, about 11,000 steps of 0.5 s. */
+    static final int TICKS = 100;
 
     @ParameterizedTest(name = "seed {0}")
-    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 2 evict + budget, 3 hold,
-    // 6 hold + budget
-    @ValueSource(longs = {1, 2, 3, 6})
-    void theContractHoldsUnderFaults(long seed) {
+    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 3 hold, 6 hold + budget,
+    // 14 evict + budget (a seed whose drains outlast the 30 min downgrade timeout within the run, so evictions happen)
+    @ValueSource(longs = {1, 3, 6, 14})
+    void theContractHoldsOnTheHardwareUnderFaults(long seed) {
         ContractFaultInjection run = new ContractFaultInjection(seed);
         ContractFaultInjection.Figures f = run.run(TICKS);
 
         assertThat(f.violations()).isEmpty();
         assertThat(f.ticks()).isEqualTo(TICKS);
-        // the run exercised what it claims to: every kind of fault it can inject, rescues, rechecks, moves
+        // the run exercised what it claims to: every kind of fault it can inject, performance-only pods found on eco
+        // nodes (rescued, whether or not they ran on the eco package before the agent lifted it), rechecks, moves
         assertThat(f.faults().keySet()).containsAll(run.injectable());
-        assertThat(f.rescues()).isGreaterThan(10);
+        assertThat(f.rescues()).isPositive();
         assertThat(f.rechecks()).isGreaterThan(100);
-        assertThat(f.stateChanges()).isGreaterThan(100);
+        assertThat(f.stateChanges()).isGreaterThan(10);
+    }
+
+    @Test
+    void theBoundFollowsFromTheSettingsAndIsWellBelowATickThatHoldsOn() {
+        // lag 1 s + gap 3.5 s + retry 1 s + step + 3 x (timeout 5 s + backoff 1 s + step) + slow write 5 s + step
+        assertThat(ContractFaultInjection.BOUND).isEqualTo(Duration.ofMillis(31_000));
+        assertThat(ContractFaultInjection.SETTLE).isEqualTo(Duration.ofSeconds(5));
+        assertThat(ContractFaultInjection.INTERVAL).isEqualTo(Duration.ofSeconds(60));
     }
 
     /**
@@ -46,7 +57,7 @@ class ContractFaultInjectionTest {
     @Test
     void longRun() {
         int seeds = Integer.getInteger("faults.seeds", 1);
-        int ticks = Integer.getInteger("faults.ticks", 200);
+        int ticks = Integer.getInteger("faults.ticks", 30);
         long first = Long.getLong("faults.first", 1000);
         long start = System.nanoTime();
         Map<ContractFaultInjection.Fault, Integer> faults = new EnumMap<>(ContractFaultInjection.Fault.class);
@@ -57,9 +68,10 @@ class ContractFaultInjectionTest {
         long writes = 0;
         long changes = 0;
         long decisions = 0;
+        long episodes = 0;
         long rescues = 0;
-        double exposure = 0;
-        java.time.Duration longest = java.time.Duration.ZERO;
+        long stuck = 0;
+        Duration longest = Duration.ZERO;
         for (long seed = first; seed < first + seeds; seed++) {
             ContractFaultInjection.Figures f = new ContractFaultInjection(seed).run(ticks);
             totalTicks += f.ticks();
@@ -68,17 +80,18 @@ class ContractFaultInjectionTest {
             writes += f.writes();
             changes += f.stateChanges();
             decisions += f.decisions();
+            episodes += f.underEco();
             rescues += f.rescues();
-            exposure += f.underHardwareEco();
+            stuck += f.stuck();
             longest = f.longestUnderEco().compareTo(longest) > 0 ? f.longestUnderEco() : longest;
             f.faults().forEach((k, v) -> faults.merge(k, v, Integer::sum));
             violations.addAll(f.violations());
         }
         System.out.printf("contract fault injection: %d seeds x %d ticks = %d ticks (%d steps of 0.5 s) in %.1f s; rechecks %d;"
-                        + " writes %d; state changes %d for %d decisions; pods found under an eco NodePowerProfile %d, longest %d ms;"
-                        + " pod-seconds under a hardware eco cap %.1f; faults %s; invariant violations %d%n",
-                seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, rechecks, writes, changes, decisions, rescues,
-                longest.toMillis(), exposure, faults, violations.size());
+                        + " writes %d; state changes %d for %d decisions; rescues %d; performance-only pods on a hardware eco cap %d, longest"
+                        + " %d ms (bound %d ms); threads stuck behind a lock %d; faults %s; invariant violations %d%n",
+                seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, rechecks, writes, changes, decisions, rescues, episodes,
+                longest.toMillis(), ContractFaultInjection.BOUND.toMillis(), stuck, faults, violations.size());
         violations.stream().limit(20).forEach(System.out::println);
         assertThat(violations).isEmpty();
     }
