@@ -1279,12 +1279,15 @@ final class ContractFaultInjection {
 
         /**
          * A JSON patch whose first operation tests the label's value {@code expected} (the API server answers 422 when it
-         * differs); with {@code expected} null a merge patch without a condition (ApiWrites).
+         * differs); with {@code expected} null a merge patch carrying the Node's resourceVersion (409 when it moved on;
+         * ApiWrites).
          */
         @Override
         public void label(Node node, String key, String expected, String value) {
             String name = node.getMetadata().getName();
-            send(name, "label " + value + (expected == null ? "" : " (test " + expected + ")"), expected != null, true, () -> {
+            String version = node.getMetadata().getResourceVersion();
+            send(name, "label " + value + (expected == null ? " (resourceVersion " + version + ")" : " (test " + expected + ")"),
+                    true, true, () -> {
                 synchronized (server) {
                     if (!server.nodes.containsKey(name)) {
                         throw new KubernetesClientException("NotFound", 404, null);
@@ -1292,6 +1295,10 @@ final class ContractFaultInjection {
                     if (expected != null && !expected.equals(server.nodes.get(name).getMetadata().getLabels().get(key))) {
                         trace(name, "replica " + replica.id + ": label " + value + " refused: not " + expected);
                         throw new KubernetesClientException("the label " + key + " is not " + expected, 422, null);
+                    }
+                    if (expected == null && !java.util.Objects.equals(version, server.nodes.get(name).getMetadata().getResourceVersion())) {
+                        trace(name, "replica " + replica.id + ": label " + value + " refused: Node version " + version + " is stale");
+                        throw new KubernetesClientException("the Node changed since version " + version, 409, null);
                     }
                     trace(name, "replica " + replica.id + ": label " + value);
                     if (JoulieApi.DRAINING_PERFORMANCE.equals(value) && !value.equals(server.label(name))) {
