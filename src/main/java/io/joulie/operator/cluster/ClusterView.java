@@ -114,21 +114,7 @@ public class ClusterView {
         }));
         profiles.addEventHandler(handler((before, after) -> {
             unknown(after);
-            NodePowerProfile npp = after != null ? after : before;
-            String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
-            if (node == null) {
-                return;
-            }
-            boolean moved = !Objects.equals(state(before), state(after)) || !Objects.equals(profile(before), profile(after));
-            if (after == null) {
-                stateSeen.remove(node);
-            } else if (!Objects.equals(state(before), state(after))) {
-                stateSeen.put(node, clock.instant());
-            }
-            if (moved || !Objects.equals(applied(before), applied(after))) {
-                // the agent's answer, the state or the cap asked changed: a recheck decides on it (not the next tick)
-                nodeEvent(node);
-            }
+            profileChanged(before, after);
         }));
         installation.addEventHandler(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
             @Override
@@ -220,6 +206,29 @@ public class ClusterView {
             unsynced.add(pods.synced() ? "Pod (reconnecting)" : "Pod (listing)");
         }
         return unsynced;
+    }
+
+    /**
+     * What a NodePowerProfile's change means to the contract (the watch calls it with each change, as before/after; a
+     * test's view that delivers changes itself calls it too): a new state is noted as seen now ({@link #stateSeen}), and
+     * a change of the agent's answer, of the state or of the cap asked is a node event (a recheck decides on it, not the
+     * next tick).
+     */
+    protected void profileChanged(NodePowerProfile before, NodePowerProfile after) {
+        NodePowerProfile npp = after != null ? after : before;
+        String node = npp.getSpec() == null ? null : npp.getSpec().nodeName();
+        if (node == null) {
+            return;
+        }
+        boolean moved = !Objects.equals(state(before), state(after)) || !Objects.equals(profile(before), profile(after));
+        if (after == null) {
+            stateSeen.remove(node);
+        } else if (!Objects.equals(state(before), state(after))) {
+            stateSeen.put(node, clock.instant());
+        }
+        if (moved || !Objects.equals(applied(before), applied(after))) {
+            nodeEvent(node);
+        }
     }
 
     /**
@@ -371,7 +380,8 @@ public class ClusterView {
         nodeEvents.add(listener);
     }
 
-    private void nodeEvent(String node) {
+    /** Hands a node event to the {@link #onNodeEvent} listeners. */
+    protected void nodeEvent(String node) {
         if (node != null && !node.isEmpty()) {
             nodeEvents.forEach(l -> l.accept(node));
         }

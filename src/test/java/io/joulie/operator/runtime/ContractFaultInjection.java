@@ -1666,9 +1666,8 @@ final class ContractFaultInjection {
                 case JOULIE -> joulie = (Joulie) c.after();
                 case NPP -> {
                     NodePowerProfile before = put(npps, c.key(), (NodePowerProfile) c.after());
-                    NodePowerProfile npp = (NodePowerProfile) c.after();
-                    if (npp != null && npp.getSpec() != null && !java.util.Objects.equals(applied(before), applied(npp))) {
-                        event(npp.getSpec().nodeName()); // the agent's answer changed
+                    if (before != null || c.after() != null) {
+                        profileChanged(before, (NodePowerProfile) c.after()); // the operator's own reading of the change
                     }
                 }
                 case NODE -> {
@@ -1728,6 +1727,11 @@ final class ContractFaultInjection {
             if (node != null && !node.isEmpty()) {
                 listeners.forEach(l -> l.accept(node));
             }
+        }
+
+        @Override
+        protected void nodeEvent(String node) {
+            event(node);
         }
 
         @Override

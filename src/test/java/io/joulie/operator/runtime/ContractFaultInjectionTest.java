@@ -22,10 +22,10 @@ class ContractFaultInjectionTest {
     static final int TICKS = 100;
 
     @ParameterizedTest(name = "seed {0}")
-    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 2 evict + budget (its
-    // drains outlast the 30 min downgrade timeout within the run, so evictions happen), 3 hold, 12 hold + budget. Seeds
-    // 4, 17, 19 and 24 still find early commits (docs/reliability.md, "What it finds now"): not in the test run until fixed.
-    @ValueSource(longs = {1, 2, 3, 12})
+    // escalation by seed mod 3 (hold, force, evict) and a power budget on even seeds: 1 force, 3 hold, 6 hold + budget,
+    // 8 evict + budget (its drains outlast the 30 min downgrade timeout within the run, so evictions happen). Seeds 1 to
+    // 24 all keep every invariant; the other evict seeds evict nothing within 100 ticks (docs/reliability.md).
+    @ValueSource(longs = {1, 3, 6, 8})
     void theContractHoldsOnTheHardwareUnderFaults(long seed) {
         ContractFaultInjection run = new ContractFaultInjection(seed);
         ContractFaultInjection.Figures f = run.run(TICKS);
