@@ -92,6 +92,20 @@ class KubernetesActuatorTest {
         return npp;
     }
 
+    /** The API server answers the spec apply, the status apply and the label patch of {@link #eco()}. */
+    void expectTheWritesOfEco() {
+        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
+        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
+        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+    }
+
+    /** {@link #eco()} decided on {@code basis}. */
+    static NodeAssignment ecoOn(NodeAssignment.Basis basis) {
+        NodeAssignment d = eco();
+        return new NodeAssignment(d.node(), d.state(), d.since(), d.reason(), d.profile(), d.cpu(), d.gpu(), d.policyName(),
+                d.label(), d.cap(), d.forcedPods(), basis);
+    }
+
     static NodeAssignment eco() {
         return new NodeAssignment("n1", PowerState.ActiveEco, SINCE.plusSeconds(60), "selected for eco by static_partition",
                 Profile.ECO, NodePowerProfileSpec.CpuPower.watts(120), null, "static_partition");
@@ -133,9 +147,7 @@ class KubernetesActuatorTest {
     @Test
     void aChangeCostsOneSpecUpdateOneStatusUpdateAndOneLabelPatch() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
-        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
-        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
-        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
+        expectTheWritesOfEco();
 
         assertThat(actuator.apply(eco())).isTrue();
 
@@ -307,10 +319,7 @@ class KubernetesActuatorTest {
     @Test
     void aDecisionMadeOnAViewTheCacheNoLongerShowsIsNotWritten() throws Exception {
         cached = npp("6", 2, Profile.PERFORMANCE, 5000, PowerState.DrainingPerformance); // a rescue came in meanwhile
-        NodeAssignment decided = eco();
-        NodeAssignment onAnOlderView = new NodeAssignment(decided.node(), decided.state(), decided.since(), decided.reason(),
-                decided.profile(), decided.cpu(), decided.gpu(), decided.policyName(), decided.label(), decided.cap(),
-                decided.forcedPods(), new NodeAssignment.Basis("5", "eco"));
+        NodeAssignment onAnOlderView = ecoOn(new NodeAssignment.Basis("5", "eco"));
 
         assertThatThrownBy(() -> actuator.apply(onAnOlderView)).isInstanceOf(KubernetesActuator.StaleDecision.class)
                 .hasMessageContaining("version 5").hasMessageContaining("now shows 6");
@@ -320,14 +329,9 @@ class KubernetesActuatorTest {
     @Test
     void aDecisionWhoseBasisTheCacheStillShowsIsWritten() throws Exception {
         cached = npp("5", 1, Profile.PERFORMANCE, 5000, PowerState.ActivePerformance);
-        server.expect().patch().withPath(NPP_PATH + APPLY).andReturn(200, npp("6", 2, Profile.ECO, 120, PowerState.ActivePerformance)).once();
-        server.expect().patch().withPath(NPP_PATH + "/status" + APPLY).andReturn(200, npp("7", 2, Profile.ECO, 120, PowerState.ActiveEco)).once();
-        server.expect().patch().withPath("/api/v1/nodes/n1").andReturn(200, cachedNode).once();
-        NodeAssignment decided = eco();
+        expectTheWritesOfEco();
 
-        assertThat(actuator.apply(new NodeAssignment(decided.node(), decided.state(), decided.since(), decided.reason(),
-                decided.profile(), decided.cpu(), decided.gpu(), decided.policyName(), decided.label(), decided.cap(),
-                decided.forcedPods(), new NodeAssignment.Basis("5", "performance")))).isTrue();
+        assertThat(actuator.apply(ecoOn(new NodeAssignment.Basis("5", "performance")))).isTrue();
         assertThat(requests()).hasSize(3);
     }
 
