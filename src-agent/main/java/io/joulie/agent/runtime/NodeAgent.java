@@ -156,10 +156,27 @@ public class NodeAgent {
         }
         // the node's answer says the limits found at start are back, so that the operator does not count on its cap
         if (node.isPresent() && status != null) {
+            if (profile.isEmpty() && !restored.isEmpty() && answers != null) {
+                profile = readProfile(node.get()); // stopped before its watch had delivered the profile
+            }
             status.publish(node.get(), profile, restored);
         }
         if (answers != null) {
             answers.close();
+        }
+    }
+
+    /**
+     * The node's NodePowerProfile read from the API server (one request, {@link AnswerClient}'s timeout), for an agent
+     * stopped before its watch delivered it; empty when there is none or it cannot be read.
+     */
+    private Optional<NodePowerProfile> readProfile(String node) {
+        try {
+            return Optional.ofNullable(answers.resources(NodePowerProfile.class)
+                    .withName(io.joulie.api.v1alpha1.JoulieApi.nodePowerProfileName(node)).get());
+        } catch (RuntimeException e) {
+            LOG.warnf("Shutdown: the NodePowerProfile of %s could not be read to answer the restore: %s", node, e.getMessage());
+            return Optional.empty();
         }
     }
 

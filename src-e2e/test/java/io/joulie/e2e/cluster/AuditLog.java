@@ -19,7 +19,15 @@ public final class AuditLog {
     }
 
     public record Entry(Instant at, String user, String verb, String resource, String subresource, String namespace,
-                        String name, int code, String uri, String userAgent) {
+                        String name, int code, String uri, String userAgent, String message) {
+        /**
+         * A JSON patch refused because its {@code test} operation failed: the operator's label patch decided on a label
+         * that has changed since (a precondition doing its work, decision 167), not a refusal by RBAC or admission.
+         */
+        public boolean failedTest() {
+            return code == 422 && "patch".equals(verb) && "the server rejected our request due to an error in our request".equals(message);
+        }
+
         /** Lease reads and renewals: the cost of leader election, apart from the cost of planning. */
         public boolean lease() {
             return "leases".equals(resource);
@@ -56,7 +64,7 @@ public final class AuditLog {
                 entries.add(new Entry(Instant.parse(e.path("stageTimestamp").asText()), e.path("user").path("username").asText(),
                         e.path("verb").asText(), text(ref, "resource"), text(ref, "subresource"), text(ref, "namespace"),
                         text(ref, "name"), e.path("responseStatus").path("code").asInt(), e.path("requestURI").asText(),
-                        e.path("userAgent").asText()));
+                        e.path("userAgent").asText(), e.path("responseStatus").path("message").asText("")));
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
