@@ -228,7 +228,9 @@ public class KubernetesActuator implements ActuationAdapter {
         if (basis == null) {
             return;
         }
-        String version = current == null ? null : current.getMetadata().getResourceVersion();
+        // a profile left by an earlier node of the same name is not this node's: the decision saw none (it is replaced)
+        NodePowerProfile own = ClusterView.ownedByEarlierNode(current, view.node(a.node())) ? null : current;
+        String version = own == null ? null : own.getMetadata().getResourceVersion();
         String label = label(view.node(a.node()));
         if (!Objects.equals(version, basis.resourceVersion()) || !Objects.equals(label, basis.label())) {
             throw new StaleDecision("node %s was decided on NodePowerProfile version %s, label %s; the cache now shows %s, %s"
