@@ -272,6 +272,9 @@ public final class Planner {
         int allowed = 0;
         for (int i : order) {
             Transition t = transitions.get(i);
+            if (capInForce(nodes.get(i), t)) {
+                continue; // the rest of a move whose cap landed already (a status write that failed): no new change
+            }
             if (t.outcome() == Outcome.RESCUED || allowed < budget) {
                 allowed++;
                 continue;
@@ -281,6 +284,18 @@ public final class Planner {
         }
         transitionBudget.spend(allowed, now, limit, period);
         return out;
+    }
+
+    /**
+     * Whether the node's NodePowerProfile already asks for the other cap the transition moves it to: a move half-written (its
+     * cap landed, its state did not), such as a forced commit whose status write failed. Finishing it changes nothing on
+     * the hardware nor for the scheduler, so it draws nothing from the transition budget; deferring it would leave the
+     * eco cap in force without the state and the {@code forcedPods} record that explain it.
+     */
+    private boolean capInForce(ManagedNode node, Transition t) {
+        NodeCap cap = node.cap();
+        Profile to = t.to().profile();
+        return cap != null && to != node.state().profile() && cap.asks(to, settings.caps(to, node.labels()), node.power());
     }
 
     private static int priority(Transition t) {

@@ -382,6 +382,30 @@ class PlannerTest {
     }
 
     @Test
+    void aMoveWhoseCapLandedAlreadyIsFinishedWithoutTheBudget() {
+        var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(2).build();
+        Planner planner = new Planner(s);
+        assertThat(planner.plan(context(perfNodes(4), 0)).transitions()).filteredOn(Transition::changed).hasSize(2);
+
+        // two quiet drains ten seconds later, the budget spent: "landed" has the eco cap asked already (a commit whose
+        // status write failed), "waits" still asks the performance cap
+        ProfileCaps eco = s.caps(Profile.ECO, Map.of());
+        ManagedNode landed = draining("landed").withCap(new NodeCap(Profile.ECO, eco.cpu(), null, 3, AgentReport.NONE));
+        ManagedNode waits = draining("waits").withCap(new NodeCap(Profile.PERFORMANCE, s.caps(Profile.PERFORMANCE, Map.of()).cpu(),
+                null, 2, AgentReport.NONE));
+        Map<String, Transition> t = byNode(planner.recheck(new ClusterContext(T0.plusSeconds(10), List.of(landed, waits), 0),
+                "static_partition", Map.of("landed", Profile.ECO, "waits", Profile.ECO)));
+
+        assertThat(t.get("landed").outcome()).as("its eco cap is in force: only the state is left to write").isEqualTo(Outcome.COMPLETED);
+        assertThat(t.get("landed").to()).isEqualTo(ActiveEco);
+        assertThat(t.get("waits").outcome()).as("a new cap change waits for the budget").isEqualTo(Outcome.DEFERRED);
+
+        // a drain changes no cap (the performance cap stays while it drains) and still draws on the budget
+        var drain = planner.plan(new ClusterContext(T0.plusSeconds(11), List.of(perf("p1")), 0));
+        assertThat(drain.transitions()).extracting(Transition::outcome).containsExactly(Outcome.DEFERRED);
+    }
+
+    @Test
     void aPlannerForNewSettingsKeepsTheBudgetSpent() {
         var s = settings(PolicyType.STATIC_PARTITION, 0.0).toBuilder().maxTransitionsPerTick(2).build();
         Planner planner = new Planner(s);
