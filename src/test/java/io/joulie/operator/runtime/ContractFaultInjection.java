@@ -82,7 +82,7 @@ import java.util.function.Consumer;
  * (nodeSelector, In, NotIn, an empty affinity term, gated, DaemonSet, terminating with a grace period), bound by a
  * scheduler whose view of the labels lags, or past it with {@code spec.nodeName} (then the kubelet admits or rejects them
  * on its own lagging view of its Node); the label set by hand; NodePowerProfiles deleted by hand (their answer with
- * them, the agent often down); agent crashes, agent reports lost after an apply, DVFS
+ * them, the agent often down); agent crashes (one in four a crash loop of minutes), agent reports lost after an apply, DVFS
  * nodes that unthrottle over several steps; the Lease moving on the server while the old leader believes for a while
  * that it still leads (in the middle of a tick's writes too); operator restarts (all memory lost); Prometheus outages
  * under a power budget.
@@ -165,7 +165,7 @@ final class ContractFaultInjection {
     enum Fault {
         CONFLICT, TOO_MANY_REQUESTS, SERVER_ERROR, TIMEOUT_LOST, TIMEOUT_APPLIED, SLOW_WRITE, SLOW_WEBHOOK, SLOW_PROMETHEUS,
         WATCH_GAP, STALE_DELIVERY, POD_BOUND_DIRECTLY, POD_SCHEDULED, POD_ON_DRAINING_ALLOWED, POD_NOT_IN, POD_EMPTY_TERM,
-        POD_GATED, POD_DAEMONSET, POD_TERMINATING, POD_REJECTED, LABEL_BY_HAND, PROFILE_DELETED, AGENT_CRASH, REPORT_LOST,
+        POD_GATED, POD_DAEMONSET, POD_TERMINATING, POD_REJECTED, LABEL_BY_HAND, PROFILE_DELETED, AGENT_CRASH, AGENT_CRASH_LOOP, REPORT_LOST,
         LEADER_LOST_MID_TICK, LEADER_CHANGE, STALE_LEADER_WRITE, OPERATOR_RESTART, PROMETHEUS_OUTAGE, EVICTION_REFUSED,
         POLICY_CHANGE
     }
@@ -221,6 +221,8 @@ final class ContractFaultInjection {
     /** When each (pod, node) went onto a hardware eco cap, while it is. */
     private final Map<String, Instant> underEco = new HashMap<>();
     private final Set<String> reported = new HashSet<>();
+    /** Nodes labelled performance while their hardware is not: reported once per episode. */
+    private final Set<String> openLoop = new HashSet<>();
     /** Nodes whose rescue the operator said it holds (per-node rescue limit), and since when. */
     private final Map<String, Instant> rescueHeld = new ConcurrentHashMap<>();
     /** Failed writes in a row, per node (the fault model fails at most {@link #MAX_FAILED_IN_A_ROW}). */
@@ -731,7 +733,7 @@ final class ContractFaultInjection {
             }
             NodePowerProfile npp = server.npps.get(JoulieApi.nodePowerProfileName(node));
             boolean forced = npp != null && npp.getStatus() != null && npp.getStatus().forcedPods() != null
-                    && npp.getStatus().forcedPods().contains(key(p));
+                    && npp.getStatus().forcedPods().contains(key(p)) || forcedAtEco(node, p);
             if (forced || rescueHeld.containsKey(node)) {
                 continue; // the contract's documented exceptions
             }
@@ -760,10 +762,37 @@ final class ContractFaultInjection {
             Agent a = agents.get(node);
             if ("performance".equals(server.label(node)) && a != null && !a.hardwarePerformance()
                     && !server.labelledByHand.contains(node)) {
-                violation("closed loop: node " + node + " labelled performance at the hardware cap " + a.hwProfile + " (throttle "
-                        + a.throttle + " %)" + traceOf(node));
+                if (openLoop.add(node)) { // once per episode
+                    violation("closed loop: node " + node + " labelled performance at the hardware cap " + a.hwProfile + " (throttle "
+                            + a.throttle + " %, agent " + (a.down() ? "down" : "up") + ")" + traceOf(node));
+                }
+            } else {
+                openLoop.remove(node);
             }
         }
+    }
+
+    /**
+     * Whether escalation force left this pod under the node's eco cap (as the eco spec landed); once the bound has passed
+     * since then, the operator must have recorded it in {@code status.forcedPods} (the contract's exception is visible).
+     */
+    private boolean forcedAtEco(String node, Pod p) {
+        Forced f = server.forcedAtEco.get(node);
+        if (f == null || !f.pods().contains(key(p))) {
+            return false;
+        }
+        NodePowerProfile npp = server.npps.get(JoulieApi.nodePowerProfileName(node));
+        boolean recorded = npp != null && npp.getStatus() != null && npp.getStatus().forcedPods() != null
+                && npp.getStatus().forcedPods().contains(key(p));
+        if (!recorded && Duration.between(f.at(), now()).compareTo(BOUND) > 0 && reported.add("forced " + key(p) + "@" + node)) {
+            violation("record: " + node + " forced to eco at " + f.at() + " under " + key(p) + ", not in status.forcedPods "
+                    + Duration.between(f.at(), now()).toMillis() + " ms later" + traceOf(node));
+        }
+        return true;
+    }
+
+    /** The performance-only pods escalation force left under a node's eco cap, and when the eco spec landed. */
+    record Forced(Instant at, Set<String> pods) {
     }
 
     /** A pod's shape in words (violations name it). */
@@ -962,6 +991,8 @@ final class ContractFaultInjection {
         final Map<String, Instant> lastPerformanceLeft = new HashMap<>();
         /** Nodes whose power-profile label an admin set last (not the operator): the closed loop is the operator's. */
         final Set<String> labelledByHand = new HashSet<>();
+        /** Per node, the performance-only pods escalation force left under the eco cap, as the eco spec landed. */
+        final Map<String, Forced> forcedAtEco = new HashMap<>();
         /** When each node's current drain started, by the server's clock. */
         final Map<String, Instant> drainStarted = new HashMap<>();
         final Map<String, String> drainStartedBy = new HashMap<>();
@@ -989,7 +1020,32 @@ final class ContractFaultInjection {
             if (kind == Kind.POD) {
                 podMoved((Pod) before, (Pod) obj);
             }
+            if (kind == Kind.NPP) {
+                capMoved((NodePowerProfile) before, (NodePowerProfile) obj);
+            }
             log(kind, key, obj);
+        }
+
+        /**
+         * The eco cap asked of a node whose drain outlasted the downgrade timeout under escalation {@code force}: the
+         * performance-only pods running there now are the ones force leaves under the eco cap, also before (or without)
+         * the status write that lists them in {@code forcedPods} landing. Asking performance again ends the exemption.
+         */
+        private void capMoved(NodePowerProfile before, NodePowerProfile after) {
+            if (after.getSpec() == null) {
+                return;
+            }
+            String node = after.getSpec().nodeName();
+            Profile was = before == null || before.getSpec() == null ? null : before.getSpec().profile();
+            Profile now = after.getSpec().profile();
+            if (now == Profile.PERFORMANCE) {
+                forcedAtEco.remove(node);
+            } else if (was == Profile.PERFORMANCE && escalation == Escalation.FORCE && drainStarted.containsKey(node)
+                    && !now().isBefore(drainStarted.get(node).plus(DOWNGRADE_TIMEOUT))) {
+                forcedAtEco.put(node, new Forced(now(), pods.values().stream().filter(p -> node.equals(p.getSpec().getNodeName())
+                        && NodeAffinityOracle.running(p) && performanceOnly(p, node)).map(ContractFaultInjection::key)
+                        .collect(java.util.stream.Collectors.toSet())));
+            }
         }
 
         synchronized void remove(Kind kind, String key) {
@@ -1382,9 +1438,14 @@ final class ContractFaultInjection {
                 return;
             }
             if (rnd.nextInt(800) == 0) {
-                downUntil = now().plusSeconds(5 + rnd.nextInt(80));
+                // one crash in four is a crash loop (CrashLoopBackOff): minutes without an agent, ticks go on meanwhile
+                boolean loop = rnd.nextInt(4) == 0;
+                downUntil = now().plusSeconds(loop ? 120 + rnd.nextInt(361) : 5 + rnd.nextInt(80));
                 lastReport = null; // a new process reports what it finds
-                count(Fault.AGENT_CRASH);
+                // and remembers nothing of what it applied: it enforces the profile it finds (the caps stay on the hardware, and
+                // the originals on disk, so a profile gone meanwhile still gets them back)
+                appliedGeneration = -1;
+                count(loop ? Fault.AGENT_CRASH_LOOP : Fault.AGENT_CRASH);
                 trace(node, "agent down until " + downUntil);
                 return;
             }

@@ -6,9 +6,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.joulie.api.v1alpha1.JoulieApi;
 
+import java.util.AbstractMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The fault-injection harness's own reading of a Pod's required node constraints, written from the Kubernetes API
@@ -109,9 +111,38 @@ final class NodeAffinityOracle {
     }
 
     private static Map<String, String> withProfile(Map<String, String> labels, String profile) {
-        Map<String, String> l = new HashMap<>(labels == null ? Map.of() : labels);
-        l.put(JoulieApi.POWER_PROFILE_LABEL, profile);
-        return l;
+        return new WithProfile(labels == null ? Map.of() : labels, profile);
+    }
+
+    /**
+     * {@code labels} with the power-profile label set to {@code profile}, without a copy (the oracle runs after every
+     * step of the harness): lookups answer from the overlay, anything else sees the whole map.
+     */
+    private static final class WithProfile extends AbstractMap<String, String> {
+        private final Map<String, String> labels;
+        private final String profile;
+
+        WithProfile(Map<String, String> labels, String profile) {
+            this.labels = labels;
+            this.profile = profile;
+        }
+
+        @Override
+        public String get(Object key) {
+            return JoulieApi.POWER_PROFILE_LABEL.equals(key) ? profile : labels.get(key);
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return JoulieApi.POWER_PROFILE_LABEL.equals(key) || labels.containsKey(key);
+        }
+
+        @Override
+        public Set<Map.Entry<String, String>> entrySet() {
+            Map<String, String> all = new HashMap<>(labels);
+            all.put(JoulieApi.POWER_PROFILE_LABEL, profile);
+            return all.entrySet();
+        }
     }
 
     /** Running by Kubernetes: the kubelet started it and it is not gone yet (a terminating Pod runs through its grace period). */
