@@ -64,6 +64,9 @@ public final class Params {
         def("workload.gpuWorkMax", "28800", "largest GPU job work in board-seconds (uniform)");
         def("workload.gpuSensitivityMin", "0.3", "smallest sensitivity of GPU jobs to their boards' clock (uniform)");
         def("workload.gpuSensitivityMax", "1.0", "largest sensitivity of GPU jobs to their boards' clock (uniform)");
+        def("workload.activityMin", "1", "smallest activity of a job (uniform): the share of its requested cores it keeps busy, "
+                + "the load its cores put on the node's SPECpower curve (1: requests fully used)");
+        def("workload.activityMax", "1", "largest activity of a job (uniform)");
         def("workload.seed", "42", "random seed of the generator");
         def("workload.trace", "", "JSON-lines trace file replacing the generator (empty: generate)");
         def("sim.stepSeconds", "1", "physics time step");

@@ -75,7 +75,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.declaredShare"),
                 r.d("workload.performanceShare"), r.d("workload.ecoShare"), r.d("workload.gpuShare"), r.i("workload.gpusMin"),
                 r.i("workload.gpusMax"), r.d("workload.gpuWorkMin"), r.d("workload.gpuWorkMax"), r.d("workload.gpuSensitivityMin"),
-                r.d("workload.gpuSensitivityMax"), r.l("workload.seed"), r.s("workload.trace"));
+                r.d("workload.gpuSensitivityMax"), r.l("workload.seed"), r.s("workload.trace"),
+                r.d("workload.activityMin"), r.d("workload.activityMax"));
         double tick = r.d("sim.tickSeconds");
         // the planner.* parameters: the operator's settings table, read and checked as the operator reads its own
         Problems problems = new Problems();

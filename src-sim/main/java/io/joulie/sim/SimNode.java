@@ -27,7 +27,9 @@ public final class SimNode {
     /** GPU boards held by the jobs running here. */
     int usedGpus;
     int performanceJobs;
-    /** Σ cores · (1 − intensity) of the CPU jobs running here: their mean intensity is {@code 1 − stallCores / usedCores}. */
+    /** Σ cores · (1 − activity) of the jobs running here: the node's load is {@code (usedCores − idleCores) / cores}. */
+    double idleCores;
+    /** Σ cores · activity · (1 − intensity) of the CPU jobs running here: the mean intensity is {@code 1 − stallCores / busy cores}. */
     double stallCores;
     /** The GPU jobs running here (each board's clock is its own job's). */
     final List<JobSpec> gpuJobs = new ArrayList<>();
@@ -117,7 +119,7 @@ public final class SimNode {
         if (j.usesGpus()) {
             return type.gpu().jobSpeed(j.gpus(), j.sensitivity(), gpuCapWatts);
         }
-        double contention = interference == 0 ? 1 : 1 - interference * (usedCores - j.cores()) / (double) cores();
+        double contention = interference == 0 ? 1 : 1 - interference * (busyCores() - j.cores() * j.activity()) / cores();
         return NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty * contention;
     }
 
@@ -125,10 +127,11 @@ public final class SimNode {
     void attach(JobSpec j) {
         usedCores += j.cores();
         usedGpus += j.gpus();
+        idleCores += j.cores() * (1 - j.activity());
         if (j.usesGpus()) {
             gpuJobs.add(j);
         } else {
-            stallCores += j.cores() * (1 - type.model().intensity(j.sensitivity()));
+            stallCores += j.cores() * j.activity() * (1 - type.model().intensity(j.sensitivity()));
         }
     }
 
@@ -136,16 +139,23 @@ public final class SimNode {
     void detach(JobSpec j) {
         usedCores -= j.cores();
         usedGpus -= j.gpus();
+        idleCores = usedCores == 0 ? 0 : idleCores - j.cores() * (1 - j.activity());
         if (j.usesGpus()) {
             gpuJobs.remove(j);
         } else {
-            stallCores = usedCores == 0 ? 0 : stallCores - j.cores() * (1 - type.model().intensity(j.sensitivity()));
+            stallCores = usedCores == 0 ? 0 : stallCores - j.cores() * j.activity() * (1 - type.model().intensity(j.sensitivity()));
         }
     }
 
-    /** The running CPU work's mean power intensity (1 when idle or compute-bound). */
+    /** The busy cores: requested cores times their jobs' activity (the load on the SPECpower curve). */
+    double busyCores() {
+        return Math.max(0, usedCores - idleCores);
+    }
+
+    /** The running CPU work's mean power intensity, weighted by busy cores (1 when idle or compute-bound). */
     double intensity() {
-        return usedCores == 0 ? 1 : Math.clamp(1 - stallCores / usedCores, 0.0, 1.0);
+        double busy = busyCores();
+        return busy <= 1e-9 ? 1 : Math.clamp(1 - stallCores / busy, 0.0, 1.0);
     }
 
     int cores() {
@@ -166,7 +176,7 @@ public final class SimNode {
      */
     void refresh(double dt) {
         NodeModel model = type.model();
-        double u = (double) usedCores / model.cores();
+        double u = busyCores() / model.cores();
         boolean ramping = Math.abs(throttleF - model.throttleTarget(throttlePct)) > 1e-9;
         if (ramping) {
             throttleF = model.throttleStep(throttleF, throttlePct, dt);

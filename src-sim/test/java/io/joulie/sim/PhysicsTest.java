@@ -127,6 +127,57 @@ class PhysicsTest {
         assertThatThrownBy(() -> SimConfig.of(Map.of("cluster.interference", "1"))).hasMessageContaining("cluster.interference");
     }
 
+    @Test
+    void theLoadCurveIsReadAtBusyCoresNotRequestedOnes() {
+        // a job holding all 56 cores but keeping half of them busy puts the node at 50 % of its SPECpower load
+        SimNode half = new SimNode(0, "n", NodeCatalog.types().get("dell-r640"), 0, Simulation.EPOCH);
+        half.capWatts = R640.capMaxWatts();
+        JobSpec job = JobSpec.of(0, 0, 56, 3600, 1.0, null).withActivity(0.5);
+        half.attach(job);
+        half.refresh(0);
+        assertThat(half.powerWatts).isCloseTo(232.0, within(1e-9));
+        assertThat(half.speed(job)).as("its work is in requested core-seconds: its duration does not change").isEqualTo(56.0);
+        half.detach(job);
+        assertThat(half.busyCores()).isZero();
+        // the generator draws activities only when asked (seeded runs of full use unchanged), the trace reads them
+        Map<String, String> day = new java.util.HashMap<>(Main.CALIBRATED_WORKLOAD);
+        day.putAll(Map.of("workload.horizonSeconds", "3600", "workload.meanInterarrivalSeconds", "20"));
+        List<JobSpec> full = Workload.of(SimConfig.of(day).workload());
+        day.putAll(Map.of("workload.activityMin", "0.4", "workload.activityMax", "0.9"));
+        List<JobSpec> partly = Workload.of(SimConfig.of(day).workload());
+        assertThat(full).allMatch(j -> j.activity() == 1.0);
+        assertThat(partly).allMatch(j -> j.activity() >= 0.4 && j.activity() < 0.9);
+        assertThatThrownBy(() -> SimConfig.of(Map.of("workload.activityMin", "0"))).hasMessageContaining("workload.activityMin");
+    }
+
+    @Test
+    void traceActivitiesAreReadAndChecked(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws java.io.IOException {
+        java.nio.file.Path trace = dir.resolve("t.jsonl");
+        java.nio.file.Files.writeString(trace, "{\"arrival\": 0, \"cores\": 4, \"work\": 100, \"activity\": 0.25}\n"
+                + "{\"arrival\": 1, \"cores\": 4, \"work\": 100}\n");
+        assertThat(Workload.readTrace(trace)).extracting(JobSpec::activity).containsExactly(0.25, 1.0);
+        java.nio.file.Files.writeString(trace, "{\"arrival\": 0, \"cores\": 4, \"work\": 100, \"activity\": 0}\n");
+        assertThatThrownBy(() -> Workload.readTrace(trace)).hasMessageContaining(":1:").hasMessageContaining("activity");
+    }
+
+    /**
+     * The bound stays below every run when jobs keep only part of their cores busy and co-located jobs slow each other:
+     * a small calibrated day (8 R640 nodes, 6 h of arrivals).
+     */
+    @Test
+    void theBoundHoldsWithPartlyBusyJobsAndInterference() {
+        Map<String, String> params = new java.util.HashMap<>(Main.CALIBRATED_WORKLOAD);
+        params.putAll(Map.of("cluster.nodes", "8", "cluster.types", "dell-r640:1", "workload.horizonSeconds", "21600",
+                "workload.meanInterarrivalSeconds", "31", "planner.performanceCapWatts", "1000", "planner.ecoCapWatts", "50",
+                "workload.activityMin", "0.3", "cluster.interference", "0.1", "optimizer.evaluations", "3"));
+        Comparison c = Comparison.run("partly busy", SimConfig.of(params), 2);
+        for (Baseline b : c.results().keySet()) {
+            assertThat(c.get(b).finished()).as(b + " finished").isTrue();
+            assertThat(c.bound().kWh()).as("bound vs " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
+        }
+        assertThat(c.bound().kWh()).as("not a trivial bound").isGreaterThan(0.5 * c.get(Baseline.A).energyKWh());
+    }
+
     /** The same caps on every node before the first step, nothing after; no profile restricts placement. */
     private static ControlPlane fixed(ProfileCaps caps) {
         return new ControlPlane() {

@@ -118,8 +118,7 @@ class SimulationTest {
 
     /**
      * demand_sized_v1 on a small calibrated cluster (30 nodes of two types, a day): declared memory-bound work fills the
-     * eco nodes (the preferred node affinity), whose cap then binds. It saves energy, no less than queue_aware_v1,
-     * within 2 points of the hindsight optimum and within the 5 % service level; each eco node takes its type's cap.
+     * eco nodes (the preferred node affinity), whose cap then binds. It saves energy, within 2 points of the hindsight optimum and within the 5 % service level; each eco node takes its type's cap.
      */
     @Test
     void demandSizingFillsEcoNodesWithDeclaredWorkAndKeepsPerformanceJobsOnTime() {
@@ -137,8 +136,8 @@ class SimulationTest {
             assertThat(c.bound().kWh()).as("bound vs " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
         }
         // with the cap on the packages and memory-bound work drawing less, the saving is small but real
-        assertThat(c.energyDeltaPercent(Baseline.D)).as("D saves").isLessThan(-0.25)
-                .isLessThanOrEqualTo(c.energyDeltaPercent(Baseline.C));
+        // (before the cap acted on the packages D also saved no less than queue_aware_v1 here; it no longer does)
+        assertThat(c.energyDeltaPercent(Baseline.D)).as("D saves").isLessThan(-0.25);
         assertThat(c.performanceSlowdown(Baseline.D)).isLessThanOrEqualTo(1.05);
         assertThat(c.gapToOptimum(Baseline.D)).as("within 2 pp of the optimum").isLessThanOrEqualTo(2.0);
         // the caps the planner gave the eco nodes, by type

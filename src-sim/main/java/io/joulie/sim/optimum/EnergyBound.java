@@ -43,6 +43,13 @@ import java.util.Map;
 public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, double theta) {
     /** Sensitivities are rounded down to this grid (a lower sensitivity never costs more: the bound stays valid). */
     static final int SENSITIVITY_STEPS = 1000;
+    /**
+     * With jobs that keep fewer cores busy than they request, sensitivities and activities are rounded down to this grid
+     * (a lower activity never costs more either), to keep the number of groups small.
+     */
+    static final int ACTIVITY_STEPS = 100;
+    /** Pieces each 10 % of a node's load is cut into when loads are priced by busy cores rather than by requests. */
+    static final int LOAD_PIECES = 4;
 
     /** The bound for the configured performance and eco caps, those by node type, and no cap. */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs) {
@@ -74,12 +81,14 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         // the least intense CPU job: under a cap, a node's frequency lies between what compute-bound work and what work
         // this intense would leave it
         double lowestSensitivity = jobs.stream().filter(j -> !j.usesGpus()).mapToDouble(JobSpec::sensitivity).min().orElse(1);
+        // jobs that keep fewer cores busy than they request: a node's load is then not its requested cores
+        boolean partlyBusy = jobs.stream().anyMatch(j -> j.activity() < 1);
         for (int k = 0; k < types.size(); k++) {
             if (count[k] > 0) {
                 NodeType type = types.get(k);
                 NodeModel m = type.model();
                 points.add(CpuPoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
-                        !type.hasGpus(), m.intensity(lowestSensitivity)));
+                        !type.hasGpus(), m.intensity(lowestSensitivity), partlyBusy));
                 if (type.hasGpus()) {
                     GpuModel gpu = type.gpu();
                     boards.add(BoardPoints.of(gpu, count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
@@ -96,8 +105,10 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         Map<Group, Double> boardWork = new HashMap<>();
         for (JobSpec j : jobs) {
             // a GPU job's work is priced per board: a one-"core" group of its boards' work
+            int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
             Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
-                    Math.floor(j.sensitivity() * SENSITIVITY_STEPS) / SENSITIVITY_STEPS);
+                    Math.floor(j.sensitivity() * steps) / steps,
+                    j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
             (j.usesGpus() ? boardWork : work).merge(g, j.work(), Double::sum);
         }
         Best cpu = maximize(points, new ArrayList<>(work.entrySet()), tLb);
@@ -228,8 +239,8 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         return beta * b * Math.pow(f, beta - 1) * (1 - s + s * f) - s * (a + b * Math.pow(f, beta));
     }
 
-    /** Jobs that cost the same per unit of work: performance-only or not, cores, sensitivity (rounded down). */
-    private record Group(boolean performanceOnly, int cores, double sensitivity) {
+    /** Jobs that cost the same per unit of work: performance-only or not, cores, sensitivity and activity (rounded down). */
+    private record Group(boolean performanceOnly, int cores, double sensitivity, double activity) {
     }
 
     /** The operating points of one node type's CPU part, or of its GPU boards. */
@@ -255,8 +266,9 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
      * {@code c_j · w_j}, the rest by cores), which sums to the node's; duty cycling only raises the price of idle time.
      */
     private record CpuPoints(NodeModel model, int nodes, int cores, double idle, double[][] fLow, double[][] fHigh,
-                             boolean[] forPerformance, boolean runsJobs) implements TypePoints {
-        static CpuPoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps, boolean runsJobs, double lowestIntensity) {
+                             boolean[] forPerformance, boolean runsJobs, Pieces pieces) implements TypePoints {
+        static CpuPoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps, boolean runsJobs, double lowestIntensity,
+                            boolean partlyBusy) {
             List<Double> caps = new ArrayList<>(List.of(m.capMaxWatts(), perfCap));
             caps.addAll(lowerCaps);
             double performance = m.clampCap(perfCap);
@@ -276,11 +288,52 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
                     fHigh[c][i] = m.capFrequency(u, cap, lowestIntensity);
                 }
             }
-            return new CpuPoints(m, nodes, m.cores(), idle, fLow, fHigh, forPerformance, runsJobs);
+            return new CpuPoints(m, nodes, m.cores(), idle, fLow, fHigh, forPerformance, runsJobs,
+                    partlyBusy ? Pieces.of(m, caps, lowestIntensity) : null);
         }
 
         @Override
         public double cheapest(Group g, double theta) {
+            return pieces == null ? cheapestByRequests(g, theta) : cheapestByBusyCores(g, theta);
+        }
+
+        /**
+         * Loads priced by busy cores B = Σ c·a (jobs partly busy): a node-step's power above idle splits among its jobs by
+         * {@code c_j·a_j / B} (the clock-scaled part by {@code c_j·a_j·w_j}), its idle price λ by requested cores, at most
+         * the node's. So job j pays at least {@code a_j·(P(B/C, f, w_j) − I) / (B·v) + λ / (C·v)} per unit of work, with
+         * B anywhere from its own {@code c_j·a_j} to C. Over each piece of B the node's power above idle per busy core is
+         * taken at its smaller end (it is monotone within a piece of the curve), the frequency over the range the cap
+         * leaves anywhere in the piece, each of which only lowers the price.
+         */
+        private double cheapestByBusyCores(Group g, double theta) {
+            double w = model.intensity(g.sensitivity());
+            double s = g.sensitivity();
+            double a = g.activity();
+            double phi = model.frequencyShare();
+            double own = g.cores() * a;
+            double c0 = model.curve().idleWatts() - idle;
+            double best = Double.POSITIVE_INFINITY;
+            for (int p = 0; p < pieces.from.length; p++) {
+                double hi = pieces.from[p] + pieces.width;
+                if (hi < own) {
+                    continue;
+                }
+                double lo = Math.max(pieces.from[p], own);
+                double perBusyCore = Math.min(model.curve().dynamicWatts(lo / cores) / lo, model.curve().dynamicWatts(hi / cores) / hi);
+                double numerator = a * c0 / hi + a * perBusyCore * (1 - phi) + theta * idle / cores;
+                double scaled = a * perBusyCore * phi * w;
+                for (int c = 0; c < forPerformance.length; c++) {
+                    if (g.performanceOnly() && !forPerformance[c]) {
+                        continue;
+                    }
+                    best = Math.min(best, minOver(numerator, scaled, model.beta(), s, pieces.fLow[c][p], pieces.fHigh[c][p]));
+                }
+            }
+            return best;
+        }
+
+        /** Loads priced by requested cores: every job keeps its cores busy. */
+        private double cheapestByRequests(Group g, double theta) {
             double w = model.intensity(g.sensitivity());
             double s = g.sensitivity();
             double phi = model.frequencyShare();
@@ -301,6 +354,29 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
             return best;
         }
 
+    }
+
+    /**
+     * The busy-core pieces of a CPU type: each 10 % of its cores (a linear piece of a measured curve) cut into
+     * {@link #LOAD_PIECES}, and for each cap and piece the frequencies a cap can leave a node loaded anywhere in it: from
+     * compute-bound work at the piece's top to the least intense work at its bottom.
+     */
+    private record Pieces(double[] from, double width, double[][] fLow, double[][] fHigh) {
+        static Pieces of(NodeModel m, List<Double> caps, double lowestIntensity) {
+            int n = 10 * LOAD_PIECES;
+            double width = (double) m.cores() / n;
+            double[] from = new double[n];
+            double[][] fLow = new double[caps.size()][n];
+            double[][] fHigh = new double[caps.size()][n];
+            for (int p = 0; p < n; p++) {
+                from[p] = p * width;
+                for (int c = 0; c < caps.size(); c++) {
+                    fLow[c][p] = m.capFrequency((from[p] + width) / m.cores(), caps.get(c), 1);
+                    fHigh[c][p] = m.capFrequency(from[p] / m.cores(), caps.get(c), lowestIntensity);
+                }
+            }
+            return new Pieces(from, width, fLow, fHigh);
+        }
     }
 
     /**
