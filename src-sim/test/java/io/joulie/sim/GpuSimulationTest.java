@@ -27,7 +27,7 @@ class GpuSimulationTest {
     private static final double ONE_STEP = 8 * 240 / 3.6e6;
 
     /** Applies the same caps to every node before the first step and changes nothing after; no profile restricts placement. */
-    private static class FixedCaps implements ControlPlane {
+    static class FixedCaps implements ControlPlane {
         private final ProfileCaps caps;
         private final List<SimNode> nodes = new ArrayList<>();
 

@@ -111,7 +111,7 @@ class PhysicsTest {
 
     private static RunResult run(String type, List<JobSpec> jobs) {
         SimConfig config = SimConfig.of(Map.of("cluster.nodes", "1", "cluster.types", type + ":1", "workload.jobs", "1"));
-        return new Simulation(config, jobs, Baseline.B, fixed(new ProfileCaps(CpuPower.watts(5000), GpuPower.percent(100)))).run();
+        return new Simulation(config, jobs, Baseline.B, new GpuSimulationTest.FixedCaps(new ProfileCaps(CpuPower.watts(5000), GpuPower.percent(100)))).run();
     }
 
     @Test
@@ -120,7 +120,7 @@ class PhysicsTest {
         for (String gamma : List.of("0", "0.1")) {
             SimConfig config = SimConfig.of(Map.of("cluster.nodes", "1", "cluster.types", "dell-r640:1", "workload.jobs", "1",
                     "cluster.interference", gamma));
-            RunResult r = new Simulation(config, jobs, Baseline.A, fixed(new ProfileCaps(CpuPower.watts(5000), GpuPower.percent(100)))).run();
+            RunResult r = new Simulation(config, jobs, Baseline.A, new GpuSimulationTest.FixedCaps(new ProfileCaps(CpuPower.watts(5000), GpuPower.percent(100)))).run();
             // each job shares the node with 28 of 56 other cores busy: it runs at 1 − γ·0.5
             assertThat(r.makespanSeconds()).as("γ = " + gamma).isCloseTo(3600 / (1 - Double.parseDouble(gamma) * 0.5), within(1.0));
         }
@@ -176,27 +176,5 @@ class PhysicsTest {
             assertThat(c.bound().kWh()).as("bound vs " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
         }
         assertThat(c.bound().kWh()).as("not a trivial bound").isGreaterThan(0.5 * c.get(Baseline.A).energyKWh());
-    }
-
-    /** The same caps on every node before the first step, nothing after; no profile restricts placement. */
-    private static ControlPlane fixed(ProfileCaps caps) {
-        return new ControlPlane() {
-            @Override
-            public boolean profilesConstrainPlacement() {
-                return false;
-            }
-
-            @Override
-            public void start(SimCluster cluster) {
-                for (SimNode n : cluster.nodes()) {
-                    cluster.apply(n, io.joulie.api.v1alpha1.PowerState.ActivePerformance, n.since(), caps);
-                }
-            }
-
-            @Override
-            public void beforeStep(double t, SimCluster cluster) {
-                // fixed
-            }
-        };
     }
 }
