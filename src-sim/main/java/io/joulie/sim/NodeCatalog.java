@@ -84,6 +84,37 @@ public final class NodeCatalog {
     }
 
     /**
+     * Replaces the throughput of the GPU types named in {@code cluster.gpuThroughput} ({@code type=factor,...}; empty:
+     * none), for a sensitivity run.
+     */
+    static void overrideThroughput(String value, List<NodeType> types) {
+        if (value.isBlank()) {
+            return;
+        }
+        for (String entry : value.split(",")) {
+            String[] kv = entry.trim().split("=");
+            SimConfig.require(kv.length == 2, "cluster.gpuThroughput: expected type=factor, got '" + entry.trim() + "'");
+            String name = kv[0].trim();
+            double factor;
+            try {
+                factor = Double.parseDouble(kv[1].trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("cluster.gpuThroughput: the factor of " + name + " must be a number, got '"
+                        + kv[1].trim() + "'", e);
+            }
+            int i = 0;
+            while (i < types.size() && !types.get(i).name().equals(name)) {
+                i++;
+            }
+            SimConfig.require(i < types.size() && types.get(i).hasGpus(),
+                    "cluster.gpuThroughput: '" + name + "' is not a GPU type of cluster.types");
+            NodeType t = types.get(i);
+            GpuModel g = t.gpu();
+            types.set(i, new NodeType(t.name(), t.model(), new GpuModel(g.boards(), g.board(), g.defaultLimitWatts(), factor)));
+        }
+    }
+
+    /**
      * Reads {@code cluster.types} ({@code name:share,...}; empty means {@code model} alone) into the two lists.
      * Shares are normalised to add up to 1.
      */

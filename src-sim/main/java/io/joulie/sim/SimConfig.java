@@ -68,6 +68,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         List<NodeType> types = new ArrayList<>();
         List<Double> shares = new ArrayList<>();
         NodeCatalog.parse(r.s("cluster.types"), new NodeType(NodeCatalog.MODEL, model), r.bool("cluster.cStates"), types, shares);
+        NodeCatalog.overrideThroughput(r.s("cluster.gpuThroughput"), types);
         WorkloadSpec workload = new WorkloadSpec(r.i("workload.jobs"), r.d("workload.horizonSeconds"),
                 r.d("workload.meanInterarrivalSeconds"), r.d("workload.diurnalAmplitude"), r.i("workload.coresMin"),
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),

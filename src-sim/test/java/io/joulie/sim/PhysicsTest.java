@@ -107,6 +107,14 @@ class PhysicsTest {
                 .isLessThan(onA100.gpuEnergyKWh() * 0.9);
         assertThatThrownBy(() -> GpuModel.of(8, 50, 400, 3, 0.8, 420, 1410, 100, 400, 400, 0.5, 0))
                 .hasMessageContaining("throughput");
+        // a sensitivity run replaces the catalog's factor
+        SimConfig faster = SimConfig.of(Map.of("cluster.nodes", "2", "cluster.types", "gpu-a100x8:0.5,gpu-h100x8:0.5",
+                "workload.jobs", "1", "cluster.gpuThroughput", "gpu-h100x8=3.2"));
+        assertThat(faster.nodeTypes()).extracting(t -> t.gpu().throughput()).containsExactly(1.0, 3.2);
+        assertThatThrownBy(() -> SimConfig.of(Map.of("cluster.types", "dell-r640:1", "cluster.gpuThroughput", "dell-r640=2")))
+                .hasMessageContaining("not a GPU type");
+        assertThatThrownBy(() -> SimConfig.of(Map.of("cluster.types", "gpu-a100x8:1", "cluster.gpuThroughput", "gpu-a100x8=fast")))
+                .hasMessageContaining("must be a number");
     }
 
     private static RunResult run(String type, List<JobSpec> jobs) {
