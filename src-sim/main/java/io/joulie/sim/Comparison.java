@@ -84,7 +84,10 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         return 100.0 * (get(b).energyKWh() / get(Baseline.A).energyKWh() - 1.0);
     }
 
-    /** The bound against A in percent: no schedule saves more. */
+    /**
+     * The bound against A in percent: no schedule saves more within its action space (caps none / performance / eco,
+     * nodes always on, one frequency per node set by its cap).
+     */
     public double boundDeltaPercent() {
         return 100.0 * (bound.kWh() / get(Baseline.A).energyKWh() - 1.0);
     }
@@ -140,7 +143,8 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
                     b, b.title(), energyDeltaPercent(b), get(b).violationSeconds(), performanceSlowdown(b)));
         }
         sb.append(String.join("; ", parts));
-        sb.append(String.format(Locale.ROOT, "; no schedule can save more than %.1f %% (lower bound)", -boundDeltaPercent()));
+        sb.append(String.format(Locale.ROOT, "; no schedule with these caps (none, performance, eco), nodes always on, can save more than %.1f %% (lower bound; "
+                + "per-job frequency or powering nodes off are outside it)", -boundDeltaPercent()));
         return sb.toString();
     }
 }

@@ -25,12 +25,28 @@ import java.util.Map;
  *                     affinity for eco nodes), as the operator's classifier reads the annotation
  * @param gpus         GPU boards it requests ({@code nvidia.com/gpu}); 0 for a CPU job. A GPU job also holds its
  *                     {@code cores} on the GPU node's host, but its work progresses by its boards' clock only
+ * @param activity     the share of its requested cores it keeps busy, in (0, 1]: its cores put {@code cores · activity}
+ *                     of load on the node's SPECpower curve (which is throughput, every core partly busy). Its work is
+ *                     in requested core-seconds, so its duration does not depend on it
  */
 public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
-                      PodClass podClass, boolean declaresEco, int gpus) {
+                      PodClass podClass, boolean declaresEco, int gpus, double activity) {
 
     public JobSpec {
         SimConfig.require(gpus >= 0, "job " + id + ": GPU boards must be ≥ 0, got " + gpus);
+        SimConfig.require(activity > 0 && activity <= 1, "job " + id + ": activity must be in (0, 1], got " + activity);
+    }
+
+    /** A job that keeps every requested core busy. */
+    public JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile, PodClass podClass,
+                   boolean declaresEco, int gpus) {
+        this(id, arrival, cores, work, sensitivity, profile, podClass, declaresEco, gpus, 1);
+    }
+
+    /** The same job with another activity. */
+    public JobSpec withActivity(double activity) {
+        return activity == this.activity ? this
+                : new JobSpec(id, arrival, cores, work, sensitivity, profile, podClass, declaresEco, gpus, activity);
     }
 
     public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile) {

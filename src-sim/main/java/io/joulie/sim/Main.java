@@ -46,16 +46,16 @@ public final class Main {
         // The calibrated 1,000-node day (docs/simulation.md, "Calibration"): Dell PowerEdge R640 nodes (SPECpower curve),
         // half the jobs memory-bound and half of those declared eco (joulie.io/workload-class), arrivals for 24 h at
         // about 60 % of the cores requested on average (±50 % over the day), the eco cap at the knee of the node for
-        // memory-bound work; queue-aware bounds scaled as before (2 / 5 of 5 nodes; 15 pods per 16 cores).
+        // memory-bound work (in the packages' watts, as the agent applies it: 25 W per package, the lowest limit modelled); queue-aware bounds scaled as before (2 / 5 of 5 nodes; 15 pods per 16 cores).
         Map<String, String> day = new java.util.HashMap<>(CALIBRATED_WORKLOAD);
         day.putAll(Map.of("cluster.nodes", "1000", "cluster.types", "dell-r640:1", "workload.meanInterarrivalSeconds", "0.25",
-                "planner.performanceCapWatts", "1000", "planner.ecoCapWatts", "260", "planner.queueHpMin", "400",
+                "planner.performanceCapWatts", "1000", "planner.ecoCapWatts", "50", "planner.queueHpMin", "400",
                 "planner.queueHpMax", "1000", "planner.queuePerfPerHpNode", "52", "optimizer.evaluations", "120"));
         SCENARIOS.put("day", Map.copyOf(day));
         // The same day on a mix of two server types: 70 % R640, 30 % R940, the eco cap of each type at its knee.
         Map<String, String> mixed = new java.util.HashMap<>(day);
         mixed.putAll(Map.of("cluster.types", "dell-r640:0.7,dell-r940:0.3", "workload.meanInterarrivalSeconds", "0.1923",
-                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507"));
+                "planner.ecoCapWattsByType", "dell-r640=50,dell-r940=100"));
         SCENARIOS.put("day-mixed", Map.copyOf(mixed));
         // A heterogeneous CPU/GPU cluster in the shape of the Go Joulie's heterogeneous experiments: the two server types
         // and GPU servers (8 A100 or 8 H100 boards each), the calibrated day's CPU work at about 60 % of the CPU servers'
@@ -64,7 +64,7 @@ public final class Main {
         Map<String, String> hetero = new java.util.HashMap<>(day);
         hetero.putAll(Map.of("cluster.nodes", "100", "cluster.types", "dell-r640:0.5,dell-r940:0.2,gpu-a100x8:0.15,gpu-h100x8:0.15",
                 "workload.meanInterarrivalSeconds", "2.7", "workload.gpuShare", "0.025",
-                "planner.ecoCapWattsByType", "dell-r640=260,dell-r940=507,gpu-a100x8=260,gpu-h100x8=260",
+                "planner.ecoCapWattsByType", "dell-r640=50,dell-r940=100,gpu-a100x8=50,gpu-h100x8=50",
                 "planner.queueHpMin", "40", "planner.queueHpMax", "100"));
         SCENARIOS.put("hetero", Map.copyOf(hetero));
     }

@@ -37,6 +37,10 @@ public final class Params {
         def("cluster.cStates", "true", "false: the calibrated types draw their idle power without C-states (+25 % at idle, fading to 0 at full load)");
         def("cluster.types", "", "node types and their shares, e.g. dell-r640:0.6,dell-r940:0.4 (empty: one type, "
                 + "'model', from the node.* parameters; docs/simulation.md lists the types, GPU servers among them)");
+        def("cluster.gpuThroughput", "", "GPU board throughput by type, replacing the catalog's (A100 SXM 1, H100 SXM 2), "
+                + "e.g. gpu-h100x8=3.2 (empty: the catalog's)");
+        def("cluster.interference", "0", "γ: a CPU job runs 1 − γ·(the other jobs' cores / the node's cores) as fast as alone "
+                + "(contention for caches and memory bandwidth); 0 assumes co-located jobs do not slow each other");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");
@@ -62,6 +66,9 @@ public final class Params {
         def("workload.gpuWorkMax", "28800", "largest GPU job work in board-seconds (uniform)");
         def("workload.gpuSensitivityMin", "0.3", "smallest sensitivity of GPU jobs to their boards' clock (uniform)");
         def("workload.gpuSensitivityMax", "1.0", "largest sensitivity of GPU jobs to their boards' clock (uniform)");
+        def("workload.activityMin", "1", "smallest activity of a job (uniform): the share of its requested cores it keeps busy, "
+                + "the load its cores put on the node's SPECpower curve (1: requests fully used)");
+        def("workload.activityMax", "1", "largest activity of a job (uniform)");
         def("workload.seed", "42", "random seed of the generator");
         def("workload.trace", "", "JSON-lines trace file replacing the generator (empty: generate)");
         def("sim.stepSeconds", "1", "physics time step");

@@ -153,7 +153,8 @@ public final class Report {
         sb.append(String.format(Locale.ROOT, "H, the hindsight optimum, is the best schedule of performance-node counts "
                 + "found in %d runs of the twin knowing every job in advance (started from %s), run through the operator's own "
                 + "eco selection and guard. The lower bound (docs/simulation.md proves it) holds for any schedule with the same "
-                + "caps and no violation.%n%n", c.optimum().evaluations(), c.optimum().seed()));
+                + "caps (none, performance, eco), every node always on and no violation; per-job frequency and powering nodes off "
+                + "are outside its action space, and H searches only the performance-node count per tick.%n%n", c.optimum().evaluations(), c.optimum().seed()));
         sb.append(String.format(Locale.ROOT, "## Power saved while busy: a fixed horizon of %.2f h%n%n", c.windowSeconds() / 3600));
         sb.append("| run | energy in the horizon (kWh) | vs A | jobs finished in it | kWh per finished job | vs A |\n");
         sb.append("|---|---:|---:|---:|---:|---:|\n");

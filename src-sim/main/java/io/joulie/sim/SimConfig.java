@@ -23,10 +23,19 @@ import java.util.Map;
  * @param optimizerEvaluations runs of the twin the hindsight optimizer may spend
  * @param maxPerformanceSlowdown the hindsight optimum keeps performance-only jobs' mean completion time within this
  *                               multiple of all-performance's
+ * @param interference γ of co-located CPU jobs ({@code cluster.interference}; 0: jobs do not slow each other)
  */
 public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes,
                         double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner,
-                        int optimizerEvaluations, double maxPerformanceSlowdown) {
+                        int optimizerEvaluations, double maxPerformanceSlowdown, double interference) {
+
+    /** A configuration whose co-located jobs do not slow each other. */
+    public SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes, double stepSeconds,
+                     double tickSeconds, double maxSeconds, PlannerSettings planner, int optimizerEvaluations,
+                     double maxPerformanceSlowdown) {
+        this(nodeTypes, typeShares, workload, nodes, stepSeconds, tickSeconds, maxSeconds, planner, optimizerEvaluations,
+                maxPerformanceSlowdown, 0);
+    }
 
     public SimConfig {
         nodeTypes = List.copyOf(nodeTypes);
@@ -41,6 +50,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         require(maxSeconds > 0, "sim.maxSeconds must be > 0, got " + maxSeconds);
         require(optimizerEvaluations >= 1, "optimizer.evaluations must be ≥ 1, got " + optimizerEvaluations);
         require(maxPerformanceSlowdown >= 1, "optimizer.maxPerformanceSlowdown must be ≥ 1, got " + maxPerformanceSlowdown);
+        require(interference >= 0 && interference < 1, "cluster.interference must be in [0, 1), got " + interference);
     }
 
     public static SimConfig defaults() {
@@ -58,6 +68,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         List<NodeType> types = new ArrayList<>();
         List<Double> shares = new ArrayList<>();
         NodeCatalog.parse(r.s("cluster.types"), new NodeType(NodeCatalog.MODEL, model), r.bool("cluster.cStates"), types, shares);
+        NodeCatalog.overrideThroughput(r.s("cluster.gpuThroughput"), types);
         WorkloadSpec workload = new WorkloadSpec(r.i("workload.jobs"), r.d("workload.horizonSeconds"),
                 r.d("workload.meanInterarrivalSeconds"), r.d("workload.diurnalAmplitude"), r.i("workload.coresMin"),
                 r.i("workload.coresMax"), r.d("workload.workMin"), r.d("workload.workMax"),
@@ -65,7 +76,8 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
                 r.d("workload.memoryBoundSensitivityMin"), r.d("workload.memoryBoundSensitivityMax"), r.d("workload.declaredShare"),
                 r.d("workload.performanceShare"), r.d("workload.ecoShare"), r.d("workload.gpuShare"), r.i("workload.gpusMin"),
                 r.i("workload.gpusMax"), r.d("workload.gpuWorkMin"), r.d("workload.gpuWorkMax"), r.d("workload.gpuSensitivityMin"),
-                r.d("workload.gpuSensitivityMax"), r.l("workload.seed"), r.s("workload.trace"));
+                r.d("workload.gpuSensitivityMax"), r.l("workload.seed"), r.s("workload.trace"),
+                r.d("workload.activityMin"), r.d("workload.activityMax"));
         double tick = r.d("sim.tickSeconds");
         // the planner.* parameters: the operator's settings table, read and checked as the operator reads its own
         Problems problems = new Problems();
@@ -78,7 +90,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         }
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
-                r.d("optimizer.maxPerformanceSlowdown"));
+                r.d("optimizer.maxPerformanceSlowdown"), r.d("cluster.interference"));
     }
 
     /**

@@ -27,13 +27,24 @@ public final class SimNode {
     /** GPU boards held by the jobs running here. */
     int usedGpus;
     int performanceJobs;
+    /** Σ cores · (1 − activity) of the jobs running here: the node's load is {@code (usedCores − idleCores) / cores}. */
+    double idleCores;
+    /** Σ cores · activity · (1 − intensity) of the CPU jobs running here: the mean intensity is {@code 1 − stallCores / busy cores}. */
+    double stallCores;
+    /** The GPU jobs running here (each board's clock is its own job's). */
+    final List<JobSpec> gpuJobs = new ArrayList<>();
+    /**
+     * γ: a CPU job runs {@code 1 − γ · (other jobs' cores / cores)} as fast as alone (co-located jobs' contention for
+     * caches and memory bandwidth); 0 assumes none. Set by the engine from {@code cluster.interference}.
+     */
+    double interference;
     /** Ids of the jobs running here. */
     final List<Integer> running = new ArrayList<>();
     /** Derived from the above; recomputed when {@link #dirty}. */
     double f = 1.0;
     /** The share of time the cores run: below 1 only under a cap the node cannot meet at its lowest frequency. */
     double duty = 1.0;
-    /** The busy boards' clock scale and duty cycle under the GPU limit. */
+    /** A compute-bound busy board's clock scale and duty cycle under the GPU limit (each job's own: {@link #speed}). */
     double gpuF = 1.0;
     double gpuDuty = 1.0;
     /** Measured power of the whole node (CPU part and GPU boards) and of the GPU boards alone. */
@@ -100,10 +111,51 @@ public final class SimNode {
         return Scheduler.LABEL_VALUES[label];
     }
 
-    /** Progress rate of a job on this node now: core-seconds per second, or board-seconds for a GPU job. */
+    /**
+     * Progress rate of a job on this node now: core-seconds per second, or reference board-seconds for a GPU job (its
+     * boards' clock under the limit for its own intensity, times the board type's throughput).
+     */
     double speed(JobSpec j) {
-        return j.usesGpus() ? NodeModel.jobSpeed(j.gpus(), j.sensitivity(), gpuF) * gpuDuty
-                : NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty;
+        if (j.usesGpus()) {
+            return type.gpu().jobSpeed(j.gpus(), j.sensitivity(), gpuCapWatts);
+        }
+        double contention = interference == 0 ? 1 : 1 - interference * (busyCores() - j.cores() * j.activity()) / cores();
+        return NodeModel.jobSpeed(j.cores(), j.sensitivity(), f) * duty * contention;
+    }
+
+    /** A job starts here: its cores, boards and power intensity join the node's. */
+    void attach(JobSpec j) {
+        usedCores += j.cores();
+        usedGpus += j.gpus();
+        idleCores += j.cores() * (1 - j.activity());
+        if (j.usesGpus()) {
+            gpuJobs.add(j);
+        } else {
+            stallCores += j.cores() * j.activity() * (1 - type.model().intensity(j.sensitivity()));
+        }
+    }
+
+    /** A job leaves. */
+    void detach(JobSpec j) {
+        usedCores -= j.cores();
+        usedGpus -= j.gpus();
+        idleCores = usedCores == 0 ? 0 : idleCores - j.cores() * (1 - j.activity());
+        if (j.usesGpus()) {
+            gpuJobs.remove(j);
+        } else {
+            stallCores = usedCores == 0 ? 0 : stallCores - j.cores() * j.activity() * (1 - type.model().intensity(j.sensitivity()));
+        }
+    }
+
+    /** The busy cores: requested cores times their jobs' activity (the load on the SPECpower curve). */
+    double busyCores() {
+        return Math.max(0, usedCores - idleCores);
+    }
+
+    /** The running CPU work's mean power intensity, weighted by busy cores (1 when idle or compute-bound). */
+    double intensity() {
+        double busy = busyCores();
+        return busy <= 1e-9 ? 1 : Math.clamp(1 - stallCores / busy, 0.0, 1.0);
     }
 
     int cores() {
@@ -124,19 +176,27 @@ public final class SimNode {
      */
     void refresh(double dt) {
         NodeModel model = type.model();
-        double u = (double) usedCores / model.cores();
+        double u = busyCores() / model.cores();
         boolean ramping = Math.abs(throttleF - model.throttleTarget(throttlePct)) > 1e-9;
         if (ramping) {
             throttleF = model.throttleStep(throttleF, throttlePct, dt);
         }
-        f = Math.min(model.capFrequency(u, capWatts), throttleF);
-        duty = model.duty(u, f, capWatts);
-        powerWatts = model.measuredPower(u, f, capWatts);
+        double w = intensity();
+        f = Math.min(model.capFrequency(u, capWatts, w), throttleF);
+        duty = model.duty(u, f, capWatts, w);
+        powerWatts = model.measuredPower(u, f, capWatts, w);
         if (type.hasGpus()) {
             GpuModel gpu = type.gpu();
             gpuF = gpu.frequency(gpuCapWatts);
             gpuDuty = gpu.duty(gpuF, gpuCapWatts);
-            gpuPowerWatts = gpu.power(usedGpus, gpuF, gpuCapWatts);
+            // boards of known jobs at their own intensity; boards held otherwise (set directly) as compute-bound
+            int tracked = 0;
+            gpuPowerWatts = 0;
+            for (JobSpec j : gpuJobs) {
+                gpuPowerWatts += j.gpus() * gpu.busyBoardPower(gpuCapWatts, gpu.board().intensity(j.sensitivity()));
+                tracked += j.gpus();
+            }
+            gpuPowerWatts += (usedGpus - tracked) * gpu.busyBoardPower(gpuCapWatts, 1) + (type.boards() - usedGpus) * gpu.idleBoardPower();
             powerWatts += gpuPowerWatts;
         }
         dirty = ramping;

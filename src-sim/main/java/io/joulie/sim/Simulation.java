@@ -89,6 +89,7 @@ public final class Simulation {
         for (int i = 0; i < config.nodes(); i++) {
             int t = types.get(i);
             SimNode n = new SimNode(i, names.get(i), config.nodeTypes().get(t), t, EPOCH);
+            n.interference = config.interference();
             nodes.add(n);
             byName.put(n.name, n);
         }
@@ -174,8 +175,7 @@ public final class Simulation {
                     : scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
             touch(n);
             scheduler.remove(n);
-            n.usedCores += j.cores();
-            n.usedGpus += j.gpus();
+            n.attach(j);
             scheduler.add(n);
             n.running.add(j.id());
             running++;
@@ -287,8 +287,7 @@ public final class Simulation {
         control.finished(j);
         n.running.remove(k);
         scheduler.remove(n);
-        n.usedCores -= j.cores();
-        n.usedGpus -= j.gpus();
+        n.detach(j);
         scheduler.add(n);
         n.dirty = true;
         running--;

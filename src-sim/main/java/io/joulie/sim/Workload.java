@@ -59,13 +59,20 @@ public final class Workload {
             // board-seconds and its sensitivity to the boards' clock replace the CPU draws, and it declares nothing
             if (spec.gpuShare() > 0 && rnd.nextDouble() < spec.gpuShare()) {
                 int gpus = rnd.nextInt(spec.gpusMin(), spec.gpusMax() + 1);
-                jobs.add(JobSpec.of(jobs.size(), t, cores, gpus, uniform(rnd, spec.gpuWorkMin(), spec.gpuWorkMax()),
-                        uniform(rnd, spec.gpuSensitivityMin(), spec.gpuSensitivityMax()), profile, false));
+                JobSpec g = JobSpec.of(jobs.size(), t, cores, gpus, uniform(rnd, spec.gpuWorkMin(), spec.gpuWorkMax()),
+                        uniform(rnd, spec.gpuSensitivityMin(), spec.gpuSensitivityMax()), profile, false);
+                jobs.add(g.withActivity(activity(rnd, spec)));
                 continue;
             }
-            jobs.add(JobSpec.of(jobs.size(), t, cores, work, sensitivity, profile, declares && profile == null));
+            JobSpec j = JobSpec.of(jobs.size(), t, cores, work, sensitivity, profile, declares && profile == null);
+            jobs.add(j.withActivity(activity(rnd, spec)));
         }
         return List.copyOf(jobs);
+    }
+
+    /** A job's activity: a draw only when some jobs use less than they request (seeded runs of full use unchanged). */
+    private static double activity(SplittableRandom rnd, WorkloadSpec spec) {
+        return spec.activityMin() < 1 ? uniform(rnd, spec.activityMin(), spec.activityMax()) : 1;
     }
 
     private static double uniform(SplittableRandom rnd, double min, double max) {
@@ -104,7 +111,8 @@ public final class Workload {
         raw.sort(Comparator.comparingDouble(JobSpec::arrival));
         List<JobSpec> jobs = new ArrayList<>(raw.size());
         for (JobSpec j : raw) {
-            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.gpus(), j.work(), j.sensitivity(), j.profile(), j.declaresEco()));
+            jobs.add(JobSpec.of(jobs.size(), j.arrival(), j.cores(), j.gpus(), j.work(), j.sensitivity(), j.profile(), j.declaresEco())
+                    .withActivity(j.activity()));
         }
         return List.copyOf(jobs);
     }
@@ -118,10 +126,11 @@ public final class Workload {
         double work = number(n, "work", where);
         double sensitivity = n.has("sensitivity") ? number(n, "sensitivity", where) : 1.0;
         double gpus = n.has("gpus") ? number(n, "gpus", where) : 0;
+        double activity = n.has("activity") ? number(n, "activity", where) : 1.0;
         if (arrival < 0 || cores < 1 || cores != Math.rint(cores) || work <= 0 || sensitivity < 0 || sensitivity > 1
-                || gpus < 0 || gpus != Math.rint(gpus)) {
+                || gpus < 0 || gpus != Math.rint(gpus) || activity <= 0 || activity > 1) {
             throw new IllegalArgumentException(where + "need arrival ≥ 0, whole cores ≥ 1, work > 0, sensitivity in [0, 1], "
-                    + "whole gpus ≥ 0");
+                    + "whole gpus ≥ 0, activity in (0, 1]");
         }
         String cls = n.path("class").asText("unconstrained");
         String profile = switch (cls) {
@@ -133,7 +142,7 @@ public final class Workload {
         if (!declared.isEmpty() && !declared.equals(io.joulie.api.v1alpha1.JoulieApi.WORKLOAD_CLASS_ECO)) {
             throw new IllegalArgumentException(where + "workloadClass must be eco (or absent), got '" + declared + "'");
         }
-        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty(), (int) gpus);
+        return new JobSpec(0, arrival, (int) cores, work, sensitivity, profile, null, !declared.isEmpty(), (int) gpus, activity);
     }
 
     private static double number(JsonNode n, String field, String where) {

@@ -10,7 +10,8 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
                            double sensitivityMax, double memoryBoundShare, double memoryBoundSensitivityMin,
                            double memoryBoundSensitivityMax, double declaredShare, double performanceShare, double ecoShare,
                            double gpuShare, int gpusMin, int gpusMax, double gpuWorkMin, double gpuWorkMax,
-                           double gpuSensitivityMin, double gpuSensitivityMax, long seed, String trace) {
+                           double gpuSensitivityMin, double gpuSensitivityMax, long seed, String trace,
+                           double activityMin, double activityMax) {
 
     public WorkloadSpec {
         require(jobs >= 0 && horizonSeconds >= 0, "workload.jobs and workload.horizonSeconds must be ≥ 0");
@@ -31,6 +32,8 @@ public record WorkloadSpec(int jobs, double horizonSeconds, double meanInterarri
         require(gpuWorkMin > 0 && gpuWorkMax >= gpuWorkMin, "need 0 < workload.gpuWorkMin ≤ workload.gpuWorkMax");
         require(gpuSensitivityMin >= 0 && gpuSensitivityMax <= 1 && gpuSensitivityMax >= gpuSensitivityMin,
                 "need 0 ≤ workload.gpuSensitivityMin ≤ workload.gpuSensitivityMax ≤ 1");
+        require(activityMin > 0 && activityMax <= 1 && activityMax >= activityMin,
+                "need 0 < workload.activityMin ≤ workload.activityMax ≤ 1, got " + activityMin + " and " + activityMax);
         require(performanceShare >= 0 && ecoShare >= 0 && performanceShare + ecoShare <= 1,
                 "workload.performanceShare + workload.ecoShare must be within [0, 1]");
     }

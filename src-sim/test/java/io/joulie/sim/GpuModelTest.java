@@ -13,6 +13,11 @@ class GpuModelTest {
     /** The clock a 240 W limit leaves a busy board: 50 + 350·(0.2 + 0.8·f³) = 240. */
     private static final double F_240 = Math.cbrt((190.0 / 350 - 0.2) / 0.8);
 
+    /** A busy A100 board's clock at 240 W when its job has intensity w: 120 + 280·w·f³ = 240. */
+    static double f240(double w) {
+        return Math.cbrt((190.0 / 350 - 0.2) / (0.8 * w));
+    }
+
     @Test
     void aLimitLowersABusyBoardsClockToTheHighestThatMeetsIt() {
         assertThat(F_240).isCloseTo(0.7539, within(1e-4));
@@ -62,7 +67,9 @@ class GpuModelTest {
         JobSpec sensitive = JobSpec.of(0, 0, 4, 2, 7200, 1.0, null, false);
         JobSpec insensitive = JobSpec.of(1, 0, 4, 2, 7200, 0.3, null, false);
         assertThat(n.speed(sensitive)).as("2 boards at f").isCloseTo(2 * F_240, within(1e-12));
-        assertThat(n.speed(insensitive)).isCloseTo(2 * (1 - (1 - F_240) * 0.3), within(1e-12));
+        // s = 0.3 draws w = 1 − 0.5·0.7 = 0.65 of the clock-scaled power: its board runs at a higher clock under 240 W
+        assertThat(n.speed(insensitive)).isCloseTo(2 * (1 - (1 - f240(0.65)) * 0.3), within(1e-12));
+        assertThat(f240(0.65)).isGreaterThan(F_240 + 0.1);
         assertThat(n.speed(JobSpec.of(2, 0, 4, 7200, 1.0, null))).as("a CPU job runs by the CPU's clock, uncapped here")
                 .isEqualTo(4.0);
         assertThat(n.gpuPowerWatts).isCloseTo(2 * 240 + 6 * 50, within(1e-9));

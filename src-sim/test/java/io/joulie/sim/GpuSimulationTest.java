@@ -27,7 +27,7 @@ class GpuSimulationTest {
     private static final double ONE_STEP = 8 * 240 / 3.6e6;
 
     /** Applies the same caps to every node before the first step and changes nothing after; no profile restricts placement. */
-    private static class FixedCaps implements ControlPlane {
+    static class FixedCaps implements ControlPlane {
         private final ProfileCaps caps;
         private final List<SimNode> nodes = new ArrayList<>();
 
@@ -74,7 +74,7 @@ class GpuSimulationTest {
         RunResult sensitive = run(ONE_GPU_NODE, eightBoardJob(1.0, null), GpuPower.percent(60));
         RunResult insensitive = run(ONE_GPU_NODE, eightBoardJob(0.3, null), GpuPower.percent(60));
         double vSensitive = F_240;
-        double vInsensitive = 1 - (1 - F_240) * 0.3;
+        double vInsensitive = 1 - (1 - GpuModelTest.f240(0.65)) * 0.3;
         assertThat(sensitive.makespanSeconds()).isCloseTo(3600 / vSensitive, within(1e-3));
         assertThat(insensitive.makespanSeconds()).isCloseTo(3600 / vInsensitive, within(1e-3));
         assertThat(sensitive.gpuEnergyKWh()).as("8 × 240 W for the slower run").isCloseTo(8 * 240 * 3600 / vSensitive / 3.6e6, within(ONE_STEP))
@@ -132,11 +132,11 @@ class GpuSimulationTest {
 
     @Test
     void theLowerBoundCoversTheBoardsAndIsSolvedByHandForOneGpuJob() {
-        // An 8-board job of s = 0.5 on one node: per unit of work the 240 W eco limit costs (190 + 50θ)/v against
-        // 350 + 50θ at the highest clock, v = 1 − (1 − f)·0.5; eco is cheaper for every θ and the bound rises with θ
+        // An 8-board job of s = 0.5 (intensity 0.75) on one node: per unit of work the 240 W eco limit costs (190 + 50θ)/v
+        // against 230 + 50θ at the highest clock (70 + 280·0.75 above idle), v = 1 − (1 − f)·0.5; eco is cheaper for every θ and the bound rises with θ
         // (8·3600·50/v > 8·50·3600), so θ = 1: every board at 240 W for the slower run. The host runs no CPU job: its
         // idle power for the shortest run (θ = 0), 55 W for an hour.
-        double v = 1 - (1 - F_240) * 0.5;
+        double v = 1 - (1 - GpuModelTest.f240(0.75)) * 0.5;
         List<JobSpec> job = eightBoardJob(0.5, null);
         EnergyBound b = EnergyBound.of(ONE_GPU_NODE, job);
         assertThat(b.makespanLowerBound()).isEqualTo(3600.0);

@@ -43,6 +43,13 @@ import java.util.Map;
 public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, double theta) {
     /** Sensitivities are rounded down to this grid (a lower sensitivity never costs more: the bound stays valid). */
     static final int SENSITIVITY_STEPS = 1000;
+    /**
+     * With jobs that keep fewer cores busy than they request, sensitivities and activities are rounded down to this grid
+     * (a lower activity never costs more either), to keep the number of groups small.
+     */
+    static final int ACTIVITY_STEPS = 100;
+    /** Pieces each 10 % of a node's load is cut into when loads are priced by busy cores rather than by requests. */
+    static final int LOAD_PIECES = 4;
 
     /** The bound for the configured performance and eco caps, those by node type, and no cap. */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs) {
@@ -69,30 +76,39 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         List<TypePoints> points = new ArrayList<>();
         List<TypePoints> boards = new ArrayList<>();
         long cpuCores = 0;
-        long totalBoards = 0;
+        double boardCapacity = 0;
+        double fastestBoard = 0;
+        // the least intense CPU job: under a cap, a node's frequency lies between what compute-bound work and what work
+        // this intense would leave it
+        double lowestSensitivity = jobs.stream().filter(j -> !j.usesGpus()).mapToDouble(JobSpec::sensitivity).min().orElse(1);
+        // jobs that keep fewer cores busy than they request: a node's load is then not its requested cores
+        boolean partlyBusy = jobs.stream().anyMatch(j -> j.activity() < 1);
         for (int k = 0; k < types.size(); k++) {
             if (count[k] > 0) {
                 NodeType type = types.get(k);
                 NodeModel m = type.model();
-                points.add(TypePoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
-                        !type.hasGpus()));
+                points.add(CpuPoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
+                        !type.hasGpus(), m.intensity(lowestSensitivity), partlyBusy));
                 if (type.hasGpus()) {
                     GpuModel gpu = type.gpu();
-                    boards.add(TypePoints.of(gpu.board(), count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
-                            List.of(gpu.capWatts(ecoGpu), gpu.defaultLimitWatts()), true));
-                    totalBoards += (long) count[k] * gpu.boards();
+                    boards.add(BoardPoints.of(gpu, count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
+                            List.of(gpu.capWatts(ecoGpu), gpu.defaultLimitWatts())));
+                    boardCapacity += (double) count[k] * gpu.boards() * gpu.throughput();
+                    fastestBoard = Math.max(fastestBoard, gpu.throughput());
                 } else {
                     cpuCores += (long) count[k] * m.cores();
                 }
             }
         }
-        double tLb = makespanLowerBound(jobs, cpuCores, totalBoards);
+        double tLb = makespanLowerBound(jobs, cpuCores, boardCapacity, fastestBoard);
         Map<Group, Double> work = new HashMap<>();
         Map<Group, Double> boardWork = new HashMap<>();
         for (JobSpec j : jobs) {
             // a GPU job's work is priced per board: a one-"core" group of its boards' work
+            int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
             Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
-                    Math.floor(j.sensitivity() * SENSITIVITY_STEPS) / SENSITIVITY_STEPS);
+                    Math.floor(j.sensitivity() * steps) / steps,
+                    j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
             (j.usesGpus() ? boardWork : work).merge(g, j.work(), Double::sum);
         }
         Best cpu = maximize(points, new ArrayList<>(work.entrySet()), tLb);
@@ -139,9 +155,10 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
     /**
      * No schedule ends before every job could have run alone at full speed from its arrival (on its cores, or its
      * boards), nor before the CPU work that arrives from any instant on could have been done by every core of the
-     * nodes without GPUs at full speed, nor the GPU work by every board.
+     * nodes without GPUs at full speed, nor the GPU work by every board (each at its type's throughput; a job alone on
+     * the fastest boards).
      */
-    static double makespanLowerBound(List<JobSpec> jobs, long cpuCores, long boards) {
+    static double makespanLowerBound(List<JobSpec> jobs, long cpuCores, double boardCapacity, double fastestBoard) {
         double t = 0;
         double later = 0;
         double laterOnBoards = 0;
@@ -149,9 +166,9 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         for (int i = byArrival.size() - 1; i >= 0; i--) {
             JobSpec j = byArrival.get(i);
             if (j.usesGpus()) {
-                t = Math.max(t, j.arrival() + j.work() / j.gpus());
+                t = Math.max(t, j.arrival() + j.work() / (j.gpus() * fastestBoard));
                 laterOnBoards += j.work();
-                t = Math.max(t, j.arrival() + laterOnBoards / boards);
+                t = Math.max(t, j.arrival() + laterOnBoards / boardCapacity);
             } else {
                 t = Math.max(t, j.arrival() + j.work() / j.cores());
                 later += j.work();
@@ -165,12 +182,12 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
     private static double bound(double theta, List<TypePoints> types, List<Map.Entry<Group, Double>> groups, double tLb) {
         double e = 0;
         for (TypePoints t : types) {
-            e += (1 - theta) * t.nodes * t.idle * tLb;
+            e += (1 - theta) * t.nodes() * t.idle() * tLb;
         }
         for (Map.Entry<Group, Double> g : groups) {
             double cheapest = Double.POSITIVE_INFINITY;
             for (TypePoints t : types) {
-                if (t.runsJobs) {
+                if (t.runsJobs()) {
                     cheapest = Math.min(cheapest, t.cheapest(g.getKey(), theta));
                 }
             }
@@ -179,55 +196,222 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         return e;
     }
 
-    /** Jobs that cost the same per unit of work: performance-only or not, cores, sensitivity (rounded down). */
-    private record Group(boolean performanceOnly, int cores, double sensitivity) {
+    /**
+     * A lower bound on min over f ∈ [lo, hi] of (a + b·f^β) / (1 − s + s·f): the ratio of a convex increasing
+     * function to a positive affine one is quasi-convex, and the sign of its derivative's numerator
+     * {@code g(f) = β·b·f^(β−1)·(1 − s + s·f) − s·(a + b·f^β)} does not fall with f. β = 2 is solved in closed form; any
+     * other β by bisection on g, the final bracket priced at its lower end's numerator over its upper end's
+     * denominator (never above the minimum).
+     */
+    static double minOver(double a, double b, double beta, double s, double lo, double hi) {
+        if (hi - lo < 1e-12 || s <= 0 || b <= 0) {
+            return cost(a, b, beta, s, lo);
+        }
+        if (beta == 2) {
+            double c = 1 - s;
+            double f = (-b * c + Math.sqrt(b * b * c * c + b * s * s * a)) / (b * s);
+            return cost(a, b, beta, s, Math.clamp(f, lo, hi));
+        }
+        if (slope(a, b, beta, s, lo) >= 0) {
+            return cost(a, b, beta, s, lo);
+        }
+        if (slope(a, b, beta, s, hi) <= 0) {
+            return cost(a, b, beta, s, hi);
+        }
+        double l = lo;
+        double h = hi;
+        for (int k = 0; k < 40; k++) {
+            double mid = (l + h) / 2;
+            if (slope(a, b, beta, s, mid) < 0) {
+                l = mid;
+            } else {
+                h = mid;
+            }
+        }
+        return (a + b * Math.pow(l, beta)) / (1 - s + s * h);
+    }
+
+    private static double cost(double a, double b, double beta, double s, double f) {
+        return (a + b * Math.pow(f, beta)) / (1 - s + s * f);
+    }
+
+    private static double slope(double a, double b, double beta, double s, double f) {
+        return beta * b * Math.pow(f, beta - 1) * (1 - s + s * f) - s * (a + b * Math.pow(f, beta));
+    }
+
+    /** Jobs that cost the same per unit of work: performance-only or not, cores, sensitivity and activity (rounded down). */
+    private record Group(boolean performanceOnly, int cores, double sensitivity, double activity) {
+    }
+
+    /** The operating points of one node type's CPU part, or of its GPU boards. */
+    private sealed interface TypePoints permits CpuPoints, BoardPoints {
+        /** Nodes (or boards) of the type. */
+        int nodes();
+
+        /** The least one draws with nothing running, under any of the caps. */
+        double idle();
+
+        /** False for the host of a GPU node, where no CPU job runs (only its idle power counts). */
+        boolean runsJobs();
+
+        /** min over allowed points of (m + θ·I) / (i · v): joules per unit of work. */
+        double cheapest(Group g, double theta);
     }
 
     /**
-     * The operating points of one node type (or of its GPU boards): for each cap and each number of busy cores i, the
-     * frequency and the measured power above idle; {@code runsJobs} false for the host of a GPU node, where no CPU job
-     * runs (only its idle power counts).
+     * A CPU type's points: for each cap and each number of busy cores i, the power above idle at full frequency and the
+     * range of frequencies the cap can leave: from that of compute-bound work (w = 1) to that of the least intense job's
+     * (a node's mean intensity lies between). A job j is priced at its own intensity over that range: a node-step's
+     * power above idle splits among its jobs as {@code (c_j / i) · (P(u, f, w_j) − I)} (the clock-scaled part by
+     * {@code c_j · w_j}, the rest by cores), which sums to the node's; duty cycling only raises the price of idle time.
      */
-    private record TypePoints(int nodes, int cores, double idle, double[][] f, double[][] duty, double[][] dynamic,
-                              boolean[] forPerformance, boolean runsJobs) {
-        static TypePoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps, boolean runsJobs) {
+    private record CpuPoints(NodeModel model, int nodes, int cores, double idle, double[][] fLow, double[][] fHigh,
+                             boolean[] forPerformance, boolean runsJobs, Pieces pieces) implements TypePoints {
+        static CpuPoints of(NodeModel m, int nodes, double perfCap, List<Double> lowerCaps, boolean runsJobs, double lowestIntensity,
+                            boolean partlyBusy) {
             List<Double> caps = new ArrayList<>(List.of(m.capMaxWatts(), perfCap));
             caps.addAll(lowerCaps);
             double performance = m.clampCap(perfCap);
-            // the least a node of this type can draw with nothing running, under any of the caps
             double idle = Double.POSITIVE_INFINITY;
             for (double cap : caps) {
                 idle = Math.min(idle, m.measuredPower(0, m.capFrequency(0, cap), cap));
             }
-            double[][] f = new double[caps.size()][m.cores() + 1];
-            double[][] duty = new double[caps.size()][m.cores() + 1];
-            double[][] dynamic = new double[caps.size()][m.cores() + 1];
+            double[][] fLow = new double[caps.size()][m.cores() + 1];
+            double[][] fHigh = new double[caps.size()][m.cores() + 1];
             boolean[] forPerformance = new boolean[caps.size()];
             for (int c = 0; c < caps.size(); c++) {
                 double cap = caps.get(c);
                 forPerformance[c] = m.clampCap(cap) >= performance;
                 for (int i = 1; i <= m.cores(); i++) {
                     double u = (double) i / m.cores();
-                    f[c][i] = m.capFrequency(u, cap);
-                    duty[c][i] = m.duty(u, f[c][i], cap);
-                    dynamic[c][i] = m.measuredPower(u, f[c][i], cap) - idle;
+                    fLow[c][i] = m.capFrequency(u, cap, 1);
+                    fHigh[c][i] = m.capFrequency(u, cap, lowestIntensity);
                 }
             }
-            return new TypePoints(nodes, m.cores(), idle, f, duty, dynamic, forPerformance, runsJobs);
+            return new CpuPoints(m, nodes, m.cores(), idle, fLow, fHigh, forPerformance, runsJobs,
+                    partlyBusy ? Pieces.of(m, caps, lowestIntensity) : null);
         }
 
-        /** min over allowed points of (m + θ·I) / (i · v(f)): joules per unit of work. */
-        double cheapest(Group g, double theta) {
+        @Override
+        public double cheapest(Group g, double theta) {
+            return pieces == null ? cheapestByRequests(g, theta) : cheapestByBusyCores(g, theta);
+        }
+
+        /**
+         * Loads priced by busy cores B = Σ c·a (jobs partly busy): a node-step's power above idle splits among its jobs by
+         * {@code c_j·a_j / B} (the clock-scaled part by {@code c_j·a_j·w_j}), its idle price λ by requested cores, at most
+         * the node's. So job j pays at least {@code a_j·(P(B/C, f, w_j) − I) / (B·v) + λ / (C·v)} per unit of work, with
+         * B anywhere from its own {@code c_j·a_j} to C. Over each piece of B the node's power above idle per busy core is
+         * taken at its smaller end (it is monotone within a piece of the curve), the frequency over the range the cap
+         * leaves anywhere in the piece, each of which only lowers the price.
+         */
+        private double cheapestByBusyCores(Group g, double theta) {
+            double w = model.intensity(g.sensitivity());
+            double s = g.sensitivity();
+            double a = g.activity();
+            double phi = model.frequencyShare();
+            double own = g.cores() * a;
+            double c0 = model.curve().idleWatts() - idle;
             double best = Double.POSITIVE_INFINITY;
-            for (int c = 0; c < f.length; c++) {
+            for (int p = 0; p < pieces.from.length; p++) {
+                double hi = pieces.from[p] + pieces.width;
+                if (hi < own) {
+                    continue;
+                }
+                double lo = Math.max(pieces.from[p], own);
+                double perBusyCore = Math.min(model.curve().dynamicWatts(lo / cores) / lo, model.curve().dynamicWatts(hi / cores) / hi);
+                double numerator = a * c0 / hi + a * perBusyCore * (1 - phi) + theta * idle / cores;
+                double scaled = a * perBusyCore * phi * w;
+                for (int c = 0; c < forPerformance.length; c++) {
+                    if (g.performanceOnly() && !forPerformance[c]) {
+                        continue;
+                    }
+                    best = Math.min(best, minOver(numerator, scaled, model.beta(), s, pieces.fLow[c][p], pieces.fHigh[c][p]));
+                }
+            }
+            return best;
+        }
+
+        /** Loads priced by requested cores: every job keeps its cores busy. */
+        private double cheapestByRequests(Group g, double theta) {
+            double w = model.intensity(g.sensitivity());
+            double s = g.sensitivity();
+            double phi = model.frequencyShare();
+            double best = Double.POSITIVE_INFINITY;
+            for (int i = g.cores(); i <= cores; i++) {
+                double u = (double) i / cores;
+                double dynamic = model.curve().dynamicWatts(u);
+                // cost(f) = (a + b·f^β) / (i · (1 − s + s·f))
+                double a = model.curve().idleWatts() - idle + dynamic * (1 - phi) + theta * idle;
+                double b = dynamic * phi * w;
+                for (int c = 0; c < fLow.length; c++) {
+                    if (g.performanceOnly() && !forPerformance[c]) {
+                        continue;
+                    }
+                    best = Math.min(best, minOver(a, b, model.beta(), s, fLow[c][i], fHigh[c][i]) / i);
+                }
+            }
+            return best;
+        }
+
+    }
+
+    /**
+     * The busy-core pieces of a CPU type: each 10 % of its cores (a linear piece of a measured curve) cut into
+     * {@link #LOAD_PIECES}, and for each cap and piece the frequencies a cap can leave a node loaded anywhere in it: from
+     * compute-bound work at the piece's top to the least intense work at its bottom.
+     */
+    private record Pieces(double[] from, double width, double[][] fLow, double[][] fHigh) {
+        static Pieces of(NodeModel m, List<Double> caps, double lowestIntensity) {
+            int n = 10 * LOAD_PIECES;
+            double width = (double) m.cores() / n;
+            double[] from = new double[n];
+            double[][] fLow = new double[caps.size()][n];
+            double[][] fHigh = new double[caps.size()][n];
+            for (int p = 0; p < n; p++) {
+                from[p] = p * width;
+                for (int c = 0; c < caps.size(); c++) {
+                    fLow[c][p] = m.capFrequency((from[p] + width) / m.cores(), caps.get(c), 1);
+                    fHigh[c][p] = m.capFrequency(from[p] / m.cores(), caps.get(c), lowestIntensity);
+                }
+            }
+            return new Pieces(from, width, fLow, fHigh);
+        }
+    }
+
+    /**
+     * A GPU type's boards, each a one-core node: a busy board belongs to one job, so its clock under each limit is its
+     * own job's (by its intensity), and a job's work per board-second is the type's throughput times its speed.
+     */
+    private record BoardPoints(GpuModel gpu, int nodes, double idle, double[] caps, boolean[] forPerformance) implements TypePoints {
+        static BoardPoints of(GpuModel gpu, int boards, double perfCap, List<Double> lowerCaps) {
+            List<Double> caps = new ArrayList<>(List.of(gpu.board().capMaxWatts(), perfCap));
+            caps.addAll(lowerCaps);
+            double performance = gpu.board().clampCap(perfCap);
+            boolean[] forPerformance = new boolean[caps.size()];
+            for (int c = 0; c < caps.size(); c++) {
+                forPerformance[c] = gpu.board().clampCap(caps.get(c)) >= performance;
+            }
+            return new BoardPoints(gpu, boards, gpu.idleBoardPower(), caps.stream().mapToDouble(Double::doubleValue).toArray(),
+                    forPerformance);
+        }
+
+        @Override
+        public boolean runsJobs() {
+            return true;
+        }
+
+        @Override
+        public double cheapest(Group g, double theta) {
+            double w = gpu.board().intensity(g.sensitivity());
+            double best = Double.POSITIVE_INFINITY;
+            for (int c = 0; c < caps.length; c++) {
                 if (g.performanceOnly() && !forPerformance[c]) {
                     continue;
                 }
-                for (int i = g.cores(); i <= cores; i++) {
-                    double perCore = NodeModel.jobSpeed(1, g.sensitivity(), f[c][i]) * duty[c][i];
-                    if (perCore > 0) {
-                        best = Math.min(best, (dynamic[c][i] + theta * idle) / (i * perCore));
-                    }
+                double speed = gpu.jobSpeed(1, g.sensitivity(), caps[c]);
+                if (speed > 0) {
+                    best = Math.min(best, (gpu.busyBoardPower(caps[c], w) - idle + theta * idle) / speed);
                 }
             }
             return best;

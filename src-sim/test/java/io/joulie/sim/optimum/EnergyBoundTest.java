@@ -56,7 +56,7 @@ class EnergyBoundTest {
         List<JobSpec> jobs = List.of(JobSpec.of(0, 0, 8, 8 * 3600, 1, null), JobSpec.of(1, 0, 8, 8 * 3600, 1, null),
                 JobSpec.of(2, 0, 8, 8 * 3600, 1, null), JobSpec.of(3, 0, 8, 8 * 3600, 1, null),
                 JobSpec.of(4, 100, 8, 8 * 3600, 1, null));
-        assertThat(EnergyBound.makespanLowerBound(jobs, 32, 0)).isEqualTo(Math.max(3700, 5 * 8 * 3600 / 32.0));
+        assertThat(EnergyBound.makespanLowerBound(jobs, 32, 0, 1)).isEqualTo(Math.max(3700, 5 * 8 * 3600 / 32.0));
     }
 
     /** The bound never exceeds a schedule the twin found, across seeded workloads. */
@@ -72,6 +72,32 @@ class EnergyBoundTest {
                 assertThat(c.bound().kWh()).as("seed %d: bound vs %s", seed, r.baseline()).isLessThanOrEqualTo(r.energyKWh());
             }
             assertThat(c.bound().kWh()).isEqualTo(EnergyBound.of(config, Workload.of(config.workload())).kWh());
+        }
+    }
+
+    /**
+     * The bound prices a job over the frequencies a cap can leave a node of mixed intensities: its minimum over an
+     * interval is never above the minimum found on a fine grid (so the bound stays a bound), and close to it.
+     */
+    @Test
+    void theCheapestFrequencyOverAnIntervalIsNeverAboveAFineGrid() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        for (double beta : new double[] {2, 3, 1.35}) {
+            for (int k = 0; k < 200; k++) {
+                double a = r.nextDouble(1, 400);
+                double b = r.nextDouble(1, 400);
+                double s = r.nextDouble(0.05, 1);
+                double lo = r.nextDouble(0.4, 1);
+                double hi = r.nextDouble(lo, 1);
+                double grid = Double.POSITIVE_INFINITY;
+                for (int i = 0; i <= 20000; i++) {
+                    double f = lo + (hi - lo) * i / 20000;
+                    grid = Math.min(grid, (a + b * Math.pow(f, beta)) / (1 - s + s * f));
+                }
+                double min = EnergyBound.minOver(a, b, beta, s, lo, hi);
+                assertThat(min).as("β %s a %s b %s s %s [%s, %s]", beta, a, b, s, lo, hi)
+                        .isLessThanOrEqualTo(grid + 1e-9).isGreaterThan(grid * (1 - 1e-6));
+            }
         }
     }
 }
