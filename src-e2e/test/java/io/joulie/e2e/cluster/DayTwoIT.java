@@ -181,6 +181,25 @@ class DayTwoIT extends ClusterScenario {
     }
 
     @Test
+    void mustGatherWithoutAClusterSaysSoAndFails() throws Exception {
+        Path kubeconfig = cluster.controlPlane.workDir().resolve("unreachable.kubeconfig");
+        Files.writeString(kubeconfig, """
+                apiVersion: v1
+                kind: Config
+                clusters: [{name: gone, cluster: {server: "https://127.0.0.1:1"}}]
+                users: [{name: nobody, user: {token: none}}]
+                contexts: [{name: gone, context: {cluster: gone, user: nobody}}]
+                current-context: gone
+                """);
+        Path dest = cluster.controlPlane.workDir().resolve("must-gather-no-cluster");
+        RealCluster.Result r = cluster.sh("KUBECONFIG=" + kubeconfig + " kubectl joulie must-gather --dest " + dest, pathWithPlugin());
+        assertThat(r.exit()).as(r.output()).isEqualTo(1);
+        assertThat(r.output()).contains("cannot reach the cluster, nothing collected");
+        assertThat(dest).doesNotExist();
+        assertThat(Path.of(dest + ".tar.gz")).doesNotExist();
+    }
+
+    @Test
     void mustGatherCollectsWhatItCanAndSaysWhatItCouldNot() throws Exception {
         Path dest = cluster.controlPlane.workDir().resolve("must-gather");
         RealCluster.Result r = kubectlJoulie("must-gather", "--dest", dest.toString());
@@ -200,7 +219,11 @@ class DayTwoIT extends ClusterScenario {
         assertThat(Files.readString(dest.resolve("namespace/workloads.yaml"))).contains("kind: DaemonSet", "name: joulie-agent");
         assertThat(Files.readString(dest.resolve("namespace/namespace.yaml"))).contains("pod-security.kubernetes.io/enforce: privileged");
         assertThat(Files.readString(dest.resolve("events/default.yaml"))).contains("PowerStateChanged");
-        assertThat(Files.readString(dest.resolve("rbac/admission-policy.yaml"))).contains("joulie-agent-node-scope");
+        assertThat(Files.readString(dest.resolve("rbac/admission-policy.yaml"))).contains("joulie-agent-node-scope",
+                "joulie-operator-scope");
+        assertThat(Files.readString(dest.resolve("cluster/crds.yaml"))).contains("nodehardwares.joulie.io");
+        assertThat(Files.readString(dest.resolve("joulie/nodehardwares.yaml"))).contains("kind: List").doesNotStartWith("# could not");
+        assertThat(dest.resolve("openshift")).as("no SCC API on this cluster: nothing asked").doesNotExist();
 
         // every agent pod has a log file and a metrics file: what kubectl got, or what it could not get and why (kwok's
         // pods have no kubelet to serve logs, nor a network the API server's proxy reaches)
