@@ -28,12 +28,16 @@ final class Handover {
     /** A real-time limit on waiting for quiet: past it the harness is broken (a deadlock), and says where everyone is. */
     private static final long STALL_MILLIS = 120_000;
 
-    /** One run of operator code on a platform thread of its own, with the threads it started (a tick's writers). */
+    /**
+     * One run of operator code on a platform thread of its own (taken from a pool: starting a thread per run cost the
+     * long runs most of their time), with the threads it started (a tick's writers).
+     */
     final class Activity {
         final String name;
         final Object owner;
         private final Supplier<?> body;
-        private final Thread thread;
+        /** The pool's thread running it; null until it starts. */
+        private volatile Thread thread;
         private final Set<Long> threads = ConcurrentHashMap.newKeySet();
         private volatile boolean done;
         private Object result;
@@ -46,17 +50,21 @@ final class Handover {
             this.name = name;
             this.owner = owner;
             this.body = body;
-            this.thread = Thread.ofPlatform().daemon().name("faults-" + name).unstarted(this::run);
-            threads.add(thread.threadId());
         }
 
         private void run() {
+            Thread t = Thread.currentThread();
+            threads.add(t.threadId());
+            thread = t;
+            t.setName("faults-" + name);
             current.set(this);
             try {
                 result = body.get();
             } catch (RuntimeException e) {
                 failure = e;
             } finally {
+                current.remove(); // the thread goes back to the pool: the threads it starts next belong to the next run
+                t.setName("faults-idle");
                 synchronized (lock) {
                     done = true;
                     lock.notifyAll();
@@ -81,6 +89,9 @@ final class Handover {
     }
 
     private final Object lock = new Object();
+    /** Platform daemon threads for the activities, kept for a minute when idle. */
+    private final java.util.concurrent.ExecutorService workers = java.util.concurrent.Executors.newCachedThreadPool(
+            r -> Thread.ofPlatform().daemon().name("faults-idle").unstarted(r));
     private final InheritableThreadLocal<Activity> current = new InheritableThreadLocal<>();
     private final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
     private final List<Activity> activities = new ArrayList<>();
@@ -108,7 +119,7 @@ final class Handover {
         synchronized (lock) {
             activities.add(a);
         }
-        a.thread.start();
+        workers.execute(a::run);
         awaitQuiet();
         return a;
     }
@@ -233,7 +244,11 @@ final class Handover {
 
     /** Blocked on a monitor, or parked on a lock, whose owner is a thread of an activity that waits in {@link #block}. */
     private boolean stuck(Activity a) {
-        ThreadInfo info = mx.getThreadInfo(a.thread.threadId());
+        Thread t = a.thread;
+        if (t == null) {
+            return false; // not started yet: it runs
+        }
+        ThreadInfo info = mx.getThreadInfo(t.threadId());
         if (info == null || (info.getThreadState() != Thread.State.BLOCKED && info.getThreadState() != Thread.State.WAITING)) {
             return false;
         }
@@ -257,7 +272,7 @@ final class Handover {
         StringBuilder s = new StringBuilder();
         for (Activity a : activities) {
             s.append("\n").append(a.name).append(" done=").append(a.done).append(" waiting=").append(a.waiting);
-            for (StackTraceElement e : a.thread.getStackTrace()) {
+            for (StackTraceElement e : a.thread == null ? new StackTraceElement[0] : a.thread.getStackTrace()) {
                 s.append("\n    at ").append(e);
             }
         }
