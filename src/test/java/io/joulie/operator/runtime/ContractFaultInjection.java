@@ -361,6 +361,11 @@ final class ContractFaultInjection {
                 j.setStatus(after);
                 server.joulie = j;
                 server.log(Kind.JOULIE, Joulie.ACTIVE_NAME, j);
+                // a replica that still believes it leads writes the status too (it is not fenced); the holder's own
+                // reconciler writes its count back on the change (decision 175)
+                server.statusByStaleLeader = server.holder != r.id;
+            } else if (server.holder == r.id) {
+                server.statusByStaleLeader = false; // the holder's count is the one the status shows
             }
         });
     }
@@ -945,10 +950,13 @@ final class ContractFaultInjection {
         });
         if (budget && plan.rules().telemetry() == Telemetry.Status.UNAVAILABLE) {
             JoulieStatus s = server.joulie.getStatus();
-            if (s != null && s.budgetHold() != null && Objects.equals(s.budgetHold().budgetWatts(), BUDGET_WATTS)
+            if (s != null && !server.statusByStaleLeader && s.budgetHold() != null && Objects.equals(s.budgetHold().budgetWatts(), BUDGET_WATTS)
                     && plan.rules().budget().filter(b -> "held".equals(b.basis())).isEmpty()) {
                 violation("budget: replica " + r.id + " planned without the held budget count " + s.budgetHold().performanceNodes()
-                        + " during an outage: " + plan.rules().budget());
+                        + " during an outage: " + plan.rules().budget() + "; its view's status: "
+                        + (r.view.joulie == null || r.view.joulie.getStatus() == null ? null : r.view.joulie.getStatus().budgetHold())
+                        + ", policy " + (r.view.joulie == null ? null : r.view.joulie.getSpec().policy()) + "; server's policy "
+                        + server.joulie.getSpec().policy() + "; rules " + plan.rules());
             }
         }
     }
@@ -981,6 +989,8 @@ final class ContractFaultInjection {
         final Map<String, NodePowerProfile> npps = new TreeMap<>();
         final Map<String, Pod> pods = new TreeMap<>();
         Joulie joulie;
+        /** The {@code Joulie} status was last written by a replica the Lease no longer named. */
+        boolean statusByStaleLeader;
         volatile int holder;
         final List<Change> changes = new ArrayList<>();
         /** Index of {@code changes.get(0)} in the whole history (the delivered prefix is dropped). */
@@ -1050,6 +1060,10 @@ final class ContractFaultInjection {
 
         synchronized void remove(Kind kind, String key) {
             HasMetadata before = map(kind).remove(key);
+            if (kind == Kind.NPP && before instanceof NodePowerProfile npp && npp.getSpec() != null) {
+                // the record of what force left there goes with it: from now on those pods are the operator's to rescue
+                forcedAtEco.remove(npp.getSpec().nodeName());
+            }
             if (kind == Kind.POD) {
                 podMoved((Pod) before, null);
                 boundAt.remove(key);

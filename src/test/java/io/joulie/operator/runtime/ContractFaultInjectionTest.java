@@ -131,7 +131,7 @@ class ContractFaultInjectionTest {
                         + " %d ms (bound %d ms); threads stuck behind a lock %d; faults %s; invariant violations %d%n",
                 seeds, ticks, totalTicks, steps, (System.nanoTime() - start) / 1e9, parallel, rechecks, writes, changes, decisions, rescues, episodes,
                 longest.toMillis(), ContractFaultInjection.BOUND.toMillis(), stuck, faults, violations.size());
-        violations.stream().limit(20).forEach(System.out::println);
+        violations.stream().limit(200).forEach(System.out::println);
         assertThat(violations).isEmpty();
     }
 }
