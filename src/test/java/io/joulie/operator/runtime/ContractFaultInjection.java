@@ -949,8 +949,10 @@ final class ContractFaultInjection {
             }
         });
         if (budget && plan.rules().telemetry() == Telemetry.Status.UNAVAILABLE) {
+            // the Lease holder's ticks: a replica that still believes it leads plans with the count of its own term
+            // (read from the status at its first tick), and its writes are fenced
             JoulieStatus s = server.joulie.getStatus();
-            if (s != null && !server.statusByStaleLeader && s.budgetHold() != null && Objects.equals(s.budgetHold().budgetWatts(), BUDGET_WATTS)
+            if (s != null && server.holder == r.id && !server.statusByStaleLeader && s.budgetHold() != null && Objects.equals(s.budgetHold().budgetWatts(), BUDGET_WATTS)
                     && plan.rules().budget().filter(b -> "held".equals(b.basis())).isEmpty()) {
                 violation("budget: replica " + r.id + " planned without the held budget count " + s.budgetHold().performanceNodes()
                         + " during an outage: " + plan.rules().budget() + "; its view's status: "
