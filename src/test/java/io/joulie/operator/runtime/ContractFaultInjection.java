@@ -848,7 +848,7 @@ final class ContractFaultInjection {
                         violation("moves: " + node + " raised by replica " + by.id + " while its plan wants " + wanted);
                     }
                 } else {
-                    commit(by, node, before);
+                    commit(by, node, before, decided);
                 }
             }
             case ActiveEco -> {
@@ -899,7 +899,7 @@ final class ContractFaultInjection {
     }
 
     /** DrainingPerformance -> ActiveEco: after the settle time, with no performance-only pod the operator could have seen. */
-    private void commit(Replica by, String node, NodePowerProfile before) {
+    private void commit(Replica by, String node, NodePowerProfile before, Instant decided) {
         Instant drainSince = server.drainStarted.getOrDefault(node, Instant.parse(before.getStatus().since()));
         // the label goes first on the way down: the drain began for the scheduler when it stopped saying performance
         Instant labelled = server.drainLabelled.get(node);
@@ -918,7 +918,11 @@ final class ContractFaultInjection {
                     + (podLeft ? "its last running performance-only pod left" : "its drain started (by replica "
                     + server.drainStartedBy.get(node) + ")") + ", before the settle time" + traceOf(node));
         }
-        Instant visible = now().minus(VIEW_LAG).minusMillis(1);
+        // judged as of when it was decided (its status.since, on the writer's clock, up to MAX_SKEW off): a slow write
+        // lands seconds later, and a pod that admits a draining node may be bound meanwhile (the race decision 160
+        // accepts; such a pod is rescued, as the hardware invariant judges)
+        Instant at = decided.minus(MAX_SKEW).isBefore(now()) ? decided.minus(MAX_SKEW) : now();
+        Instant visible = at.minus(VIEW_LAG).minusMillis(1);
         for (Pod p : server.pods.values()) {
             if (node.equals(p.getSpec().getNodeName()) && NodeAffinityOracle.running(p) && performanceOnly(p, node)
                     && server.boundAt.get(key(p)).isBefore(visible)) {
