@@ -288,9 +288,10 @@ public final class Planner {
 
     /**
      * Whether the node's NodePowerProfile already asks for the other cap the transition moves it to: a move half-written (its
-     * cap landed, its state did not), such as a forced commit whose status write failed. Finishing it changes nothing on
-     * the hardware nor for the scheduler, so it draws nothing from the transition budget; deferring it would leave the
-     * eco cap in force without the state and the {@code forcedPods} record that explain it.
+     * cap landed, its state did not), such as a forced commit whose status write failed. Finishing it changes nothing more on
+     * the hardware (a commit's label went first; a raise's label still waits for the agent's confirmation), so it draws
+     * nothing from the transition budget; deferring it would leave the eco cap in force without the state and the
+     * {@code forcedPods} record that explain it.
      */
     private boolean capInForce(ManagedNode node, Transition t) {
         NodeCap cap = node.cap();
