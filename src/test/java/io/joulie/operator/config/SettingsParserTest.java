@@ -142,7 +142,7 @@ class SettingsParserTest {
             "DEMAND_HEADROOM_FRAC | -0.1 | joulie.demand-headroom-frac | must be at least 0",
             "DEMAND_HEADROOM_FRAC | lots | joulie.demand-headroom-frac | is not a number",
             "ECO_CAP_WATTS_BY_TYPE | r640 | joulie.eco-cap-watts-by-type | is not type=watts",
-            "ECO_CAP_WATTS_BY_TYPE | 'r640=200,bad type=1' | joulie.eco-cap-watts-by-type | 'bad type' is not a node type",
+            "ECO_CAP_WATTS_BY_TYPE | 'r640=200,bad type=1' | joulie.eco-cap-watts-by-type | '''bad type'' is not a node type'",
             "ECO_CAP_WATTS_BY_TYPE | r640=0 | joulie.eco-cap-watts-by-type | greater than 0 watts",
             "ECO_CAP_WATTS_BY_TYPE | r640=fast | joulie.eco-cap-watts-by-type | is not a number",
     })
