@@ -8,6 +8,11 @@
 #   RUN_AS_COMMAND=1 hack/images/chroot-run.sh <image.tar> cmd...  a command instead of the entrypoint
 #   TIMEOUT=20s ...                                               stop it after that long (exit status 124)
 #   RUN_ENV="NODE_NAME=n1 QUARKUS_LOG_LEVEL=DEBUG" ...              more variables (NAME=VALUE, space-separated)
+#   HOST_NET=1 ...                                                the host's network instead of loopback only
+#   COPY_IN=<directory> ...                                       copied to /tmp/in in the image, owned by its user
+#   AOT_OUTPUT=<file> ...                                         a training run: the entrypoint's -XX:AOTCache=<path>
+#                                                                 becomes -XX:AOTCacheOutput, the cache the JVM writes
+#                                                                 when it exits is copied to <file> (hack/images/aot-train.sh)
 #
 # A check that the image's runtime and libraries are complete, not a stand-in for a kubelet: no cgroups, no
 # seccomp, no capabilities dropped. The directory is removed afterwards.
@@ -43,14 +48,35 @@ else
   argv+=("$@")
 fi
 [ "${#argv[@]}" -gt 0 ] || { echo "nothing to run" >&2; exit 1; }
+if [ -n "${COPY_IN:-}" ]; then
+  cp -r "$COPY_IN" "$work/rootfs/tmp/in"
+  chown -R "$user" "$work/rootfs/tmp/in"
+fi
+cache=""
+if [ -n "${AOT_OUTPUT:-}" ]; then
+  for i in "${!argv[@]}"; do
+    case "${argv[$i]}" in
+      -XX:AOTCache=*) cache="${argv[$i]#-XX:AOTCache=}"; argv[$i]="-XX:AOTCacheOutput=$cache" ;;
+    esac
+  done
+  [ -n "$cache" ] || { echo "the entrypoint names no -XX:AOTCache=<file>: nothing to train" >&2; exit 1; }
+  # the image's user writes the cache where the entrypoint reads it
+  chown "$user" "$work/rootfs$(dirname "$cache")"
+fi
+net=--net
+[ "${HOST_NET:-}" = 1 ] && net=""
 
 # unshare changes the root and the working directory, mounts /proc inside it, drops to the image's user and runs
 # the command with the image's environment only (a command without a slash is looked up in the image's PATH).
 set +e
 env -i "${env[@]}" ${TIMEOUT:+timeout --signal=TERM --kill-after=5s "$TIMEOUT"} \
-  "$(command -v unshare)" --mount --pid --net --fork --root="$work/rootfs" --wd="$workdir" --mount-proc=/proc \
+  "$(command -v unshare)" --mount --pid $net --fork --root="$work/rootfs" --wd="$workdir" --mount-proc=/proc \
   --setuid="${user%%:*}" --setgid="${user#*:}" -- "${argv[@]}"
 status=$?
 set -e
 echo "exit status $status" >&2
+if [ -n "$cache" ]; then
+  [ -s "$work/rootfs$cache" ] || { echo "the training run wrote no AOT cache at $cache" >&2; exit 1; }
+  cp "$work/rootfs$cache" "$AOT_OUTPUT"
+fi
 exit "$status"

@@ -18,13 +18,18 @@ import java.util.Set;
  * "as the image does" take it from here.
  */
 final class ImageEntrypoint {
+    /**
+     * The option naming the image's ahead-of-time cache (decision 177): a cache of the image's own runtime and jars,
+     * which a JVM started on the host with the jars of target/ could not use.
+     */
+    static final String AOT_CACHE = "-XX:AOTCache=";
     /** Variables that locate the image's own runtime (/opt/java/openjdk): meaningless for a JVM started on the host. */
     static final Set<String> RUNTIME_LOCATION = Set.of("PATH", "JAVA_HOME");
 
     private ImageEntrypoint() {
     }
 
-    /** The arguments between {@code java} and {@code -jar} of the image's entrypoint. */
+    /** The arguments between {@code java} and {@code -jar} of the image's entrypoint, less its {@link #AOT_CACHE}. */
     static List<String> jvmOptions(JoulieImage image) throws IOException {
         return jvmOptions(config(image), image.tarball(RealCluster.REPO).toString());
     }
@@ -45,7 +50,7 @@ final class ImageEntrypoint {
         if (args.isEmpty() || !(args.getFirst().equals("java") || args.getFirst().endsWith("/bin/java")) || jar < 0) {
             throw new IllegalStateException(where + ": the entrypoint does not run java ... -jar: " + args);
         }
-        return List.copyOf(args.subList(1, jar));
+        return args.subList(1, jar).stream().filter(o -> !o.startsWith(AOT_CACHE)).toList();
     }
 
     static Map<String, String> environment(JsonNode config) {

@@ -17,12 +17,13 @@ class ImageEntrypointTest {
     }
 
     @Test
-    void theOptionsBetweenJavaAndJarAndTheImagesOwnVariables() throws Exception {
+    void theOptionsBetweenJavaAndJarButTheImagesCacheAndTheImagesOwnVariables() throws Exception {
         JsonNode config = config("""
                 {"config": {
                   "Env": ["PATH=/opt/java/openjdk/bin:/usr/bin", "JAVA_HOME=/opt/java/openjdk", "MALLOC_ARENA_MAX=2",
                           "JAVA_TOOL_OPTIONS=-Xlog:disable"],
-                  "Entrypoint": ["java", "-XX:+UseSerialGC", "-Xss512k", "-jar", "/deployments/quarkus-run.jar"]}}
+                  "Entrypoint": ["java", "-XX:+UseSerialGC", "-Xss512k", "-XX:AOTCache=/deployments/app.aot", "-jar",
+                                 "/deployments/quarkus-run.jar"]}}
                 """);
         assertThat(ImageEntrypoint.jvmOptions(config, "image")).containsExactly("-XX:+UseSerialGC", "-Xss512k");
         assertThat(ImageEntrypoint.environment(config))

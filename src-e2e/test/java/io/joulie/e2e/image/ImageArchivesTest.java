@@ -38,6 +38,8 @@ class ImageArchivesTest {
     static final String OCI_LAYER = "application/vnd.oci.image.layer.v1.tar+gzip";
     static final String LOADER = "lib64/ld-linux-x86-64.so.2";
     static final String JAVA = "opt/java/openjdk/bin/java";
+    /** The ahead-of-time cache the training run wrote (pom.xml, io.joulie.testkit.AotTraining, decision 177). */
+    static final String AOT_CACHE = "deployments/app.aot";
 
     @ParameterizedTest
     @EnumSource(JoulieImage.class)
@@ -139,6 +141,38 @@ class ImageArchivesTest {
         return files;
     }
 
+    @ParameterizedTest
+    @EnumSource(JoulieImage.class)
+    void startsWithTheAheadOfTimeCacheItsTrainingRunAddedOnTop(JoulieImage image) throws Exception {
+        OciArchive oci = OciArchive.read(image.tarball(REPO));
+        JsonNode layers = oci.manifest().path("layers");
+        List<String> top = new ArrayList<>();
+        oci.layer(layers.get(layers.size() - 1).path("digest").asText(), e -> top.add(e.name()));
+        assertThat(top).as("the top layer").containsExactly(AOT_CACHE);
+        JsonNode history = oci.config().path("history");
+        assertThat(history.get(history.size() - 1).path("comment").asText()).contains("training run");
+        List<String> entrypoint = new ArrayList<>();
+        oci.config().path("config").path("Entrypoint").forEach(a -> entrypoint.add(a.asText()));
+        assertThat(entrypoint).contains("-XX:AOTCache=/" + AOT_CACHE);
+
+        // the image's JVM opens the cache and uses its linked classes: it was trained with this runtime, these jars
+        // (paths, sizes and times) and these options, or the JVM would say why it cannot use it and carry on without
+        assertThat(Files.isWritable(Path.of("/root"))).as("hack/images/chroot-run.sh runs as root").isTrue();
+        ProcessBuilder pb = new ProcessBuilder("bash", REPO.resolve("hack/images/chroot-run.sh").toString(),
+                image.tarball(REPO).toString()).redirectErrorStream(true);
+        // the JVM's account of the cache; the application is stopped after 8 s (it finds no cluster, or no node name)
+        pb.environment().putAll(Map.of("RUN_ENV", "JAVA_TOOL_OPTIONS=-Xlog:aot=info", "TIMEOUT", "8s"));
+        Process run = pb.start();
+        run.getOutputStream().close();
+        String output;
+        try (var in = run.getInputStream()) {
+            output = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        run.waitFor();
+        assertThat(output).as(output).contains("Opened AOT cache /" + AOT_CACHE)
+                .contains("Using AOT-linked classes: true").doesNotContain("[error][aot]").doesNotContain("[warning][aot]");
+    }
+
     /** Whether the build used the base hack/image-base/build.sh assembles (not -Djoulie.image.base=…, a release). */
     static boolean localBase() {
         return System.getProperty("joulie.image.base", "").startsWith("tar://");
@@ -149,7 +183,7 @@ class ImageArchivesTest {
     void holdsTheFastJarAtDeployments(JoulieImage image) throws IOException {
         Map<String, OciArchive.Entry> files = files(image);
         assertThat(files.keySet().stream().filter(n -> n.startsWith("deployments/")).map(n -> n.split("/")[1]).distinct())
-                .as("/deployments").containsExactlyInAnyOrder("lib", "app", "quarkus", "quarkus-run.jar");
+                .as("/deployments").containsExactlyInAnyOrder("lib", "app", "quarkus", "quarkus-run.jar", "app.aot");
 
         // /deployments is target/quarkus-app (its dependency list aside), file for file
         Path app = image.quarkusApp(REPO);
@@ -163,7 +197,8 @@ class ImageArchivesTest {
             }
         }
         Map<String, Long> actual = new TreeMap<>();
-        files.values().stream().filter(e -> e.name().startsWith("deployments/") && e.type() == OciArchive.Entry.FILE)
+        files.values().stream().filter(e -> e.name().startsWith("deployments/") && e.type() == OciArchive.Entry.FILE
+                        && !e.name().equals(AOT_CACHE))
                 .forEach(e -> actual.put(e.name(), e.size()));
         assertThat(actual).isEqualTo(expected);
         assertThat(files.get("deployments/quarkus-run.jar").mode()).isEqualTo(0644);
