@@ -59,7 +59,22 @@ public final class AotTraining {
     private AotTraining() {
     }
 
-    public static void main(String[] args) throws Exception {
+    /**
+     * Ends the JVM either way: the mock server's threads are not daemons, and a main that returned or threw would leave
+     * the build waiting for them.
+     */
+    public static void main(String[] args) {
+        int status = 0;
+        try {
+            trainImage(args);
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+            status = 1;
+        }
+        System.exit(status);
+    }
+
+    static void trainImage(String[] args) throws Exception {
         if (args.length != 3 || !List.of("operator", "agent").contains(args[0])) {
             System.err.println("usage: AotTraining operator|agent <image.tar> <repository root>");
             System.exit(2);
