@@ -12,7 +12,7 @@
 #   COPY_IN=<directory> ...                                       copied to /tmp/in in the image, owned by its user
 #   AOT_OUTPUT=<file> ...                                         a training run: the entrypoint's -XX:AOTCache=<path>
 #                                                                 becomes -XX:AOTCacheOutput, the cache the JVM writes
-#                                                                 when it exits is copied to <file> (hack/images/aot-train.sh)
+#                                                                 when it exits is copied to <file> (io.joulie.testkit.AotTraining)
 #
 # A check that the image's runtime and libraries are complete, not a stand-in for a kubelet: no cgroups, no
 # seccomp, no capabilities dropped. The directory is removed afterwards.
