@@ -7,14 +7,18 @@
 #   hack/images/chroot-run.sh <image.tar> [argument...]          the entrypoint, with the arguments appended
 #   RUN_AS_COMMAND=1 hack/images/chroot-run.sh <image.tar> cmd...  a command instead of the entrypoint
 #   TIMEOUT=20s ...                                               stop it after that long (exit status 124)
-#   RUN_ENV="NODE_NAME=n1 QUARKUS_LOG_LEVEL=DEBUG" ...              more variables (NAME=VALUE, space-separated)
+#   RUN_ENV="NODE_NAME=n1 QUARKUS_LOG_LEVEL=DEBUG" ...              more variables (NAME=VALUE, space-separated, or one
+#                                                                 per line when a value holds a space)
 #   HOST_NET=1 ...                                                the host's network instead of loopback only
+#   CGROUPS=1 ...                                                 /sys/fs/cgroup visible inside, as a runtime mounts it: a
+#                                                                 JVM started in a memory cgroup then sizes itself from
+#                                                                 the limit (ScaleBenchmark)
 #   COPY_IN=<directory> ...                                       copied to /tmp/in in the image, owned by its user
 #   AOT_OUTPUT=<file> ...                                         a training run: the entrypoint's -XX:AOTCache=<path>
 #                                                                 becomes -XX:AOTCacheOutput, the cache the JVM writes
 #                                                                 when it exits is copied to <file> (io.joulie.testkit.AotTraining)
 #
-# A check that the image's runtime and libraries are complete, not a stand-in for a kubelet: no cgroups, no
+# A check that the image's runtime and libraries are complete, not a stand-in for a kubelet: no cgroup of its own, no
 # seccomp, no capabilities dropped. The directory is removed afterwards.
 set -euo pipefail
 
@@ -39,7 +43,11 @@ user="$(jq -r '.config.User // "0"' "$config")"
 [[ "$user" == *:* ]] || user="$user:0"
 workdir="$(jq -r '.config.WorkingDir // "/"' "$config")"
 mapfile -t env < <(jq -r '.config.Env // [] | .[]' "$config")
-read -r -a extra_env <<< "${RUN_ENV:-}"
+if [[ "${RUN_ENV:-}" == *$'\n'* ]]; then
+  mapfile -t extra_env <<< "$RUN_ENV"
+else
+  read -r -a extra_env <<< "${RUN_ENV:-}"
+fi
 env+=("${extra_env[@]}")
 if [ "${RUN_AS_COMMAND:-}" = 1 ]; then
   argv=("$@")
@@ -65,11 +73,22 @@ if [ -n "${AOT_OUTPUT:-}" ]; then
 fi
 net=--net
 [ "${HOST_NET:-}" = 1 ] && net=""
+# A runtime's minimal /dev (the JVM seeds SecureRandom from /dev/urandom; without it a thread of its own burns CPU
+# gathering entropy) and, with CGROUPS=1, /sys/fs/cgroup: bound into the root inside a mount namespace of their own, so
+# the binds end with the process and the directory removed below never holds them.
+devices=(null zero random urandom)
+for d in "${devices[@]}"; do touch "$work/rootfs/dev/$d"; done
+mounts='for d in '"${devices[*]}"'; do mount --bind "/dev/$d" "$0/dev/$d" || exit 1; done'
+if [ "${CGROUPS:-}" = 1 ]; then
+  mkdir -p "$work/rootfs/sys/fs/cgroup"
+  mounts="$mounts"' && mount --rbind /sys/fs/cgroup "$0/sys/fs/cgroup"'
+fi
+binds=("$(command -v unshare)" --mount --propagation private /bin/sh -c "$mounts"' && exec "$@"' "$work/rootfs")
 
 # unshare changes the root and the working directory, mounts /proc inside it, drops to the image's user and runs
 # the command with the image's environment only (a command without a slash is looked up in the image's PATH).
 set +e
-env -i "${env[@]}" ${TIMEOUT:+timeout --signal=TERM --kill-after=5s "$TIMEOUT"} \
+env -i "${env[@]}" ${TIMEOUT:+timeout --signal=TERM --kill-after=5s "$TIMEOUT"} "${binds[@]}" \
   "$(command -v unshare)" --mount --pid $net --fork --root="$work/rootfs" --wd="$workdir" --mount-proc=/proc \
   --setuid="${user%%:*}" --setgid="${user#*:}" -- "${argv[@]}"
 status=$?

@@ -84,6 +84,24 @@ final class MemoryCgroup implements AutoCloseable {
         }
     }
 
+    /** The first process in this cgroup whose command name is {@code comm} (e.g. {@code java}), or -1. */
+    long process(String comm) {
+        try {
+            for (String pid : Files.readAllLines(dir.resolve("cgroup.procs"))) {
+                try {
+                    if (Files.readString(Path.of("/proc", pid.strip(), "comm")).strip().equals(comm)) {
+                        return Long.parseLong(pid.strip());
+                    }
+                } catch (IOException gone) {
+                    // ended between the two reads
+                }
+            }
+            return -1;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     /** How many processes the kernel's OOM killer has killed in this cgroup. */
     long oomKills() {
         try {

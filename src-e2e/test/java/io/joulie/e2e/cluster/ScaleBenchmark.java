@@ -1,15 +1,17 @@
 package io.joulie.e2e.cluster;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.e2e.image.JoulieImage;
-import io.joulie.harness.JavaApp;
-import io.joulie.testkit.PrometheusText;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,49 +21,80 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The scale benchmark (not part of the test run; docs/benchmarks.md): for each size in {@code -De2e.scale.nodes}
- * (default {@code 1000,5000}), a fresh real control plane with that many kwok nodes handed to Joulie and 20 Pods
- * bound to each (one node in ten also runs a performance-only Pod); then the packaged operator as its own
- * ServiceAccount, started the way its container image starts it (the JVM options of the image's entrypoint) with
- * the memory of its container ({@code -XX:MaxRAM=512m}, the limit in {@code kubernetes/20-operator.yml}). Measures the
- * time from its start to every NodePowerProfile written, the tick duration, the API requests per steady tick (audit
- * log), and its RSS and heap.
- *
- * <p>{@code -De2e.scale.jvm} compares JVM option sets side by side on the same cluster, separated by {@code |}, each a
- * space-separated list ({@code image} stands for the entrypoint's options, {@code env:NAME=VALUE} sets an environment
- * variable); between two runs every NodePowerProfile and power-profile label is removed, so each starts from the same
- * state. {@code -De2e.scale.holdMinutes=N} keeps the populated cluster up that long first, for profiling by hand. Run: <pre>./mvnw -pl src-e2e verify -Dit.test=ScaleBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false</pre>
- * (after a build that packaged the operator). Results: printed and in {@code src-e2e/target/scale-results.md}.
+ * The scale benchmark, side by side (not part of the test run; docs/benchmarks.md): for each size in
+ * {@code -De2e.scale.nodes} (default {@code 1000,5000}), a fresh real control plane with that many kwok nodes handed to
+ * Joulie and {@code -De2e.scale.podsPerNode} Pods (default 20) bound to each (one node in ten also runs a
+ * performance-only Pod), every Pod Running; then each operator of {@code -De2e.scale.operators} ({@code |}-separated,
+ * default {@code image}), one after the other from no per-node object, no power-profile label and no Lease:
+ * <ul>
+ * <li>{@code image}: Joulie's operator image as its container runs it ({@link BenchedOperator#image}: its runtime,
+ * entrypoint, ahead-of-time cache, in a memory cgroup with the Deployment's 512 MiB limit); {@code image <options>}
+ * adds JVM options through {@code JAVA_TOOL_OPTIONS} and {@code env:NAME=VALUE} variables, as a Pod's env would;</li>
+ * <li>{@code go}: the Go Joulie, built from the checkout {@code -De2e.scale.goJoulie=<dir>} names (a clone of
+ * joulie-k8s/Joulie, never committed here), with its chart's defaults and the same policy settings;</li>
+ * <li>anything else: the packaged fast-jar on this JDK with these space-separated JVM options ({@code entrypoint}
+ * stands for the image entrypoint's options and environment, less the cache; {@code env:NAME=VALUE} sets a variable),
+ * with {@code -XX:MaxRAM=512m} for the container's memory.</li>
+ * </ul>
+ * {@code -De2e.scale.runs=N} repeats the whole list N times (default 1), so that two operators alternate. Each run
+ * measures, from the process's start (the JVM's or the Go binary's, not the image's unpacking): the time until every
+ * managed node carries a power-profile label and its per-node object (NodePowerProfile; the Go Joulie's NodeTwin), the
+ * CPU time (utime + stime) and peak RSS (VmHWM) until then; then, once no label has changed for
+ * {@link #QUIET} (and Joulie's profiles are settled), a steady window of {@link #STEADY_TICKS} intervals: the API
+ * requests per tick (audit log: watches and Lease requests apart; the Go Joulie's ticks are its LISTs of Nodes, Joulie's
+ * its tick counter), the CPU per tick, the RSS and its peak, the machine's load average. {@code -De2e.scale.holdMinutes=N}
+ * keeps the populated cluster up that long first, for profiling by hand. Run (after a build that packaged the operator
+ * image): <pre>./mvnw -pl src-e2e verify -Dit.test=ScaleBenchmark -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false</pre>
+ * Results: printed, with the ratios to the Go Joulie, and in {@code src-e2e/target/scale-results.md}.
  */
 class ScaleBenchmark {
-    static final int PODS_PER_NODE = 20;
-    static final String INTERVAL = "15s";
+    /** The reconcile interval of both operators (the review of 2026-11-27 used 20 s). */
+    static final String INTERVAL = "20s";
+    static final int INTERVAL_SECONDS = 20;
+    /** The steady window, in intervals: two minutes, as in the review of 2026-11-27 (the Go Joulie's ticks last longer than its interval). */
+    static final int STEADY_TICKS = 6;
+    /** No label change for this long (one and a half intervals) and the plan is taken as settled. */
+    static final Duration QUIET = Duration.ofSeconds(30);
     /** How long kwok may take to run every Pod before the operator starts. */
     static final int RUNNING_MINUTES = 45;
-    /** How long the operator may take to write every NodePowerProfile before the variant counts as not converged. */
-    static final int CONVERGE_MINUTES = 6;
-    /** The operator container's memory limit, as the JVM sees it inside the container. */
+    /** The operator container's memory limit, as a JVM on the host sees it. */
     static final String CONTAINER = "-XX:MaxRAM=512m";
+    static final String HEADER = "| operator | nodes | pods | converged | CPU to converge | peak RSS | steady RSS | requests per steady tick "
+            + "| CPU per steady tick | load (1 min) |";
 
     @Test
     void scale() throws Exception {
         List<String> rows = new ArrayList<>();
-        rows.add("| JVM | nodes | pods | to every profile written | tick (mean / max) | requests per steady tick | RSS (peak) | heap used |");
-        rows.add("|---|---|---|---|---|---|---|---|");
-        List<String> variants = List.of(System.getProperty("e2e.scale.jvm", "image").split("\\|"));
+        List<String> operators = List.of(System.getProperty("e2e.scale.operators", "image").split("\\|"));
+        int runs = Integer.getInteger("e2e.scale.runs", 1);
+        int podsPerNode = Integer.getInteger("e2e.scale.podsPerNode", 20);
+        BenchedOperator.GoBuild go = null;
+        if (operators.stream().anyMatch(o -> o.strip().equals("go"))) {
+            String checkout = System.getProperty("e2e.scale.goJoulie", "");
+            assertThat(checkout).as("-De2e.scale.goJoulie=<a checkout of joulie-k8s/Joulie> for the operator 'go'").isNotEmpty();
+            go = BenchedOperator.buildGoJoulie(Path.of(checkout).toAbsolutePath());
+            rows.add("Go Joulie: " + go.version());
+        }
+        rows.add("");
         for (String size : System.getProperty("e2e.scale.nodes", "1000,5000").split(",")) {
             int nodes = Integer.parseInt(size.strip());
+            List<Result> results = new ArrayList<>();
             try (RealCluster cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/scale-" + nodes),
                     ControlPlane.Tuning.SCALE)) {
-                populate(cluster, nodes);
+                populate(cluster, nodes, podsPerNode);
+                if (go != null) {
+                    BenchedOperator.installGoJoulie(cluster, go);
+                }
                 int hold = Integer.getInteger("e2e.scale.holdMinutes", 0);
                 if (hold > 0) {
                     // for profiling by hand: the populated cluster stays up, with a kubeconfig of the operator's account
@@ -69,20 +102,64 @@ class ScaleBenchmark {
                             cluster.serviceAccountKubeconfig(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA));
                     Thread.sleep(Duration.ofMinutes(hold).toMillis());
                 }
-                for (int v = 0; v < variants.size(); v++) {
-                    if (v > 0) {
-                        reset(cluster, nodes);
+                int index = 0;
+                for (int run = 0; run < runs; run++) {
+                    for (String operator : operators) {
+                        if (index > 0) {
+                            reset(cluster, nodes);
+                        }
+                        results.add(measureOrReport(cluster, nodes, podsPerNode, operator.strip(), index++, go));
+                        Files.writeString(RealCluster.REPO.resolve("src-e2e/target/scale-results.md"),
+                                String.join("\n", table(rows, results)) + "\n");
                     }
-                    rows.add(measureOrReport(cluster, nodes, variants.get(v).strip(), v));
-                    Files.writeString(RealCluster.REPO.resolve("src-e2e/target/scale-results.md"), String.join("\n", rows) + "\n");
                 }
             }
+            rows = table(rows, results);
         }
         rows.forEach(System.out::println);
     }
 
+    /** One run's figures; {@code failure} says why a run did not converge (its other figures are then absent). */
+    record Result(String operator, int nodes, int pods, double converged, double cpuToConverge, long peakMiB,
+                  long steadyMiB, double requestsPerTick, double cpuPerTick, double load, String failure) {
+        boolean go() {
+            return operator.equals("go");
+        }
+
+        String row() {
+            if (failure != null) {
+                return String.format(Locale.ROOT, "| %s | %,d | %,d | not converged: %s | | | | | | %.1f |", operator, nodes,
+                        pods, failure, load);
+            }
+            return String.format(Locale.ROOT, "| %s | %,d | %,d | %.1f s | %.2f s | %d MiB | %d MiB | %.1f | %.3f s | %.1f |",
+                    operator, nodes, pods, converged, cpuToConverge, peakMiB, steadyMiB, requestsPerTick, cpuPerTick, load);
+        }
+    }
+
+    /** The rows so far, then this size's table and each Joulie run's ratios to the mean of the Go Joulie's runs. */
+    static List<String> table(List<String> before, List<Result> results) {
+        List<String> rows = new ArrayList<>(before);
+        rows.add(HEADER);
+        rows.add("|---|---|---|---|---|---|---|---|---|---|");
+        results.forEach(r -> rows.add(r.row()));
+        List<Result> go = results.stream().filter(r -> r.go() && r.failure() == null).toList();
+        if (!go.isEmpty()) {
+            double conv = go.stream().mapToDouble(Result::converged).average().orElseThrow();
+            double cpu = go.stream().mapToDouble(Result::cpuToConverge).average().orElseThrow();
+            double peak = go.stream().mapToDouble(Result::peakMiB).average().orElseThrow();
+            rows.add("");
+            rows.add("| ratio to the Go Joulie's mean | converged | CPU to converge | peak RSS |");
+            rows.add("|---|---|---|---|");
+            results.stream().filter(r -> !r.go() && r.failure() == null).forEach(r -> rows.add(String.format(Locale.ROOT,
+                    "| %s | %.2f× | %.2f× | %.2f× |", r.operator(), r.converged() / conv, r.cpuToConverge() / cpu,
+                    r.peakMiB() / peak)));
+        }
+        rows.add("");
+        return rows;
+    }
+
     /** Joulie installed, the kwok nodes and their Pods, every Pod Running. */
-    static void populate(RealCluster cluster, int nodes) throws Exception {
+    static void populate(RealCluster cluster, int nodes, int podsPerNode) throws Exception {
         cluster.install().ok();
         List<String> names = names(nodes);
         ExecutorService pool = Executors.newFixedThreadPool(32);
@@ -91,7 +168,7 @@ class ScaleBenchmark {
             cluster.namespace("scale");
             parallel(pool, names, n -> {
                 int index = Integer.parseInt(n.substring(6));
-                for (int p = 0; p < PODS_PER_NODE; p++) {
+                for (int p = 0; p < podsPerNode; p++) {
                     boolean performance = p == 0 && index % 10 == 0;
                     cluster.admin.resource(pod(n, p, performance)).create();
                 }
@@ -99,7 +176,7 @@ class ScaleBenchmark {
         } finally {
             pool.shutdown();
         }
-        System.out.printf("%d nodes and %d pods created%n", nodes, nodes * PODS_PER_NODE);
+        System.out.printf("%d nodes and %d pods created%n", nodes, nodes * podsPerNode);
         // kwok runs them all before the operator starts, so its status writes do not load the measurement
         long running = System.nanoTime() + Duration.ofMinutes(RUNNING_MINUTES).toNanos();
         long lastReport = 0;
@@ -113,13 +190,13 @@ class ScaleBenchmark {
         }
     }
 
-    /** Back to the state before the operator first ran: no NodePowerProfile, no power-profile label, no Lease holder. */
+    /**
+     * Back to the state before any operator ran: no NodePowerProfile, no NodeTwin, no power-profile label, no Lease.
+     */
     static void reset(RealCluster cluster, int nodes) throws Exception {
-        try {
-            cluster.admin.resources(NodePowerProfile.class).delete();
-        } catch (io.fabric8.kubernetes.client.KubernetesClientException slow) {
-            // deleting thousands takes the server longer than the client waits; it carries on, and the loop below waits
-            System.out.printf("deleting the profiles: %s%n", slow.getMessage());
+        deleteAll(cluster, cluster.admin.resources(NodePowerProfile.class));
+        if (cluster.admin.apiextensions().v1().customResourceDefinitions().withName("nodetwins.joulie.io").get() != null) {
+            deleteAll(cluster, cluster.admin.genericKubernetesResources("joulie.io/v1alpha1", "NodeTwin"));
         }
         ExecutorService pool = Executors.newFixedThreadPool(32);
         try {
@@ -131,32 +208,54 @@ class ScaleBenchmark {
             pool.shutdown();
         }
         cluster.admin.leases().inNamespace(RealCluster.NAMESPACE).withName("joulie-operator-leader").delete();
+    }
+
+    private static void deleteAll(RealCluster cluster,
+            io.fabric8.kubernetes.client.dsl.MixedOperation<?, ? extends io.fabric8.kubernetes.api.model.KubernetesResourceList<?>, ?> objects) throws InterruptedException {
+        try {
+            objects.delete();
+        } catch (io.fabric8.kubernetes.client.KubernetesClientException slow) {
+            // deleting thousands takes the server longer than the client waits; it carries on, and the loop below waits
+            System.out.printf("deleting: %s%n", slow.getMessage());
+        }
         long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-        while (!cluster.admin.resources(NodePowerProfile.class).list(
-                new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build()).getItems().isEmpty()) {
-            assertThat(System.nanoTime()).as("profiles removed within 5 min").isLessThan(deadline);
+        while (!objects.list(new io.fabric8.kubernetes.api.model.ListOptionsBuilder().withLimit(1L).build()).getItems().isEmpty()) {
+            assertThat(System.nanoTime()).as("per-node objects removed within 5 min").isLessThan(deadline);
             Thread.sleep(1000);
         }
     }
 
-    /** A variant that does not converge is a result too (the row says why); the next variant still runs. */
-    static String measureOrReport(RealCluster cluster, int nodes, String variant, int index) throws Exception {
+    /** A run that does not converge is a result too (the row says why); the next run still goes ahead. */
+    static Result measureOrReport(RealCluster cluster, int nodes, int podsPerNode, String operator, int index,
+                                  BenchedOperator.GoBuild go) throws Exception {
         try {
-            return measure(cluster, nodes, variant, index);
+            return measure(cluster, nodes, podsPerNode, operator, index, go);
         } catch (AssertionError e) {
             cluster.stopOperators();
             String why = e.getMessage().lines().findFirst().orElse("failed");
-            System.out.printf("%s: %s%n", variant, e.getMessage());
-            return String.format(Locale.ROOT, "| %s | %d | %d | not converged: %s | | | | |", variant, nodes,
-                    nodes * PODS_PER_NODE, why);
+            System.out.printf("%s: %s%n", operator, e.getMessage());
+            return new Result(operator, nodes, nodes * podsPerNode, 0, 0, 0, 0, 0, 0, load(), why);
         }
     }
 
-    static String measure(RealCluster cluster, int nodes, String variant, int index) throws Exception {
-        List<String> jvm = new ArrayList<>(List.of(CONTAINER));
-        Map<String, String> env = new LinkedHashMap<>(Map.of("RECONCILE_INTERVAL", INTERVAL));
-        for (String option : variant.split("\\s+")) {
+    static BenchedOperator start(RealCluster cluster, String operator, int index, BenchedOperator.GoBuild go)
+            throws IOException {
+        String name = "operator-" + index;
+        if (operator.equals("go")) {
+            return BenchedOperator.goJoulie(cluster, name, go);
+        }
+        List<String> jvm = new ArrayList<>();
+        Map<String, String> env = new LinkedHashMap<>();
+        boolean image = operator.equals("image") || operator.startsWith("image ");
+        if (!image) {
+            jvm.add(CONTAINER);
+            // the product's default settle time, not the suite's short one RealCluster sets
+            env.putAll(Map.of("RECONCILE_INTERVAL", INTERVAL, "SETTLE_TIME", "5s"));
+        }
+        for (String option : operator.split("\\s+")) {
             if (option.equals("image")) {
+                continue;
+            } else if (option.equals("entrypoint")) {
                 jvm.addAll(ImageEntrypoint.jvmOptions(JoulieImage.OPERATOR));
                 env.putAll(ImageEntrypoint.environment(JoulieImage.OPERATOR));
             } else if (option.startsWith("env:")) {
@@ -166,50 +265,106 @@ class ScaleBenchmark {
                 jvm.add(option);
             }
         }
-        JavaApp operator;
-        double converged;
-        // one watch on the profiles: polling LISTs of thousands of objects would load the API server being measured
-        try (SharedIndexInformer<NodePowerProfile> profiles = cluster.admin.resources(NodePowerProfile.class).inform()) {
-            Instant start = Instant.now();
-            operator = cluster.startOperator("joulie-operator-" + index, env, jvm);
-            long deadline = System.nanoTime() + Duration.ofMinutes(CONVERGE_MINUTES).toNanos();
-            while (profiles.getStore().list().size() < nodes) {
-                assertThat(System.nanoTime()).as("every profile written within %d min", CONVERGE_MINUTES).isLessThan(deadline);
-                assertThat(operator.isAlive()).as("operator alive (%s)", variant).isTrue();
-                Thread.sleep(250);
+        if (image) {
+            // options added to the image's entrypoint, as a Pod's JAVA_TOOL_OPTIONS would
+            if (!jvm.isEmpty()) {
+                env.put("JAVA_TOOL_OPTIONS", String.join(" ", jvm));
             }
-            converged = Duration.between(start, Instant.now()).toMillis() / 1000.0;
-            // the second tick commits the drained nodes to eco; then the cluster is steady
+            return BenchedOperator.image(cluster, name, env);
+        }
+        return BenchedOperator.hostJvm(cluster, name, env, jvm);
+    }
+
+    static Result measure(RealCluster cluster, int nodes, int podsPerNode, String operator, int index,
+                          BenchedOperator.GoBuild go) throws Exception {
+        boolean isGo = operator.equals("go");
+        AtomicLong lastLabelChange = new AtomicLong(System.nanoTime());
+        // watches, not polling: LISTs of thousands of objects would load the API server being measured
+        try (SharedIndexInformer<Node> managed = cluster.admin.nodes().withLabel("joulie.io/managed", "true")
+                .inform(labelChanges(lastLabelChange));
+             SharedIndexInformer<? extends HasMetadata> objects = isGo
+                     ? cluster.admin.genericKubernetesResources("joulie.io/v1alpha1", "NodeTwin").inform()
+                     : cluster.admin.resources(NodePowerProfile.class).inform();
+             BenchedOperator op = start(cluster, operator, index, go)) {
+            long deadline = System.nanoTime() + Duration.ofMinutes(isGo ? 3 : 6).toNanos();
+            while (objects.getStore().list().size() < nodes || labelled(managed) < nodes) {
+                assertThat(System.nanoTime()).as("every node labelled and with its object within %d min (%d labelled, "
+                        + "%d objects)", isGo ? 3 : 6, labelled(managed), objects.getStore().list().size()).isLessThan(deadline);
+                assertThat(op.alive()).as("%s alive: %s", operator, op.logTail()).isTrue();
+                Thread.sleep(100);
+            }
+            double converged = Duration.between(op.started, Instant.now()).toMillis() / 1000.0;
+            double cpuToConverge = op.cpuSeconds();
+            double loadAtConverge = load();
+            System.out.printf("%s converged in %.1f s, %.2f s CPU%n", operator, converged, cpuToConverge);
             long steady = System.nanoTime() + Duration.ofMinutes(5).toNanos();
-            while (!settled(profiles.getStore().list(), nodes)) {
+            while (System.nanoTime() - lastLabelChange.get() < QUIET.toNanos()
+                    || (!isGo && !settled(profiles(objects), nodes))) {
                 assertThat(System.nanoTime()).as("plan settled within 5 min").isLessThan(steady);
                 Thread.sleep(1000);
             }
+            OptionalLong ticksBefore = op.ticks();
+            double cpuBefore = op.cpuSeconds();
+            Instant from = Instant.now();
+            Thread.sleep(STEADY_TICKS * INTERVAL_SECONDS * 1000L);
+            Instant to = Instant.now();
+            double cpu = op.cpuSeconds() - cpuBefore;
+            OptionalLong ticksAfter = op.ticks();
+            long[] rss = op.rssKiB();
+            double load = (loadAtConverge + load()) / 2;
+            Thread.sleep(2000); // the audit log's last lines of the window
+            String user = isGo ? AuditLog.serviceAccount(BenchedOperator.GO_NAMESPACE, BenchedOperator.GO_SA)
+                    : AuditLog.serviceAccount(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA);
+            List<AuditLog.Entry> window = AuditLog.read(cluster.controlPlane.auditLog()).stream()
+                    .filter(e -> e.user().equals(user) && e.at().isAfter(from) && e.at().isBefore(to)).toList();
+            long requests = window.stream().filter(e -> !e.watch() && !e.lease()).count();
+            double ticks = isGo
+                    ? window.stream().filter(e -> e.verb().equals("list") && "nodes".equals(e.resource())).count()
+                    : ticksAfter.orElseThrow() - ticksBefore.orElseThrow();
+            assertThat(ticks).as("ticks in the steady window").isPositive();
+            return new Result(operator, nodes, nodes * podsPerNode, converged, cpuToConverge, rss[1] / 1024, rss[0] / 1024,
+                    requests / ticks, cpu / ticks, load, null);
         }
-        Thread.sleep(5_000);
-        Instant from = Instant.now();
-        Thread.sleep(3 * 15_000L);
-        Instant to = Instant.now();
-        String operatorUser = AuditLog.serviceAccount(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA);
-        long requests = AuditLog.read(cluster.controlPlane.auditLog()).stream()
-                .filter(e -> e.user().equals(operatorUser) && e.at().isAfter(from) && e.at().isBefore(to) && !e.watch()
-                        && !e.lease())
-                .count();
-        String metrics = operator.get("/q/metrics");
-        double tickCount = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_count");
-        double tickSum = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_sum");
-        double tickMax = PrometheusText.sum(metrics, "joulie_tick_duration_seconds_max");
-        double heap = PrometheusText.sum(metrics, "jvm_memory_used_bytes", "area=\"heap\"");
-        long[] rss = operator.rssKiB();
-        if (jvm.stream().anyMatch(o -> o.startsWith("-XX:NativeMemoryTracking"))) {
-            Path nmt = cluster.controlPlane.workDir().resolve("nmt-" + index + ".txt");
-            new ProcessBuilder(JavaApp.JAVA.resolveSibling("jcmd").toString(), Long.toString(operator.process().pid()),
-                    "VM.native_memory", "summary").redirectOutput(nmt.toFile()).start().waitFor();
+    }
+
+    @SuppressWarnings("unchecked")
+    static List<NodePowerProfile> profiles(SharedIndexInformer<? extends HasMetadata> objects) {
+        return (List<NodePowerProfile>) objects.getStore().list();
+    }
+
+    /** Managed nodes that carry a power-profile label. */
+    static long labelled(SharedIndexInformer<Node> managed) {
+        return managed.getStore().list().stream()
+                .filter(n -> n.getMetadata().getLabels().containsKey(JoulieApi.POWER_PROFILE_LABEL)).count();
+    }
+
+    static ResourceEventHandler<Node> labelChanges(AtomicLong last) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node node) {
+            }
+
+            @Override
+            public void onUpdate(Node before, Node after) {
+                if (!java.util.Objects.equals(before.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL),
+                        after.getMetadata().getLabels().get(JoulieApi.POWER_PROFILE_LABEL))) {
+                    last.set(System.nanoTime());
+                }
+            }
+
+            @Override
+            public void onDelete(Node node, boolean unknown) {
+            }
+        };
+    }
+
+    /** The machine's one-minute load average. */
+    static double load() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException e) {
+            return Double.NaN;
         }
-        operator.close();
-        return String.format(Locale.ROOT, "| %s | %d | %d | %.1f s | %.0f / %.0f ms | %.1f | %d MiB (%d MiB) | %d MiB |",
-                String.join(" ", jvm), nodes, nodes * PODS_PER_NODE, converged, tickSum / tickCount * 1000, tickMax * 1000,
-                requests / 3.0, rss[0] / 1024, rss[1] / 1024, Math.round(heap / 1024 / 1024));
     }
 
     static List<String> names(int nodes) {
