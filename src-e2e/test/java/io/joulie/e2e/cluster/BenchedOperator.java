@@ -61,6 +61,31 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         }
     }
 
+    /**
+     * CPU seconds by thread name (numbered pool threads folded into one name: {@code vert.x-eventloop-thread-}), the
+     * largest first: where {@link #cpuSeconds()} went.
+     */
+    final String cpuByThread(int top) {
+        Map<String, Double> by = new java.util.HashMap<>();
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String name = Files.readString(task.resolve("comm")).strip().replaceAll("\\d+$", "");
+                    String stat = Files.readString(task.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    by.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS, Double::sum);
+                } catch (IOException ended) {
+                    // a thread that ended between the listing and the read
+                }
+            }
+        } catch (IOException e) {
+            return "(threads unreadable: " + e.getMessage() + ")";
+        }
+        return by.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(top)
+                .map(e -> String.format(java.util.Locale.ROOT, "%s %.2f s", e.getKey(), e.getValue()))
+                .collect(Collectors.joining(", "));
+    }
+
     /** Resident set size now and its peak, in KiB. */
     final long[] rssKiB() {
         long rss = 0;

@@ -296,7 +296,8 @@ class ScaleBenchmark {
             double converged = Duration.between(op.started, Instant.now()).toMillis() / 1000.0;
             double cpuToConverge = op.cpuSeconds();
             double loadAtConverge = load();
-            System.out.printf("%s converged in %.1f s, %.2f s CPU%n", operator, converged, cpuToConverge);
+            System.out.printf("%s converged in %.1f s, %.2f s CPU (%s)%n", operator, converged, cpuToConverge,
+                    op.cpuByThread(8));
             long steady = System.nanoTime() + Duration.ofMinutes(5).toNanos();
             while (System.nanoTime() - lastLabelChange.get() < QUIET.toNanos()
                     || (!isGo && !settled(profiles(objects), nodes))) {
@@ -311,6 +312,7 @@ class ScaleBenchmark {
             double cpu = op.cpuSeconds() - cpuBefore;
             OptionalLong ticksAfter = op.ticks();
             long[] rss = op.rssKiB();
+            System.out.printf("%s steady: CPU by thread since the start: %s%n", operator, op.cpuByThread(10));
             double load = (loadAtConverge + load()) / 2;
             Thread.sleep(2000); // the audit log's last lines of the window
             String user = isGo ? AuditLog.serviceAccount(BenchedOperator.GO_NAMESPACE, BenchedOperator.GO_SA)

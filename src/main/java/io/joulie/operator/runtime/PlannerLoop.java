@@ -289,7 +289,13 @@ public class PlannerLoop {
         for (Transition t : plan.transitions()) {
             ManagedNode n = nodes.get(t.node());
             if (t.to() == PowerState.DrainingPerformance && n != null && !n.hasPerformancePods()) {
-                at.merge(t.node(), planner.guard().commitAt(t.since(), n.lastPerformancePod()), PlannerLoop::earlier);
+                // The guard's own moment: a drain this replica has seen counts from its sighting when that is later than
+                // the writer's since (ManagedNode#stateSinceHere). Woken at the writer's moment instead, the recheck
+                // found the drain still settling, was woken again at once, and spun until the sighting's settle passed.
+                Instant commit = n.state() == PowerState.DrainingPerformance
+                        ? planner.guard().commitAt(n)
+                        : planner.guard().commitAt(t.since(), n.lastPerformancePod());
+                at.merge(t.node(), commit, PlannerLoop::earlier);
             }
         }
         written.retries().forEach((node, when) -> at.merge(node, when, PlannerLoop::earlier));

@@ -40,6 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PlannerLoopRescueTest {
     static final PlannerSettings SETTINGS = PlannerSettings.defaults();
 
+    /** The settings the loop plans with: static partition at half by default. */
+    PlannerSettings settings = SETTINGS;
+
     final FakeClock clock = new FakeClock();
     final List<String> writes = Collections.synchronizedList(new ArrayList<>());
     final CountDownLatch tickHeld = new CountDownLatch(1);
@@ -50,6 +53,8 @@ class PlannerLoopRescueTest {
     /** Whether the cluster also has a node whose drain may commit eco. */
     volatile boolean withDrained;
     volatile boolean holdInWrite;
+    /** When this replica saw the drained node's drain (null: no sighting of its own). */
+    volatile java.time.Instant drainedSeenHere;
 
     /** One eco node ("eco") running a performance-only pod, one performance node ("perf"). */
     ClusterContext context() {
@@ -58,7 +63,7 @@ class PlannerLoopRescueTest {
         ManagedNode perf = new ManagedNode("perf", Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance"), false,
                 PowerState.ActivePerformance, clock.instant(), List.of());
         ManagedNode drained = new ManagedNode("drained", Map.of(JoulieApi.POWER_PROFILE_LABEL, "draining-performance"), false,
-                PowerState.DrainingPerformance, clock.instant().minusSeconds(600), List.of());
+                PowerState.DrainingPerformance, clock.instant().minusSeconds(600), List.of()).withStateSeen(drainedSeenHere);
         return new ClusterContext(clock.instant(), withDrained ? List.of(perf, eco, drained) : List.of(perf, eco), 1);
     }
 
@@ -119,7 +124,7 @@ class PlannerLoopRescueTest {
         PlannerMetrics metrics = new PlannerMetrics(registry);
         RecordingEvents events = new RecordingEvents();
         TickGate gate = new TickGate(() -> true, List::of, listener -> { });
-        PolicyReloader policy = new PolicyReloader(new Planner(SETTINGS), Optional.empty(), new EffectivePolicy(SETTINGS),
+        PolicyReloader policy = new PolicyReloader(new Planner(settings), Optional.empty(), new EffectivePolicy(settings),
                 () -> null, config -> { }, events);
         PlanExecutor executor = new PlanExecutor(actuation, name -> null, events, metrics, () -> true, 1, clock);
         TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), new PlannerStatus(), events, clock);
@@ -167,6 +172,33 @@ class PlannerLoopRescueTest {
 
         releaseTick.countDown();
         assertThat(tick.get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    /**
+     * A drain whose writer's since is long past but which this replica saw only a second ago commits a settle time after
+     * that sighting: the watchdog is woken then, not at once (woken at the writer's moment, the recheck found the drain
+     * still settling and was woken again at once, a busy loop: 11 s of CPU after the first plan of 200 nodes).
+     */
+    @Test
+    void aDrainSeenHereLateIsWokenWhenTheGuardWillCommitItNotAtOnce() {
+        withDrained = true;
+        settings = SETTINGS.toBuilder().staticHpFrac(0).build(); // every node without a performance-only pod eco
+        drainedSeenHere = clock.instant().minusSeconds(1);
+        PlannerLoop loop = loop();
+        List<Map<String, java.time.Instant>> wakeups = Collections.synchronizedList(new ArrayList<>());
+        loop.wakeupsTo(wakeups::add);
+        assertThat(loop.tick()).isTrue();
+        assertThat(loop.recheck(List.of("drained"))).isEqualTo(PlannerLoop.Recheck.RAN);
+
+        java.time.Instant commit = drainedSeenHere.plus(SETTINGS.settleTime());
+        assertThat(writes).as("still settling by this replica's sighting").noneMatch(w -> w.startsWith("drained ActiveEco"));
+        assertThat(wakeups).as("the tick and the recheck each ask to look at it again").hasSize(2)
+                .allSatisfy(w -> assertThat(w).containsEntry("drained", commit));
+
+        clock.advance(SETTINGS.settleTime());
+        assertThat(loop.recheck(List.of("drained"))).isEqualTo(PlannerLoop.Recheck.RAN);
+        assertThat(writes).as("committed once the settle time has passed since the sighting")
+                .contains("drained ActiveEco eco");
     }
 
     @Test
