@@ -252,6 +252,14 @@ public final class Planner {
     }
 
     /**
+     * When the transition budget has room for one more state change ({@code now} if it has already; null if never): a
+     * move {@link Outcome#DEFERRED} for the budget is worth looking at again then, not before.
+     */
+    public Instant transitionRoomAt(Instant now) {
+        return transitionBudget.roomAt(now, settings.maxTransitionsPerTick(), settings.reconcileInterval());
+    }
+
+    /**
      * At most {@code maxTransitionsPerTick} nodes change state per reconcile interval, ticks and rechecks together (the
      * blast radius of a bad plan, {@link RateBudget}): rescues always go and draw on the budget; then raises to
      * performance, then drains committing eco, then new drains, each in node order; the rest stay where they are

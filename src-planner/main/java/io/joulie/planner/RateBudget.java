@@ -22,6 +22,21 @@ public final class RateBudget {
         return (int) Math.floor(left + 1e-9); // sums of fractions: 99.999999 is 100
     }
 
+    /**
+     * When at least one more may be spent: {@code now} if one may already, else the moment the refill reaches one (no
+     * other spending in between); null when the capacity is zero (never).
+     */
+    public synchronized Instant roomAt(Instant now, int capacity, Duration period) {
+        refill(now, capacity, period);
+        if (left + 1e-9 >= 1) {
+            return now;
+        }
+        if (capacity <= 0) {
+            return null;
+        }
+        return now.plusNanos((long) Math.ceil((1 - left) / capacity * period.toNanos()));
+    }
+
     /** Spends {@code n} at {@code now} (never below nothing: what goes over the budget creates no debt). */
     public synchronized void spend(int n, Instant now, int capacity, Duration period) {
         refill(now, capacity, period);

@@ -288,13 +288,24 @@ public class PlannerLoop {
         ctx.nodes().forEach(n -> nodes.put(n.name(), n));
         for (Transition t : plan.transitions()) {
             ManagedNode n = nodes.get(t.node());
-            if (t.to() == PowerState.DrainingPerformance && n != null && !n.hasPerformancePods()) {
+            // a drain the plan still wants eco (a raise a recheck left to the next tick has no commit to wait for)
+            if (t.to() == PowerState.DrainingPerformance && t.requested() == PowerState.ActiveEco && n != null
+                    && !n.hasPerformancePods()) {
                 // The guard's own moment: a drain this replica has seen counts from its sighting when that is later than
                 // the writer's since (ManagedNode#stateSinceHere). Woken at the writer's moment instead, the recheck
                 // found the drain still settling, was woken again at once, and spun until the sighting's settle passed.
                 Instant commit = n.state() == PowerState.DrainingPerformance
                         ? planner.guard().commitAt(n)
                         : planner.guard().commitAt(t.since(), n.lastPerformancePod());
+                if (t.outcome() == Outcome.DEFERRED) {
+                    // Its commit is due but the transition budget is spent: looked at again when the budget has room
+                    // (it refills continuously), else every recheck found it deferred and was woken again at once.
+                    Instant room = planner.transitionRoomAt(ctx.now());
+                    if (room == null) {
+                        continue; // no budget at all: the ticks look at every node
+                    }
+                    commit = commit.isAfter(room) ? commit : room;
+                }
                 at.merge(t.node(), commit, PlannerLoop::earlier);
             }
         }

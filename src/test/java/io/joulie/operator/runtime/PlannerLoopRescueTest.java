@@ -201,6 +201,28 @@ class PlannerLoopRescueTest {
                 .contains("drained ActiveEco eco");
     }
 
+    /**
+     * A drain whose commit is due but which the transition budget defers is woken when the budget has room again, not at
+     * once (at its past commit moment every recheck found it deferred and was woken again at once: after a first plan
+     * that had spent the budget, the watchdog spun until the budget refilled).
+     */
+    @Test
+    void aCommitDeferredByTheTransitionBudgetIsWokenWhenTheBudgetHasRoom() {
+        withDrained = true;
+        // one state change per interval: the rescue of "eco" takes it, the commit of "drained" waits
+        settings = SETTINGS.toBuilder().staticHpFrac(0).maxTransitionsPerTick(1).build();
+        PlannerLoop loop = loop();
+        List<Map<String, java.time.Instant>> wakeups = Collections.synchronizedList(new ArrayList<>());
+        loop.wakeupsTo(wakeups::add);
+        assertThat(loop.tick()).isTrue();
+
+        assertThat(writes).as("the rescue goes, the commit is deferred").contains("eco DrainingPerformance performance")
+                .noneMatch(w -> w.startsWith("drained ActiveEco"));
+        assertThat(wakeups).hasSize(1);
+        assertThat(wakeups.getFirst()).as("looked at again when the budget has room for one more")
+                .containsEntry("drained", clock.instant().plus(settings.reconcileInterval()));
+    }
+
     @Test
     void beforeTheFirstTickOfATermARecheckRescuesButCommitsNothing() throws Exception {
         withDrained = true;
