@@ -95,6 +95,9 @@ class ScaleBenchmark {
                 if (go != null) {
                     BenchedOperator.installGoJoulie(cluster, go);
                 }
+                // the control plane is still busy for a while after the Pods run (kwok's and the controllers' writes):
+                // the first run would start on a busier server than the others
+                Thread.sleep(Duration.ofSeconds(30).toMillis());
                 int hold = Integer.getInteger("e2e.scale.holdMinutes", 0);
                 if (hold > 0) {
                     // for profiling by hand: the populated cluster stays up, with a kubeconfig of the operator's account
