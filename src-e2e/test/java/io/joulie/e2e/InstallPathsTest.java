@@ -209,7 +209,7 @@ public class InstallPathsTest {
                   image: {repository: power/op, tag: "1.2.3", pullPolicy: Always}
                   imagePullSecrets: [{name: operator-pull}]
                   env: {RESERVED_LABEL_KEY: example.com/reserved}
-                  resources: {limits: {memory: 1Gi}}
+                  resources: {limits: {memory: 1Gi}, requests: {cpu: 0.5}}
                   volumes: [{name: prometheus, secret: {secretName: prometheus-credentials}}]
                   volumeMounts: [{name: prometheus, mountPath: /etc/prometheus-credentials, readOnly: true}]
                   nodeSelector: {node-role.kubernetes.io/control-plane: ""}
@@ -259,6 +259,7 @@ public class InstallPathsTest {
         assertThat(env).containsEntry("RELATED_IMAGE_AGENT", "mirror.example.com:5000/joulie/joulie-agent@sha256:" + "ab".repeat(32))
                 .containsEntry("RESERVED_LABEL_KEY", "example.com/reserved");
         assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("1Gi");
+        assertThat(container.at("/resources/requests/cpu").decimalValue()).as("a quantity as a number").isEqualByComparingTo("0.5");
         assertThat(container.at("/volumeMounts/0/mountPath").asText()).isEqualTo("/etc/prometheus-credentials");
         assertThat(pod.at("/spec/volumes/0/secret/secretName").asText()).isEqualTo("prometheus-credentials");
 

@@ -53,7 +53,7 @@ final class ChartSchema {
                         "imagePullSecrets", pullSecrets(agent, "Pull secrets of the operator's Pod, after global.imagePullSecrets."),
                         "env", stringMap("Extra environment of the operator: deployment settings (docs/configuration.md).",
                                 "^[-._a-zA-Z][-._a-zA-Z0-9]*$"),
-                        "resources", described(agent.get("resources"), "The operator container's resources."),
+                        "resources", quantities(described(agent.get("resources"), "The operator container's resources.")),
                         "volumes", objects("Volumes of the operator's Pod (Kubernetes Volume objects)."),
                         "volumeMounts", objects("Mounts of those volumes in the operator's container (Kubernetes VolumeMount objects)."),
                         "nodeSelector", described(agent.get("nodeSelector"), "Node labels the operator's Pod requires."),
@@ -150,6 +150,25 @@ final class ChartSchema {
             throw new IllegalStateException("the Joulie CRD's spec.agent lacks a field the chart's schema takes: " + description);
         }
         return strict(crdField).put("description", description);
+    }
+
+    /**
+     * A Pod's resource quantities as the API server takes them in a Deployment: a number (0.5) or a string; the CRD's
+     * int-or-string (what a custom resource may hold) refuses a fraction.
+     */
+    private static ObjectNode quantities(ObjectNode resources) {
+        for (String field : List.of("limits", "requests")) {
+            JsonNode anyOf = resources.at("/properties/" + field + "/additionalProperties/anyOf");
+            if (!anyOf.isArray()) {
+                throw new IllegalStateException("the CRD's resources." + field + " is not int-or-string");
+            }
+            anyOf.forEach(t -> {
+                if (t.path("type").asText().equals("integer")) {
+                    ((ObjectNode) t).put("type", "number");
+                }
+            });
+        }
+        return resources;
     }
 
     /** The CRD's string field, or empty (the chart's default: not set). */

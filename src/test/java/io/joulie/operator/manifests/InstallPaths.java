@@ -18,10 +18,12 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>the kustomize base, {@code kubernetes/Kustomization} (a name {@code kubectl apply -f kubernetes/} does not read,
  * since it takes only {@code .yaml}, {@code .yml} and {@code .json} files), listing the plain manifests;</li>
- * <li>the Helm chart {@code charts/joulie/}: the CRDs verbatim in {@code crds/}, the namespace and the operator's objects
- * as templates of the plain manifests with the namespace, images, pull policy, resources and extra environment as
- * values (their defaults: what the plain manifests say), and the {@code Joulie} resource of {@code kubernetes/sample/}
- * with its spec as a value.</li>
+ * <li>the Helm chart {@code charts/joulie/}: the CRDs verbatim in {@code crds/}; the operator's objects as templates of
+ * the plain manifests in the release's namespace, with Helm's standard labels ({@code _helpers.tpl}) and with the
+ * images, pull secrets, placement, security contexts, resources, extra environment and volumes as values (their
+ * defaults: what the plain manifests say); the {@code Joulie} resource of {@code kubernetes/sample/} with its spec
+ * and its monitoring switches as values; {@code values.schema.json} ({@link ChartSchema}). No Namespace: the
+ * release's is Helm's (decision 187).</li>
  * </ul>
  * Drift-checked with {@code kubernetes/} ({@code GeneratedManifestsIT}); the e2e suite renders both and compares them
  * with the plain manifests, and installs each on the real control plane.
