@@ -23,11 +23,13 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The three install paths render the same objects: the kustomize base ({@code kubectl kustomize kubernetes/}) and
- * the Helm chart with its default values ({@code helm template}) give exactly the objects of {@code kubernetes/}
- * (the chart adds the sample {@code Joulie} resource), and the overlay example changes only the namespace and the
- * images. helm comes from {@code hack/helm/build.sh} (built from the Go module proxy, cached); kubectl from the PATH.
- * That each installs a working Joulie is {@code InstallPathsIT}'s part.
+ * The three install paths render the same objects: the kustomize base ({@code kubectl kustomize kubernetes/}) gives
+ * exactly the objects of {@code kubernetes/}, the Helm chart with its default values ({@code helm template -n
+ * joulie-system}) those and the sample {@code Joulie} resource but for the differences docs/install.md lists (no
+ * Namespace, Helm's standard labels, {@code spec.monitoring} written out), and the overlay example changes only the
+ * namespace and the images. The chart's values reach their objects, and its schema refuses keys it does not know.
+ * helm comes from {@code hack/helm/build.sh} (built from the Go module proxy, cached); kubectl from the PATH. That each
+ * installs a working Joulie is {@code InstallPathsIT}'s part.
  */
 public class InstallPathsTest {
     static final Path REPO = Path.of(System.getProperty("repository.root"));

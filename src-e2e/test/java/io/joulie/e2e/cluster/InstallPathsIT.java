@@ -34,7 +34,9 @@ import static org.awaitility.Awaitility.await;
  * token of the installed ServiceAccount, makes the agent DaemonSet with the installed agent image, the DaemonSet
  * controller runs an agent on every managed node, a node is planned, and no request of the operator is refused.
  * The kustomize installation then shows the Joulie status naming why agent pods do not run (Pod Security refusing
- * them, the scheduler unable to place them); the Helm one runs with a set-based NODE_SELECTOR.
+ * them, the scheduler unable to place them); the Helm one runs with a set-based NODE_SELECTOR, and a second Helm
+ * installation takes a values file (the operator's placement, a private registry, a pull secret) after the chart has
+ * refused a misspelt key and a namespace whose Pod Security level would refuse the agents.
  */
 @Order(0)
 @ExtendWith(RealCluster.Extension.class)
