@@ -34,7 +34,9 @@ import static org.awaitility.Awaitility.await;
  * token of the installed ServiceAccount, makes the agent DaemonSet with the installed agent image, the DaemonSet
  * controller runs an agent on every managed node, a node is planned, and no request of the operator is refused.
  * The kustomize installation then shows the Joulie status naming why agent pods do not run (Pod Security refusing
- * them, the scheduler unable to place them); the Helm one runs with a set-based NODE_SELECTOR.
+ * them, the scheduler unable to place them); the Helm one runs with a set-based NODE_SELECTOR, and a second Helm
+ * installation takes a values file (the operator's placement, a private registry, a pull secret) after the chart has
+ * refused a misspelt key and a namespace whose Pod Security level would refuse the agents.
  */
 @Order(0)
 @ExtendWith(RealCluster.Extension.class)
@@ -52,7 +54,12 @@ class InstallPathsIT {
 
     static Installed install(String path, String command, Map<String, String> env, Map<String, String> nodeLabels)
             throws IOException {
-        RealCluster cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-" + path));
+        return install(RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-" + path)), command, env, nodeLabels);
+    }
+
+    /** {@link #install(String, String, Map, Map)} on a control plane already started. */
+    static Installed install(RealCluster cluster, String command, Map<String, String> env, Map<String, String> nodeLabels)
+            throws IOException {
         RealCluster.Result r = cluster.sh(command, env);
         assertThat(r.exit()).as("'%s' on a fresh control plane:\n%s", command, r.output()).isZero();
         Deployment deployment = cluster.admin.apps().deployments().inAnyNamespace().list().getItems().stream()
@@ -150,20 +157,93 @@ class InstallPathsIT {
         }
     }
 
-    @Test
-    void helmChartWithASetBasedNodeSelector() throws IOException, InterruptedException {
+    /** helm on the PATH, its home in target/. */
+    static Map<String, String> helmEnv() throws IOException, InterruptedException {
         Path helm = InstallPathsTest.helm();
         Path home = Files.createDirectories(RealCluster.REPO.resolve("src-e2e/target/helm-home"));
-        Map<String, String> env = Map.of("PATH", helm.getParent() + ":" + System.getenv("PATH"),
+        return Map.of("PATH", helm.getParent() + ":" + System.getenv("PATH"),
                 "HELM_CACHE_HOME", home.resolve("cache").toString(), "HELM_CONFIG_HOME", home.resolve("config").toString(),
                 "HELM_DATA_HOME", home.resolve("data").toString());
-        // The documented command, with a set-based node selector as a value: it must reach the DaemonSet as node affinity.
+    }
+
+    /**
+     * The documented command as written ({@code -n joulie-system --create-namespace}: Helm makes the namespace, the
+     * chart makes none), with a set-based node selector as a value: it must reach the DaemonSet as node affinity. The
+     * namespace Helm made carries no Pod Security label, and the control plane's default level (Kubernetes' own,
+     * privileged) admits the agents.
+     */
+    @Test
+    void helmChartInTheReleaseNamespaceWithASetBasedNodeSelector() throws IOException, InterruptedException {
+        Map<String, String> env = helmEnv();
         String command = documented("helm install ") + " --set-string 'operator.env.NODE_SELECTOR=joulie.io/managed in (true\\,yes)'";
+        assertThat(command).contains(" -n " + RealCluster.NAMESPACE + " --create-namespace");
         Installed i = install("helm", command, env, Map.of("joulie.io/managed", "yes"));
         try (RealCluster c = i.cluster()) {
             assertThat(i.namespace()).isEqualTo(RealCluster.NAMESPACE);
+            assertThat(c.admin.namespaces().withName(RealCluster.NAMESPACE).get().getMetadata().getLabels())
+                    .doesNotContainKey("pod-security.kubernetes.io/enforce");
             works(i);
-            assertThat(c.sh("helm status joulie", env).ok().output()).contains("STATUS: deployed");
+            assertThat(c.sh("helm status joulie -n " + RealCluster.NAMESPACE, env).ok().output()).contains("STATUS: deployed");
+        }
+    }
+
+    /**
+     * A values file as an adopter writes one (docs/install.md, "Helm"): the operator on a tainted node pool of its own
+     * (nodeSelector, tolerations), both images from a private registry with another tag, a pull secret for both. Into
+     * a namespace made first, as docs/install.md says to on a cluster with a stricter default level. Before that, on
+     * the same control plane: a misspelt key is refused (nothing installed, no namespace made), and a namespace that
+     * enforces baseline stops the install with the chart's message.
+     */
+    @Test
+    void helmValuesFilePlacesTheOperatorAndPullsFromAPrivateRegistry() throws IOException, InterruptedException {
+        Map<String, String> env = helmEnv();
+        Path values = Files.createDirectories(RealCluster.REPO.resolve("src-e2e/target")).resolve("helm-values-it.yaml");
+        Files.writeString(values, """
+                global:
+                  imagePullSecrets: [{name: regcred}]
+                operator:
+                  image: {registry: registry.example.com, repository: joulie/joulie-operator, tag: "0.1.0-it"}
+                  nodeSelector: {node-role.kubernetes.io/infra: ""}
+                  tolerations: [{key: node-role.kubernetes.io/infra, operator: Exists, effect: NoSchedule}]
+                agent:
+                  image: {registry: registry.example.com, repository: joulie/joulie-agent, tag: "0.1.0-it"}
+                """);
+        String namespace = "power";
+        String command = "helm install joulie charts/joulie -n " + namespace + " -f " + values;
+        RealCluster cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-helm-values"));
+        try (RealCluster c = cluster) {
+            RealCluster.Result misspelt = c.sh(command + " --create-namespace --set operator.nodeSelectr.disk=ssd", env);
+            assertThat(misspelt.exit()).as(misspelt.output()).isNotZero();
+            assertThat(misspelt.output()).contains("at '/operator': additional properties 'nodeSelectr' not allowed");
+            assertThat(c.admin.namespaces().withName(namespace).get()).as("no namespace made").isNull();
+            assertThat(c.admin.apps().deployments().inAnyNamespace().list().getItems()).as("no operator installed").isEmpty();
+
+            c.kubectl(null, "create", "namespace", namespace).ok();
+            c.kubectl(null, "label", "namespace", namespace, "pod-security.kubernetes.io/enforce=baseline").ok();
+            RealCluster.Result baseline = c.sh(command, env);
+            assertThat(baseline.exit()).as(baseline.output()).isNotZero();
+            assertThat(baseline.output()).contains("Namespace power enforces the Pod Security level baseline, which refuses "
+                    + "Joulie's node agent");
+            assertThat(c.admin.apps().deployments().inAnyNamespace().list().getItems()).as("no operator installed").isEmpty();
+
+            c.kubectl(null, "label", "namespace", namespace, "pod-security.kubernetes.io/enforce=privileged", "--overwrite").ok();
+            c.kwokNodes(List.of("infra-0"), Map.of("node-role.kubernetes.io/infra", ""));
+            c.kubectl(null, "taint", "node", "infra-0", "node-role.kubernetes.io/infra=:NoSchedule").ok();
+            Installed i = install(c, command, env, Map.of("joulie.io/managed", "true"));
+            assertThat(i.namespace()).isEqualTo(namespace);
+            assertThat(i.agentImage()).isEqualTo("registry.example.com/joulie/joulie-agent:0.1.0-it");
+            var pod = c.admin.apps().deployments().inNamespace(namespace).withName("joulie-operator").get().getSpec().getTemplate().getSpec();
+            assertThat(pod.getContainers().getFirst().getImage()).isEqualTo("registry.example.com/joulie/joulie-operator:0.1.0-it");
+            assertThat(pod.getImagePullSecrets()).extracting(io.fabric8.kubernetes.api.model.LocalObjectReference::getName).containsExactly("regcred");
+            // The scheduler puts the operator's Pod on the one node it selects and whose taint it tolerates
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
+                    assertThat(c.admin.pods().inNamespace(namespace).withLabel("app.kubernetes.io/name", "joulie-operator").list()
+                            .getItems()).isNotEmpty().allSatisfy(p -> assertThat(p.getSpec().getNodeName()).isEqualTo("infra-0")));
+            works(i);
+            assertThat(c.admin.apps().daemonSets().inNamespace(namespace).withName("joulie-agent").get().getSpec().getTemplate()
+                    .getSpec().getImagePullSecrets()).as("the agents' pull secrets, from global.imagePullSecrets")
+                    .extracting(io.fabric8.kubernetes.api.model.LocalObjectReference::getName).containsExactly("regcred");
+            assertThat(c.sh("helm status joulie -n " + namespace, env).ok().output()).contains("STATUS: deployed");
         }
     }
 
@@ -175,11 +255,7 @@ class InstallPathsIT {
      */
     @Test
     void helmRefusesAnotherProjectsCrdOfOneOfJoulieNames() throws IOException, InterruptedException {
-        Path helm = InstallPathsTest.helm();
-        Path home = Files.createDirectories(RealCluster.REPO.resolve("src-e2e/target/helm-home"));
-        Map<String, String> env = Map.of("PATH", helm.getParent() + ":" + System.getenv("PATH"),
-                "HELM_CACHE_HOME", home.resolve("cache").toString(), "HELM_CONFIG_HOME", home.resolve("config").toString(),
-                "HELM_DATA_HOME", home.resolve("data").toString());
+        Map<String, String> env = helmEnv();
         try (RealCluster c = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-foreign-crd"))) {
             c.kubectl("""
                     apiVersion: apiextensions.k8s.io/v1

@@ -18,10 +18,12 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>the kustomize base, {@code kubernetes/Kustomization} (a name {@code kubectl apply -f kubernetes/} does not read,
  * since it takes only {@code .yaml}, {@code .yml} and {@code .json} files), listing the plain manifests;</li>
- * <li>the Helm chart {@code charts/joulie/}: the CRDs verbatim in {@code crds/}, the namespace and the operator's objects
- * as templates of the plain manifests with the namespace, images, pull policy, resources and extra environment as
- * values (their defaults: what the plain manifests say), and the {@code Joulie} resource of {@code kubernetes/sample/}
- * with its spec as a value.</li>
+ * <li>the Helm chart {@code charts/joulie/}: the CRDs verbatim in {@code crds/}; the operator's objects as templates of
+ * the plain manifests in the release's namespace, with Helm's standard labels ({@code _helpers.tpl}) and with the
+ * images, pull secrets, placement, security contexts, resources, extra environment and volumes as values (their
+ * defaults: what the plain manifests say); the {@code Joulie} resource of {@code kubernetes/sample/} with its spec
+ * and its monitoring switches as values; {@code values.schema.json} ({@link ChartSchema}). No Namespace: the
+ * release's is Helm's (decision 187).</li>
  * </ul>
  * Drift-checked with {@code kubernetes/} ({@code GeneratedManifestsIT}); the e2e suite renders both and compares them
  * with the plain manifests, and installs each on the real control plane.
@@ -65,6 +67,9 @@ public final class InstallPaths {
         String agentImage = only(operator, "- name: \"RELATED_IMAGE_AGENT\"\n {10}value: \"([^\"]+)\"\n");
         String pullPolicy = only(operator, "        imagePullPolicy: \"([^\"]+)\"\n");
         String resources = only(operator, "\n        resources:\n((?: {10}.*\n)+)");
+        String securityContext = only(operator, "\n        securityContext:\n((?: {10}.*\n)+)");
+        String podSecurityContext = only(operator, "\n      securityContext:\n((?: {8}.*\n)+)");
+        String replicas = only(operator, "\n  replicas: ([0-9]+)\n");
         String sampleSpec = only(body(manifests.get(Manifests.SAMPLE)), "\nspec:\n((?:  .*\n)+)");
         CSVMetadata csv = JoulieBundle.class.getAnnotation(CSVMetadata.class);
 
@@ -84,16 +89,24 @@ public final class InstallPaths {
                 .findFirst().orElseThrow().value(), version, version, csv.minKubeVersion(),
                 csv.links()[0].url(), csv.links()[0].url(), String.join(", ", csv.keywords())));
         files.put(CHART + "values.yaml", HEADER + """
-                # The namespace of the operator and its agents. The chart creates it, labelled for the Pod Security
-                # admission the node agent needs (enforce: privileged); create: false uses an existing one, which must
-                # carry that label (docs/install.md).
-                namespace:
-                  name: %s
-                  create: true
+                # The namespace is the release's: helm install joulie charts/joulie -n joulie-system --create-namespace.
+                # The node agent needs a namespace whose Pod Security admission allows privileged Pods (docs/install.md, "Helm").
+                # values.schema.json refuses a key it does not know.
+
+                global:
+                  # A registry that replaces both images' registry: a mirror, an air-gapped registry.
+                  imageRegistry: ""
+                  # Pull secrets of the operator's and the agents' Pods, e.g. [{name: regcred}]: Secrets of type
+                  # kubernetes.io/dockerconfigjson in the release namespace.
+                  imagePullSecrets: []
 
                 operator:
-                  image: %s
-                  imagePullPolicy: %s
+                  # More than one is safe: one leads, the others wait (docs/install.md).
+                  replicaCount: %s
+                  image:
+                %s    pullPolicy: %s
+                  # Pull secrets of the operator's Pod only (after global.imagePullSecrets).
+                  imagePullSecrets: []
                   # Extra environment of the operator: deployment settings (docs/configuration.md), e.g. NODE_SELECTOR: joulie.io/pool=hpc.
                   env: {}
                   resources:
@@ -103,57 +116,130 @@ public final class InstallPaths {
                   volumes: []
                   volumeMounts: []
 
+                  # Where the operator's Pod runs (where the agents run is joulie.spec.agent's).
+                  nodeSelector: {}
+                  tolerations: []
+                  affinity: {}
+                  priorityClassName: ""
+                  # The defaults meet the Pod Security Standard restricted.
+                  podSecurityContext:
+                %s  securityContext:
+                %s  podAnnotations: {}
+                  podLabels: {}
+
                 agent:
                   # The agent image the operator deploys unless the Joulie resource's spec.agent.image names another.
-                  image: %s
+                  image:
+                %s
+                # The monitoring objects the operator makes next to the agents (the Joulie resource's spec.monitoring):
+                # ServiceMonitors and a PrometheusRule when the Prometheus Operator's CRDs exist, a Grafana dashboard ConfigMap.
+                monitoring:
+                  serviceMonitor:
+                    enabled: true
+                  prometheusRule:
+                    enabled: true
+                  grafanaDashboard:
+                    enabled: true
+                  # Extra labels on the ServiceMonitors and the PrometheusRule, e.g. release: prometheus.
+                  labels: {}
 
                 # The Joulie resource: the operator deploys the agents from it. create: false installs the operator only.
+                # Its spec (docs/install.md, "The Joulie resource") but monitoring, which the values above set.
                 joulie:
                   create: true
                   spec:
-                %s""".formatted(Manifests.NAMESPACE, operatorImage, pullPolicy, indent(resources, -6), agentImage,
+                %s""".formatted(replicas, imageValues(operatorImage, version), pullPolicy, indent(resources, -6),
+                indent(podSecurityContext, -4), indent(securityContext, -6), imageValues(agentImage, version),
                 indent(sampleSpec, 2)));
+        files.put(CHART + "values.schema.json", ChartSchema.of(manifests.get("10-crd-joulies.joulie.io.yml")));
         for (Map.Entry<String, String> crd : manifests.entrySet()) {
             if (crd.getKey().startsWith("10-crd-")) {
                 files.put(CHART + "crds/" + crd.getKey().substring("10-crd-".length()), HEADER + body(crd.getValue()));
             }
         }
-        files.put(CHART + "templates/namespace.yaml", HEADER + "{{- if .Values.namespace.create }}\n"
-                + namespaced(body(manifests.get("00-namespace.yml")).replace("  name: " + Manifests.NAMESPACE + "\n",
-                "  name: {{ .Values.namespace.name | quote }}\n")) + "{{- end }}\n");
-        String template = namespaced(operator)
-                .replace("        image: \"" + operatorImage + "\"\n", "        image: {{ .Values.operator.image | quote }}\n")
+        files.put(CHART + "templates/_helpers.tpl", HEADER + HELPERS);
+        String template = labelled(namespaced(operator))
+                .replace("\n  replicas: " + replicas + "\n", "\n  replicas: {{ .Values.operator.replicaCount }}\n")
+                .replace("        image: \"" + operatorImage + "\"\n",
+                        "        image: {{ include \"joulie.image\" (dict \"image\" .Values.operator.image \"root\" .) | quote }}\n")
                 .replace("        imagePullPolicy: \"" + pullPolicy + "\"\n",
-                        "        imagePullPolicy: {{ .Values.operator.imagePullPolicy | quote }}\n")
+                        "        imagePullPolicy: {{ .Values.operator.image.pullPolicy | quote }}\n")
                 .replace("- name: \"RELATED_IMAGE_AGENT\"\n          value: \"" + agentImage + "\"\n",
-                        "- name: \"RELATED_IMAGE_AGENT\"\n          value: {{ .Values.agent.image | quote }}\n"
+                        "- name: \"RELATED_IMAGE_AGENT\"\n"
+                                + "          value: {{ include \"joulie.image\" (dict \"image\" .Values.agent.image \"root\" .) | quote }}\n"
                                 + "        {{- range $name, $value := .Values.operator.env }}\n"
                                 + "        - name: {{ $name | quote }}\n"
                                 + "          value: {{ $value | quote }}\n"
                                 + "        {{- end }}\n")
                 .replace("\n        resources:\n" + resources, "\n        resources:\n"
                         + "          {{- toYaml .Values.operator.resources | nindent 10 }}\n")
+                .replace("\n        securityContext:\n" + securityContext, "\n"
+                        + "        {{- with .Values.operator.securityContext }}\n"
+                        + "        securityContext:\n"
+                        + "          {{- toYaml . | nindent 10 }}\n"
+                        + "        {{- end }}\n")
+                .replace("\n      securityContext:\n" + podSecurityContext, "\n"
+                        + "      {{- with .Values.operator.podSecurityContext }}\n"
+                        + "      securityContext:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n")
                 .replace("        name: \"joulie-operator\"\n", "        name: \"joulie-operator\"\n"
                         + "        {{- with .Values.operator.volumeMounts }}\n"
                         + "        volumeMounts:\n"
                         + "          {{- toYaml . | nindent 10 }}\n"
                         + "        {{- end }}\n")
                 .replace("      serviceAccountName: \"joulie-operator\"\n", "      serviceAccountName: \"joulie-operator\"\n"
+                        + "      {{- with concat .Values.global.imagePullSecrets .Values.operator.imagePullSecrets }}\n"
+                        + "      imagePullSecrets:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n"
+                        + "      {{- with .Values.operator.nodeSelector }}\n"
+                        + "      nodeSelector:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n"
+                        + "      {{- with .Values.operator.tolerations }}\n"
+                        + "      tolerations:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n"
+                        + "      {{- with .Values.operator.affinity }}\n"
+                        + "      affinity:\n"
+                        + "        {{- toYaml . | nindent 8 }}\n"
+                        + "      {{- end }}\n"
+                        + "      {{- with .Values.operator.priorityClassName }}\n"
+                        + "      priorityClassName: {{ . | quote }}\n"
+                        + "      {{- end }}\n"
                         + "      {{- with .Values.operator.volumes }}\n"
                         + "      volumes:\n"
                         + "        {{- toYaml . | nindent 8 }}\n"
                         + "      {{- end }}\n");
-        files.put(CHART + "templates/operator.yaml", HEADER + template);
-        files.put(CHART + "templates/operator-scope.yaml", HEADER + Manifests.operatorScope("{{ .Values.namespace.name }}"));
+        files.put(CHART + "templates/operator.yaml", HEADER + podMetadata(template));
+        files.put(CHART + "templates/operator-scope.yaml", HEADER + labelled(Manifests.operatorScope("{{ .Release.Namespace }}")));
         files.put(CHART + "templates/joulie.yaml", HEADER + """
                 {{- if .Values.joulie.create }}
+                {{- /*
+                The spec: joulie.spec, with spec.monitoring from the monitoring values and global.imagePullSecrets before
+                joulie.spec.agent.imagePullSecrets.
+                */}}
+                {{- $spec := deepCopy .Values.joulie.spec }}
+                {{- $monitoring := dict "serviceMonitor" .Values.monitoring.serviceMonitor.enabled "prometheusRules" .Values.monitoring.prometheusRule.enabled "grafanaDashboard" .Values.monitoring.grafanaDashboard.enabled }}
+                {{- with .Values.monitoring.labels }}
+                {{- $_ := set $monitoring "labels" . }}
+                {{- end }}
+                {{- $_ := set $spec "monitoring" $monitoring }}
+                {{- $agent := get $spec "agent" | default dict }}
+                {{- with concat .Values.global.imagePullSecrets (get $agent "imagePullSecrets" | default list) }}
+                {{- $_ := set $agent "imagePullSecrets" . }}
+                {{- $_ := set $spec "agent" $agent }}
+                {{- end }}
                 # The installation: the operator deploys the node agent on the managed nodes.
                 apiVersion: joulie.io/v1alpha1
                 kind: Joulie
                 metadata:
                   name: joulie
+                  labels:
+                    {{- include "joulie.labels" . | nindent 4 }}
                 spec:
-                  {{- toYaml .Values.joulie.spec | nindent 2 }}
+                  {{- toYaml $spec | nindent 2 }}
                 {{- end }}
                 """);
         files.put(CHART + "templates/crd-check.yaml", HEADER + """
@@ -173,22 +259,128 @@ public final class InstallPaths {
                 {{- end }}
                 """.formatted(CrdOwnership.CRDS.stream().map(n -> "\"" + n + "\"").collect(java.util.stream.Collectors.joining(" ")),
                 CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE, CrdOwnership.MARKER, CrdOwnership.MARKER_VALUE));
+        files.put(CHART + "templates/namespace-check.yaml", HEADER + """
+                {{- /*
+                The chart makes no Namespace: the release's is Helm's (-n ... --create-namespace) or one made before. The node
+                agent needs host paths and SYS_RAWIO, which the Pod Security levels baseline and restricted refuse: a release
+                namespace that enforces either stops the install here, not the agents' Pods one by one later (decision 187).
+                A namespace without the label has the cluster's default level. Without a cluster (helm template), and with
+                --create-namespace (Helm creates it after rendering), lookup finds nothing.
+                */}}
+                {{- $namespace := lookup "v1" "Namespace" "" .Release.Namespace }}
+                {{- if $namespace }}
+                {{- $enforce := index ($namespace.metadata.labels | default dict) "%s" | default "" }}
+                {{- if and $enforce (ne $enforce "privileged") }}
+                {{- fail (printf "Namespace %%s enforces the Pod Security level %%s, which refuses Joulie's node agent (host paths, SYS_RAWIO): label it %s=privileged, or install into another namespace (docs/install.md, 'Helm')." .Release.Namespace $enforce) }}
+                {{- end }}
+                {{- end }}
+                """.formatted(PSA_ENFORCE, PSA_ENFORCE));
         files.put(CHART + "templates/NOTES.txt", """
-                Joulie {{ .Chart.AppVersion }}: the operator runs in namespace {{ .Values.namespace.name }}.
+                Joulie {{ .Chart.AppVersion }}: the operator runs in namespace {{ .Release.Namespace }}.
                 {{- if .Values.joulie.create }}
                 The Joulie resource is created: the operator deploys the node agent on the managed nodes.
                 {{- else }}
                 No Joulie resource yet: create one named joulie (kubernetes/sample/joulie.yml) to deploy the node agent.
                 {{- end }}
+                The agents need Pod Security level privileged in {{ .Release.Namespace }}; where the cluster's default is stricter:
+                                        kubectl label namespace {{ .Release.Namespace }} %s=privileged
                 Hand a node to Joulie:  kubectl label node <node> joulie.io/managed=true
                 See how it goes:        kubectl get joulie,npp   or   kubectl joulie status
-                """);
+                """.formatted(PSA_ENFORCE));
         return files;
     }
 
-    /** The namespace of every object as a value. */
+    static final String PSA_ENFORCE = "pod-security.kubernetes.io/enforce";
+
+    /** The chart's helpers: its labels and image references. */
+    static final String HELPERS = """
+            {{/* The chart's name and version, as the helm.sh/chart label has them. */}}
+            {{- define "joulie.chart" -}}
+            {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+            {{- end }}
+
+            {{/*
+            Helm's standard labels, on every object the templates render and on the operator's Pods, next to each object's
+            app.kubernetes.io/name. The CRDs in crds/ are not templates: they keep app.kubernetes.io/part-of only.
+            */}}
+            {{- define "joulie.labels" -}}
+            helm.sh/chart: {{ include "joulie.chart" . }}
+            app.kubernetes.io/instance: {{ .Release.Name }}
+            app.kubernetes.io/managed-by: {{ .Release.Service }}
+            app.kubernetes.io/part-of: joulie
+            app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+            {{- end }}
+
+            {{/*
+            An image reference from (dict "image" {registry, repository, tag, digest} "root" .): global.imageRegistry
+            replaces the registry; a digest pins the image (repository@digest, the tag is not used); the tag defaults to
+            the chart's appVersion.
+            */}}
+            {{- define "joulie.image" -}}
+            {{- $registry := .root.Values.global.imageRegistry | default .image.registry -}}
+            {{- $name := .image.repository -}}
+            {{- if $registry }}{{ $name = printf "%s/%s" $registry .image.repository }}{{ end -}}
+            {{- if .image.digest -}}
+            {{ printf "%s@%s" $name .image.digest }}
+            {{- else -}}
+            {{ printf "%s:%s" $name (.image.tag | default .root.Chart.AppVersion) }}
+            {{- end -}}
+            {{- end }}
+            """;
+
+    /** The labels Helm's standard set replaces: the chart writes its own managed-by, version and part-of. */
+    private static final Pattern STANDARD_LABEL = Pattern.compile(" *app\\.kubernetes\\.io/(managed-by|version|part-of): .*");
+
+    /**
+     * Every {@code labels:} block (objects' and the Pod template's) with Helm's standard labels in place of the plain
+     * manifests' managed-by, version and part-of; the others (app.kubernetes.io/name) stay.
+     */
+    static String labelled(String yaml) {
+        Matcher m = Pattern.compile("\n( *)labels:\n((?:\\1  .*\n)+)").matcher(yaml);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String indent = m.group(1) + "  ";
+            StringBuilder block = new StringBuilder("\n" + m.group(1) + "labels:\n");
+            block.append(indent).append("{{- include \"joulie.labels\" . | nindent ").append(indent.length()).append(" }}\n");
+            m.group(2).lines().filter(l -> !STANDARD_LABEL.matcher(l).matches()).forEach(l -> block.append(l).append('\n'));
+            m.appendReplacement(out, Matcher.quoteReplacement(block.toString()));
+        }
+        return m.appendTail(out).toString();
+    }
+
+    /** The operator's Pod template with the podAnnotations and podLabels values after its own. */
+    private static String podMetadata(String template) {
+        Matcher m = Pattern.compile("\n  template:\n    metadata:\n      annotations:\n((?: {8}.*\n)+)      labels:\n((?: {8}.*\n)+)")
+                .matcher(template);
+        if (!m.find()) {
+            throw new IllegalStateException("no Pod template with annotations and labels in the operator's Deployment");
+        }
+        String with = "        {{- with .Values.operator.%s }}\n        {{- toYaml . | nindent 8 }}\n        {{- end }}\n";
+        return template.substring(0, m.start()) + "\n  template:\n    metadata:\n      annotations:\n" + m.group(1)
+                + with.formatted("podAnnotations") + "      labels:\n" + m.group(2) + with.formatted("podLabels")
+                + template.substring(m.end());
+    }
+
+    /** The values of an image reference of the plain manifests: registry, repository, tag (empty: the appVersion), digest. */
+    static String imageValues(String image, String appVersion) {
+        Matcher m = Pattern.compile("(?:([^/]+[.:][^/]*)/)?([^:@]+)(?::([^@]+))?(?:@(.+))?").matcher(image);
+        if (!m.matches() || m.group(1) == null) {
+            throw new IllegalStateException("not an image reference with a registry: " + image);
+        }
+        String tag = m.group(3) == null || m.group(3).equals(appVersion) ? "" : m.group(3);
+        return """
+                    registry: %s
+                    repository: %s
+                    # Default: the chart's appVersion.
+                    tag: "%s"
+                    # sha256:...: pulls the image by digest (the tag is then not used).
+                    digest: "%s"
+                """.formatted(m.group(1), m.group(2), tag, m.group(4) == null ? "" : m.group(4));
+    }
+
+    /** The namespace of every object: the release's. */
     private static String namespaced(String yaml) {
-        return yaml.replace("namespace: \"" + Manifests.NAMESPACE + "\"", "namespace: {{ .Values.namespace.name | quote }}");
+        return yaml.replace("namespace: \"" + Manifests.NAMESPACE + "\"", "namespace: {{ .Release.Namespace | quote }}");
     }
 
     /** A generated manifest without its header comment. */
