@@ -113,7 +113,11 @@ abstract sealed class BenchedOperator implements AutoCloseable {
     }
 
     /** Ticks run so far, from the operator's own metrics; empty where they are counted from the audit log instead. */
-    abstract OptionalLong ticks();
+    OptionalLong ticks() {
+        String m = metrics();
+        return m == null ? OptionalLong.empty()
+                : OptionalLong.of(Math.round(PrometheusText.sum(m, "joulie_tick_duration_seconds_count")));
+    }
 
     /** Its Prometheus metrics, or null (the Go Joulie's are not read). */
     abstract String metrics();
@@ -322,13 +326,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         }
 
         @Override
-        OptionalLong ticks() {
-            String m = metrics();
-            return m == null ? OptionalLong.empty()
-                    : OptionalLong.of(Math.round(PrometheusText.sum(m, "joulie_tick_duration_seconds_count")));
-        }
-
-        @Override
         String metrics() {
             try {
                 return PrometheusText.scrape(management);
@@ -358,13 +355,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         }
 
         @Override
-        OptionalLong ticks() {
-            String m = metrics();
-            return m == null ? OptionalLong.empty()
-                    : OptionalLong.of(Math.round(PrometheusText.sum(m, "joulie_tick_duration_seconds_count")));
-        }
-
-        @Override
         String metrics() {
             return app.get("/q/metrics");
         }
@@ -372,10 +362,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         @Override
         String logTail() {
             return app.tail(30);
-        }
-
-        JavaApp app() {
-            return app;
         }
 
         @Override
@@ -396,12 +382,7 @@ abstract sealed class BenchedOperator implements AutoCloseable {
             this.log = log;
         }
 
-        /** Counted from the audit log: one LIST of Nodes per tick. */
-        @Override
-        OptionalLong ticks() {
-            return OptionalLong.empty();
-        }
-
+        /** None read: its ticks are counted from the audit log, one LIST of Nodes each. */
         @Override
         String metrics() {
             return null;
