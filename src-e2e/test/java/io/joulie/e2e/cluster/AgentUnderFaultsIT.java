@@ -246,6 +246,11 @@ class AgentUnderFaultsIT extends ClusterScenario {
             for (String node : NODES) {
                 assertThat(cluster.states()).containsEntry(node, "ActiveEco");
                 assertThat(atPerformance(node)).as("packages of " + node + " below the performance cap").isFalse();
+                // served: an agent that is killed before it published its hardware leaves a node no agent ever served,
+                // whose label rightly follows the plan (a loaded CI machine started the first agent in 8.6 s)
+                assertThat(cluster.admin.resources(io.joulie.api.v1alpha1.NodeHardware.class)
+                        .withName(JoulieApi.nodePowerProfileName(node)).get())
+                        .as("the agent of " + node + " has published its hardware: it serves the node").isNotNull();
             }
         });
 
