@@ -164,9 +164,14 @@ public final class JavaApp implements AutoCloseable {
 
     /** The process's resident set size and its peak, in KiB, from /proc (Linux). */
     public long[] rssKiB() throws IOException {
+        return rssKiB(process.pid());
+    }
+
+    /** Any process's resident set size (VmRSS) and its peak (VmHWM), in KiB, from /proc (Linux). */
+    public static long[] rssKiB(long pid) throws IOException {
         long rss = 0;
         long peak = 0;
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
             if (line.startsWith("VmRSS:")) {
                 rss = Long.parseLong(line.replaceAll("\\D", ""));
             } else if (line.startsWith("VmHWM:")) {

@@ -52,10 +52,7 @@ abstract sealed class BenchedOperator implements AutoCloseable {
     /** The process's CPU time so far (user and system, all threads), in seconds. */
     final double cpuSeconds() {
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            // fields 14 and 15 of stat(5), counted from the state (field 3) after the command name
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS;
+            return cpuSeconds(Path.of("/proc", Long.toString(pid), "stat"));
         } catch (IOException e) {
             throw new UncheckedIOException("the operator process " + pid + " is gone", e);
         }
@@ -71,9 +68,7 @@ abstract sealed class BenchedOperator implements AutoCloseable {
             for (Path task : tasks.toList()) {
                 try {
                     String name = Files.readString(task.resolve("comm")).strip().replaceAll("\\d+$", "");
-                    String stat = Files.readString(task.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    by.merge(name, (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS, Double::sum);
+                    by.merge(name, cpuSeconds(task.resolve("stat")), Double::sum);
                 } catch (IOException ended) {
                     // a thread that ended between the listing and the read
                 }
@@ -86,22 +81,21 @@ abstract sealed class BenchedOperator implements AutoCloseable {
                 .collect(Collectors.joining(", "));
     }
 
+    /** User and system CPU seconds of a process's or thread's {@code stat} file (fields 14 and 15 of proc(5)). */
+    private static double cpuSeconds(Path stat) throws IOException {
+        String text = Files.readString(stat);
+        // counted from the state (field 3), after the command name, which may hold spaces and parentheses
+        String[] f = text.substring(text.lastIndexOf(')') + 2).split(" ");
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / (double) CLOCK_TICKS;
+    }
+
     /** Resident set size now and its peak, in KiB. */
     final long[] rssKiB() {
-        long rss = 0;
-        long peak = 0;
         try {
-            for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    rss = Long.parseLong(line.replaceAll("\\D", ""));
-                } else if (line.startsWith("VmHWM:")) {
-                    peak = Long.parseLong(line.replaceAll("\\D", ""));
-                }
-            }
+            return JavaApp.rssKiB(pid);
         } catch (IOException e) {
             throw new UncheckedIOException("the operator process " + pid + " is gone", e);
         }
-        return new long[] {rss, peak};
     }
 
     final long pid() {
@@ -311,17 +305,36 @@ abstract sealed class BenchedOperator implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    static final class Image extends BenchedOperator {
-        private final Process runner;
+    /** An operator process started by a launcher of its own in a memory cgroup of its own, logging to a file. */
+    abstract static sealed class Contained extends BenchedOperator {
+        private final Process launcher;
         private final MemoryCgroup cgroup;
         private final Path log;
+
+        Contained(String label, long pid, Instant started, Process launcher, MemoryCgroup cgroup, Path log) {
+            super(label, pid, started);
+            this.launcher = launcher;
+            this.cgroup = cgroup;
+            this.log = log;
+        }
+
+        @Override
+        String logTail() {
+            return JavaApp.tail(log, 30);
+        }
+
+        @Override
+        public void close() {
+            stop(pid(), launcher);
+            cgroup.close();
+        }
+    }
+
+    static final class Image extends Contained {
         private final int management;
 
         Image(String label, long pid, Instant started, Process runner, MemoryCgroup cgroup, Path log, int management) {
-            super(label, pid, started);
-            this.runner = runner;
-            this.cgroup = cgroup;
-            this.log = log;
+            super(label, pid, started, runner, cgroup, log);
             this.management = management;
         }
 
@@ -332,17 +345,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
             } catch (RuntimeException | AssertionError notYet) {
                 return null;
             }
-        }
-
-        @Override
-        String logTail() {
-            return JavaApp.tail(log, 30);
-        }
-
-        @Override
-        public void close() {
-            stop(pid(), runner);
-            cgroup.close();
         }
     }
 
@@ -370,33 +372,15 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         }
     }
 
-    static final class Go extends BenchedOperator {
-        private final Process process;
-        private final MemoryCgroup cgroup;
-        private final Path log;
-
+    static final class Go extends Contained {
         Go(String label, Process process, Instant started, MemoryCgroup cgroup, Path log) {
-            super(label, process.pid(), started);
-            this.process = process;
-            this.cgroup = cgroup;
-            this.log = log;
+            super(label, process.pid(), started, process, cgroup, log);
         }
 
         /** None read: its ticks are counted from the audit log, one LIST of Nodes each. */
         @Override
         String metrics() {
             return null;
-        }
-
-        @Override
-        String logTail() {
-            return JavaApp.tail(log, 30);
-        }
-
-        @Override
-        public void close() {
-            stop(pid(), process);
-            cgroup.close();
         }
     }
 

@@ -286,6 +286,8 @@ public class PlannerLoop {
         Map<String, Instant> at = new HashMap<>(due);
         Map<String, ManagedNode> nodes = new HashMap<>();
         ctx.nodes().forEach(n -> nodes.put(n.name(), n));
+        // when the transition budget has room for one more (null: never), for the commits it deferred
+        Instant room = planner.transitionRoomAt(ctx.now());
         for (Transition t : plan.transitions()) {
             ManagedNode n = nodes.get(t.node());
             // a drain the plan still wants eco (a raise a recheck left to the next tick has no commit to wait for)
@@ -300,7 +302,6 @@ public class PlannerLoop {
                 if (t.outcome() == Outcome.DEFERRED) {
                     // Its commit is due but the transition budget is spent: looked at again when the budget has room
                     // (it refills continuously), else every recheck found it deferred and was woken again at once.
-                    Instant room = planner.transitionRoomAt(ctx.now());
                     if (room == null) {
                         continue; // no budget at all: the ticks look at every node
                     }
