@@ -14,6 +14,10 @@
 #                                                                 JVM started in a memory cgroup then sizes itself from
 #                                                                 the limit (ScaleBenchmark)
 #   COPY_IN=<directory> ...                                       copied to /tmp/in in the image, owned by its user
+#   BIND=<directory> ...                                          bound read-write at the same path inside (a fake host
+#                                                                 tree the caller keeps reading and writing)
+#   RUN_USER=<uid:gid> ...                                        that user instead of the image's (as a Pod's
+#                                                                 securityContext.runAsUser overrides it)
 #   AOT_OUTPUT=<file> ...                                         a training run: the entrypoint's -XX:AOTCache=<path>
 #                                                                 becomes -XX:AOTCacheOutput, the cache the JVM writes
 #                                                                 when it exits is copied to <file> (io.joulie.testkit.AotTraining)
@@ -39,7 +43,7 @@ for layer in $(jq -r '.layers[].digest' "$manifest"); do
 done
 mkdir -p "$work/rootfs/proc" "$work/rootfs/dev"
 
-user="$(jq -r '.config.User // "0"' "$config")"
+user="${RUN_USER:-$(jq -r '.config.User // "0"' "$config")}"
 [[ "$user" == *:* ]] || user="$user:0"
 workdir="$(jq -r '.config.WorkingDir // "/"' "$config")"
 mapfile -t env < <(jq -r '.config.Env // [] | .[]' "$config")
@@ -79,6 +83,11 @@ net=--net
 devices=(null zero random urandom)
 for d in "${devices[@]}"; do touch "$work/rootfs/dev/$d"; done
 mounts='for d in '"${devices[*]}"'; do mount --bind "/dev/$d" "$0/dev/$d" || exit 1; done'
+if [ -n "${BIND:-}" ]; then
+  bind="$(realpath "$BIND")"
+  mkdir -p "$work/rootfs$bind"
+  mounts="$mounts"' && mount --bind '"'$bind'"' "$0'"$bind"'"'
+fi
 if [ "${CGROUPS:-}" = 1 ]; then
   mkdir -p "$work/rootfs/sys/fs/cgroup"
   mounts="$mounts"' && mount --rbind /sys/fs/cgroup "$0/sys/fs/cgroup"'

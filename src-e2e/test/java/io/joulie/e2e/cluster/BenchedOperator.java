@@ -1,6 +1,5 @@
 package io.joulie.e2e.cluster;
 
-import io.joulie.e2e.image.JoulieImage;
 import io.joulie.harness.JavaApp;
 import io.joulie.testkit.PrometheusText;
 
@@ -11,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -120,8 +118,11 @@ abstract sealed class BenchedOperator implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    /** The operator's image as its container runs it. {@code env} is added to the image's own environment. */
-    static BenchedOperator image(RealCluster cluster, String name, Map<String, String> env) throws IOException {
+    /**
+     * The operator's image (the OCI archive {@code archive}) as its container runs it. {@code env} is added to the image's
+     * own environment.
+     */
+    static BenchedOperator image(RealCluster cluster, String name, Path archive, Map<String, String> env) throws IOException {
         Path in = Files.createDirectories(cluster.controlPlane.workDir().resolve(name + "-in"));
         Files.copy(cluster.serviceAccountKubeconfig(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA),
                 in.resolve("kubeconfig"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
@@ -131,29 +132,11 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         all.put("QUARKUS_HTTP_PORT", Integer.toString(JavaApp.freePort()));
         all.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
         all.putAll(env);
-        MemoryCgroup cgroup = MemoryCgroup.create("scale-" + name, MEMORY_LIMIT);
-        ProcessBuilder pb = new ProcessBuilder(cgroup.wrap(List.of("bash",
-                RealCluster.REPO.resolve("hack/images/chroot-run.sh").toString(),
-                JoulieImage.OPERATOR.tarball(RealCluster.REPO).toString())));
-        pb.environment().put("HOST_NET", "1");
-        pb.environment().put("CGROUPS", "1");
-        pb.environment().put("COPY_IN", in.toString());
-        pb.environment().put("RUN_ENV", all.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
-                .collect(Collectors.joining("\n")));
-        Path log = cluster.controlPlane.workDir().resolve(name + ".log");
-        Process runner = pb.redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        // the layers are unpacked first (a runtime's pull and unpack, not the operator's start): the clock starts with the JVM
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        long java;
-        while ((java = cgroup.process("java")) < 0) {
-            if (!runner.isAlive() || System.nanoTime() > deadline) {
-                runner.destroyForcibly();
-                cgroup.close();
-                throw new IllegalStateException("the operator image did not start its JVM: " + JavaApp.tail(log, 20));
-            }
-            sleep(20);
-        }
-        return new Image(name, java, Instant.now(), runner, cgroup, log, management);
+        ContainedProcess p = ContainedProcess.image(archive,
+                MemoryCgroup.create("scale-" + name, MEMORY_LIMIT), new ContainedProcess.Options(all, in, null, null),
+                cluster.controlPlane.workDir().resolve(name + ".log"));
+        // the clock starts with the JVM, after the layers are unpacked (a runtime's pull and unpack)
+        return new Image(name, p, Instant.now(), management);
     }
 
     /** The packaged fast-jar on this JDK, as {@link RealCluster#startOperator} starts it, with these options. */
@@ -307,34 +290,29 @@ abstract sealed class BenchedOperator implements AutoCloseable {
 
     /** An operator process started by a launcher of its own in a memory cgroup of its own, logging to a file. */
     abstract static sealed class Contained extends BenchedOperator {
-        private final Process launcher;
-        private final MemoryCgroup cgroup;
-        private final Path log;
+        private final ContainedProcess process;
 
-        Contained(String label, long pid, Instant started, Process launcher, MemoryCgroup cgroup, Path log) {
-            super(label, pid, started);
-            this.launcher = launcher;
-            this.cgroup = cgroup;
-            this.log = log;
+        Contained(String label, ContainedProcess process, Instant started) {
+            super(label, process.pid(), started);
+            this.process = process;
         }
 
         @Override
         String logTail() {
-            return JavaApp.tail(log, 30);
+            return process.tail(30);
         }
 
         @Override
         public void close() {
-            stop(pid(), launcher);
-            cgroup.close();
+            process.close();
         }
     }
 
     static final class Image extends Contained {
         private final int management;
 
-        Image(String label, long pid, Instant started, Process runner, MemoryCgroup cgroup, Path log, int management) {
-            super(label, pid, started, runner, cgroup, log);
+        Image(String label, ContainedProcess process, Instant started, int management) {
+            super(label, process, started);
             this.management = management;
         }
 
@@ -374,7 +352,7 @@ abstract sealed class BenchedOperator implements AutoCloseable {
 
     static final class Go extends Contained {
         Go(String label, Process process, Instant started, MemoryCgroup cgroup, Path log) {
-            super(label, process.pid(), started, process, cgroup, log);
+            super(label, new ContainedProcess(process.pid(), process, cgroup, log), started);
         }
 
         /** None read: its ticks are counted from the audit log, one LIST of Nodes each. */
@@ -385,19 +363,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
-
-    /** SIGTERM to the measured process, as a kubelet stops a container; then whatever is left of its launcher. */
-    private static void stop(long pid, Process launcher) {
-        ProcessHandle.of(pid).ifPresent(ProcessHandle::destroy);
-        try {
-            if (!launcher.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
-                launcher.descendants().forEach(ProcessHandle::destroyForcibly);
-                launcher.destroyForcibly().waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
 
     private static String run(Path dir, List<String> command, Map<String, String> env) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
@@ -418,15 +383,6 @@ abstract sealed class BenchedOperator implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 100;
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -341,8 +341,12 @@ public final class RealCluster implements AutoCloseable {
             UnaryOperator<List<String>> launcher) throws IOException {
         Map<String, String> all = new LinkedHashMap<>(Map.of("NODE_NAME", node));
         all.putAll(env);
-        return startAgent(name, controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node)), all,
-                jvmOptions, launcher);
+        return startAgent(name, nodeAgentKubeconfig(node), all, jvmOptions, launcher);
+    }
+
+    /** A kubeconfig with a token of the agent's ServiceAccount bound to a Pod on {@code node} ({@link #nodeAgentToken}). */
+    public Path nodeAgentKubeconfig(String node) throws IOException {
+        return controlPlane.kubeconfig(NAMESPACE + "-" + AGENT_SA + "-" + node, nodeAgentToken(node));
     }
 
     /** Starts the packaged agent in pool mode as {@link #POOL_AGENT_SA}, with this environment. */

@@ -39,7 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <ul>
  * <li>{@code image}: Joulie's operator image as its container runs it ({@link BenchedOperator#image}: its runtime,
  * entrypoint, ahead-of-time cache, in a memory cgroup with the Deployment's 512 MiB limit); {@code image <options>}
- * adds JVM options through {@code JAVA_TOOL_OPTIONS} and {@code env:NAME=VALUE} variables, as a Pod's env would;</li>
+ * adds JVM options through {@code JAVA_TOOL_OPTIONS} and {@code env:NAME=VALUE} variables, as a Pod's env would, and
+ * {@code archive:<file>} runs another build's image archive (a copy of an earlier {@code joulie-operator-image.tar}:
+ * before and after a change on one control plane);</li>
  * <li>{@code go}: the Go Joulie, built from the checkout {@code -De2e.scale.goJoulie=<dir>} names (a clone of
  * joulie-k8s/Joulie, never committed here), with its chart's defaults and the same policy settings;</li>
  * <li>anything else: the packaged fast-jar on this JDK with these space-separated JVM options ({@code entrypoint}
@@ -249,6 +251,7 @@ class ScaleBenchmark {
         }
         List<String> jvm = new ArrayList<>();
         Map<String, String> env = new LinkedHashMap<>();
+        Path archive = JoulieImage.OPERATOR.tarball(RealCluster.REPO);
         boolean image = operator.equals("image") || operator.startsWith("image ");
         if (!image) {
             jvm.add(CONTAINER);
@@ -264,6 +267,8 @@ class ScaleBenchmark {
             } else if (option.startsWith("env:")) {
                 String[] kv = option.substring(4).split("=", 2);
                 env.put(kv[0], kv[1]);
+            } else if (image && option.startsWith("archive:")) {
+                archive = Path.of(option.substring("archive:".length()));
             } else if (!option.isEmpty()) {
                 jvm.add(option);
             }
@@ -273,7 +278,7 @@ class ScaleBenchmark {
             if (!jvm.isEmpty()) {
                 env.put("JAVA_TOOL_OPTIONS", String.join(" ", jvm));
             }
-            return BenchedOperator.image(cluster, name, env);
+            return BenchedOperator.image(cluster, name, archive, env);
         }
         return BenchedOperator.hostJvm(cluster, name, env, jvm);
     }
