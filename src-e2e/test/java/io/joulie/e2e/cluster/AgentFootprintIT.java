@@ -28,8 +28,9 @@ import static org.awaitility.Awaitility.await;
  * churn: the plan of every managed node flips between performance and eco every few seconds, so the agent writes caps,
  * answers in the NodePowerProfiles and reads its energy counters all the while. It must never be OOM-killed, must
  * still follow the plan at the end, and its anonymous memory (what the kernel cannot reclaim: heap, metaspace, code,
- * stacks, malloc) must leave a margin below the limit. The process's RSS is reported too, but it counts the JDK's shared files (its
- * libraries, the CDS archive) that the page cache already holds for other processes and the cgroup is not charged for.
+ * stacks, malloc, the pages of the ahead-of-time cache the JVM rewrote) must leave a margin below the limit. The
+ * process's RSS is reported too; it also counts file pages (the JDK's libraries, the cache's untouched pages), which
+ * the kernel can drop and read again.
  *
  * <p>The suite churns for {@code e2e.footprint.seconds} (90 by default); the benchmark command of docs/benchmarks.md
  * sets 600 (10 minutes); {@code e2e.footprint.jvm} adds JVM options (through {@code JAVA_TOOL_OPTIONS}) to compare, and
