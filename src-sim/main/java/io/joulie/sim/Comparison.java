@@ -4,6 +4,7 @@ import io.joulie.planner.Planner;
 import io.joulie.planner.PodClass;
 import io.joulie.sim.optimum.EnergyBound;
 import io.joulie.sim.optimum.HindsightOptimizer;
+import io.joulie.sim.optimum.TimeIndexedBound;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -24,9 +25,10 @@ import java.util.concurrent.Future;
  * @param results per baseline (H: the hindsight optimum)
  * @param bound   the lower bound on energy to finish
  * @param optimum how the hindsight optimum was found
+ * @param timeBound the time-indexed lower bound (an LP over time slots, same action set as {@code bound})
  */
 public record Comparison(String name, SimConfig config, Map<Baseline, RunResult> results, EnergyBound bound,
-                         HindsightOptimizer.Result optimum) {
+                         HindsightOptimizer.Result optimum, TimeIndexedBound timeBound) {
 
     public Comparison {
         results = new EnumMap<>(results);
@@ -72,7 +74,7 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
                 new HindsightOptimizer.Options(config.optimizerEvaluations(), threads,
                         config.maxPerformanceSlowdown() * results.get(Baseline.A).meanCompletion(PodClass.PERFORMANCE)));
         results.put(Baseline.H, optimum.run());
-        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum);
+        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum, TimeIndexedBound.of(config, jobs));
     }
 
     public RunResult get(Baseline b) {
@@ -90,6 +92,16 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
      */
     public double boundDeltaPercent() {
         return 100.0 * (bound.kWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** The time-indexed bound against A in percent (same action set as {@link #boundDeltaPercent}, time slots respected). */
+    public double timeBoundDeltaPercent() {
+        return 100.0 * (timeBound.kWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** How far a run is from the time-indexed bound, in percentage points of A's energy to finish. */
+    public double gapToTimeBound(Baseline b) {
+        return 100.0 * (get(b).energyKWh() - timeBound.kWh()) / get(Baseline.A).energyKWh();
     }
 
     /** How far a run is from the bound, in percentage points of A's energy to finish. */

@@ -108,6 +108,14 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         }
     }
 
+    /** The group a job is priced in (a GPU job's work per board: a one-"core" group of its boards' work). */
+    static Group group(JobSpec j, boolean partlyBusy) {
+        int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
+        return new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
+                Math.floor(j.sensitivity() * steps) / steps,
+                j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
+    }
+
     /** A bound's value in joules, and the θ that gave it. */
     private record Best(double joules, double theta) {
     }
@@ -125,12 +133,7 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         Map<Group, Double> work = new HashMap<>();
         Map<Group, Double> boardWork = new HashMap<>();
         for (JobSpec j : jobs) {
-            // a GPU job's work is priced per board: a one-"core" group of its boards' work
-            int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
-            Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
-                    Math.floor(j.sensitivity() * steps) / steps,
-                    j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
-            (j.usesGpus() ? boardWork : work).merge(g, j.work(), Double::sum);
+            (j.usesGpus() ? boardWork : work).merge(group(j, partlyBusy), j.work(), Double::sum);
         }
         Best cpu = maximize(points, new ArrayList<>(work.entrySet()), tLb);
         Best gpu = boards.isEmpty() ? new Best(0, 0) : maximize(boards, new ArrayList<>(boardWork.entrySet()), tLb);

@@ -17,31 +17,33 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A time-indexed lower bound on the energy to finish the jobs (docs/simulation.md, "The time-indexed bound", decision
- * 185): a linear program over time slots that the θ bound ({@link EnergyBound}) relaxes further by pooling all time.
+ * A time-indexed lower bound on the energy to finish the jobs (docs/simulation.md, "The time-indexed bound", decisions
+ * 185 and 186): a linear program over time slots that the θ bound ({@link EnergyBound}) relaxes further by pooling all time.
  *
  * <p>Same action set as the θ bound (caps none / performance / eco per node, one frequency per node set by its cap,
  * nodes always on, performance-only work never under a cap below the performance cap), same operating points and the
  * same per-job price of a node's power. What it adds: in every slot of {@code slotSeconds} each type's jobs together
  * use at most its nodes' node-time of the slot, work is done only after it arrived, and a job does at most its cores'
- * work per second. Its variables are, per slot, node type and group of alike jobs, the work done at each vertex of
- * the group's (node-time, energy) frontier on the type. The relaxations that keep it a bound on every schedule:
+ * work per second. Its variables are, per slot, node type and bucket of alike jobs, the work done at each vertex of
+ * the bucket's (node-time, energy) frontier on the type and the node-time the bucket uses there; a bucket's energy is
+ * at least its work priced on the frontier, and at least, for every θ of the grid, the θ bound's exact prices of its
+ * members' work less θ·I × its node-time (the θ bound's inequality per bucket; with the θ bound's own θ among them,
+ * the LP is never below the θ bound). The relaxations that keep it a bound on every schedule:
  * <ul>
- * <li>each group's frontier is an outer approximation: for every θ of a grid, no operating point does a unit of work
- * with energy below {@code cheapest(θ) − θ·I·nodeTime} ({@link TypePoints#cheapest} is a minimum over the points);</li>
+ * <li>each bucket's frontier is an outer approximation: for every θ of a grid, no operating point does a unit of work
+ * with energy below {@code cheapest(θ) − θ·I·nodeTime} ({@link TypePoints#cheapest} is a minimum over the points),
+ * priced for the bucket's least sensitive, least busy, smallest member (no member costs less);</li>
  * <li>work and node-time are fractional; arrivals are counted from the start of their slot; per-job limits (one node,
- * its own cores) are pooled over each group;</li>
- * <li>sensitivity and activity are rounded down to {@link Options#steps} and cores down to a power of two (a job that
- * is less sensitive, less busy or smaller never costs more);</li>
+ * its own cores) are pooled over each bucket;</li>
  * <li>every node draws its least idle power for T_lb (the makespan's lower bound); work after T_lb needs no node but
- * pays its node-time at the idle power ({@code cheapest(1)}: a schedule that runs past T_lb keeps every node on for at
- * least the node-time it uses there divided by the type's nodes).</li>
+ * pays its node-time at the idle power (a schedule that runs past T_lb keeps every node of a type on for at least the
+ * node-time it uses there divided by the type's nodes).</li>
  * </ul>
  * With a finite {@link Options#performanceSlowdown} ρ it is a bound only on the schedules where every performance-only
  * job finishes within ρ × its work over its cores (boards at the slowest type's throughput) from its arrival.
  *
  * @param kWh         the bound: the LP's optimum plus every node's idle power for T_lb
- * @param gpuKWh      the GPU boards' dynamic part of it plus their idle power
+ * @param gpuKWh      the GPU buckets' energy, their node-time after T_lb at idle power, and the boards' idle power
  * @param slots       number of slots (the last one ends at T_lb)
  * @param variables   the LP's size
  * @param constraints the LP's size
@@ -50,13 +52,13 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
 
     /**
      * @param slotSeconds         the slot length
-     * @param steps               sensitivity and activity are rounded down to multiples of 1 / steps
+     * @param steps               jobs are bucketed by sensitivity and activity in steps of 1 / steps
      * @param performanceSlowdown ρ: every performance-only job done within ρ × its shortest run (∞: no such constraint)
      * @param roundCores          group jobs by their cores rounded down to a power of two (fewer groups, a looser bound)
      */
     public record Options(double slotSeconds, int steps, double performanceSlowdown, boolean roundCores) {
-        /** 15-minute slots, sensitivities and activities to 0.05, cores to powers of two: the size `bench` solves. */
-        public static final Options DEFAULT = new Options(900, 20, Double.POSITIVE_INFINITY, true);
+        /** 15-minute slots, sensitivity and activity buckets of 0.2, cores to powers of two: the size `bench` solves. */
+        public static final Options DEFAULT = new Options(900, 5, Double.POSITIVE_INFINITY, true);
 
         public Options {
             SimConfig.require(slotSeconds > 0, "slot length must be positive, got " + slotSeconds);
@@ -89,31 +91,66 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
         }
         double slowestBoard = setup.boards().stream().mapToDouble(b -> 1 / b.leastNodeTimePerWork()).min().orElse(1);
 
-        // groups of alike jobs, with their work released, required (deadlines) and the most their cores can do per slot
-        Map<Key, double[][]> groups = new LinkedHashMap<>();
+        // buckets of alike jobs (performance-only or not, cores, sensitivity and activity to 1 / steps), each priced as
+        // its least sensitive, least busy, smallest member: no member costs less
+        Map<Key, List<JobSpec>> buckets = new LinkedHashMap<>();
         for (JobSpec j : jobs) {
             boolean gpu = j.usesGpus();
             int cores = gpu ? 1 : options.roundCores() ? Integer.highestOneBit(j.cores()) : j.cores();
-            Key g = new Key(gpu, new Group(j.podClass() == PodClass.PERFORMANCE, cores, floor(j.sensitivity(), options.steps()),
-                    gpu ? 1 : floor(j.activity(), options.steps())));
-            // [0] released by the end of slot t, [1] due by the end of slot t, [2] at most doable in slot t, [3][0] total
-            double[][] a = groups.computeIfAbsent(g, k -> new double[][] {new double[slots], new double[slots], new double[slots], new double[1]});
-            double rate = gpu ? j.gpus() / setup.boards().stream().mapToDouble(TypePoints::leastNodeTimePerWork).min().orElse(1)
-                    : j.cores();
-            double due = j.podClass() == PodClass.PERFORMANCE && Double.isFinite(options.performanceSlowdown())
-                    ? j.arrival() + options.performanceSlowdown() * j.work() / (gpu ? j.gpus() * slowestBoard : j.cores())
-                    : Double.POSITIVE_INFINITY;
-            for (int t = 0; t < slots; t++) {
-                double start = t * options.slotSeconds();
-                if (j.arrival() < end[t]) {
-                    a[0][t] += j.work();
-                    a[2][t] += rate * (end[t] - Math.max(start, j.arrival()));
-                }
-                if (due <= end[t]) {
-                    a[1][t] += j.work();
+            buckets.computeIfAbsent(new Key(gpu, new Group(j.podClass() == PodClass.PERFORMANCE, cores,
+                    floor(j.sensitivity(), options.steps()), gpu ? 1 : floor(j.activity(), options.steps()))), k -> new ArrayList<>()).add(j);
+        }
+        // per group: [0] released by the end of slot t, [1] due by the end of slot t, [2] at most doable in slot t, [3][0] total
+        Map<Key, double[][]> groups = new LinkedHashMap<>();
+        Map<Key, double[]> exact = new java.util.HashMap<>();
+        for (Map.Entry<Key, List<JobSpec>> b : buckets.entrySet()) {
+            List<JobSpec> members = b.getValue();
+            boolean gpu = b.getKey().gpu();
+            Group least = new Group(b.getKey().group().performanceOnly(),
+                    gpu ? 1 : members.stream().mapToInt(JobSpec::cores).min().orElseThrow(),
+                    floor(members.stream().mapToDouble(JobSpec::sensitivity).min().orElseThrow(), EnergyBound.SENSITIVITY_STEPS),
+                    gpu ? 1 : floor(members.stream().mapToDouble(JobSpec::activity).min().orElseThrow(), EnergyBound.ACTIVITY_STEPS));
+            double[][] a = new double[][] {new double[slots], new double[slots], new double[slots], new double[1], null};
+            groups.put(new Key(gpu, least), a);
+            // [4] for each θ of the lines: Σ over members of work × the θ bound's exact price (kWh), the cut on the bucket
+            double[] thetas = gpu ? gpuThetas : cpuThetas;
+            a[4] = new double[thetas.length];
+            for (JobSpec j : members) {
+                double[] price = exact.computeIfAbsent(new Key(gpu, EnergyBound.group(j, setup.partlyBusy())), k -> {
+                    double[] p = new double[thetas.length];
+                    for (int m = 0; m < thetas.length; m++) {
+                        double min = Double.POSITIVE_INFINITY;
+                        for (TypePoints r : gpu ? setup.boards() : setup.points()) {
+                            if (r.runsJobs()) {
+                                min = Math.min(min, r.cheapest(k.group(), thetas[m]));
+                            }
+                        }
+                        p[m] = min;
+                    }
+                    return p;
+                });
+                for (int m = 0; m < thetas.length; m++) {
+                    a[4][m] += j.work() * price[m] / 3.6e6;
                 }
             }
-            a[3][0] += j.work();
+            for (JobSpec j : members) {
+                double rate = gpu ? j.gpus() / setup.boards().stream().mapToDouble(TypePoints::leastNodeTimePerWork).min().orElse(1)
+                        : j.cores();
+                double due = j.podClass() == PodClass.PERFORMANCE && Double.isFinite(options.performanceSlowdown())
+                        ? j.arrival() + options.performanceSlowdown() * j.work() / (gpu ? j.gpus() * slowestBoard : j.cores())
+                        : Double.POSITIVE_INFINITY;
+                for (int t = 0; t < slots; t++) {
+                    double start = t * options.slotSeconds();
+                    if (j.arrival() < end[t]) {
+                        a[0][t] += j.work();
+                        a[2][t] += rate * (end[t] - Math.max(start, j.arrival()));
+                    }
+                    if (due <= end[t]) {
+                        a[1][t] += j.work();
+                    }
+                }
+                a[3][0] += j.work();
+            }
         }
 
         ExpressionsBasedModel model = new ExpressionsBasedModel();
@@ -130,11 +167,11 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
             capacity.put(r, rows);
         }
         List<Variable> gpuEnergy = new ArrayList<>();
-        List<Double> gpuCost = new ArrayList<>();
         int gi = 0;
         for (Map.Entry<Key, double[][]> e : groups.entrySet()) {
             Group g = e.getKey().group();
             double[][] a = e.getValue();
+            double[] thetas = e.getKey().gpu() ? gpuThetas : cpuThetas;
             List<TypePoints> on = e.getKey().gpu() ? boards : cpu;
             Variable[] cumulative = new Variable[slots];
             Expression[] rate = new Expression[slots];
@@ -153,26 +190,45 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
             if (slots > 0) {
                 total.set(cumulative[slots - 1], 1);
             }
+            // the bucket's energy (kWh): at least its work priced on its frontier, slot by slot, and at least the θ
+            // bound's exact prices of its members less θ × idle × the node-time it used (one cut per θ)
+            Variable energy = model.addVariable("E" + gi).lower(0).weight(1);
+            Expression onFrontier = model.addExpression().lower(0);
+            onFrontier.set(energy, 1);
+            Expression[] cuts = new Expression[thetas.length];
+            for (int m = 0; m < thetas.length; m++) {
+                cuts[m] = model.addExpression().lower(a[4][m]);
+                cuts[m].set(energy, 1);
+            }
+            if (e.getKey().gpu()) {
+                gpuEnergy.add(energy);
+            }
             for (TypePoints r : on) {
-                double[][] frontier = frontier(r, g, boards.contains(r) ? gpuThetas : cpuThetas);
-                for (int t = 0; t < slots; t++) {
-                    for (double[] v : frontier) {
-                        Variable y = model.addVariable().lower(0).weight(v[1] / 1000);
-                        flow[t].set(y, -1);
-                        rate[t].set(y, 1);
-                        capacity.get(r)[t].set(y, v[0]);
-                        if (boards.contains(r)) {
-                            gpuEnergy.add(y);
-                            gpuCost.add(v[1] / 1000);
-                        }
+                double[][] frontier = frontier(r, g, thetas);
+                for (int t = 0; t <= slots; t++) {
+                    // t = slots: after T_lb, no capacity, node-time paid at idle power (the objective's weight on z)
+                    boolean late = t == slots;
+                    Variable z = model.addVariable().lower(0).weight(late ? r.idle() / 1000 : 0);
+                    if (late && e.getKey().gpu()) {
+                        gpuEnergy.add(z);
                     }
-                }
-                // after T_lb: no capacity, node-time paid at idle power
-                Variable late = model.addVariable().lower(0).weight(r.cheapest(g, 1) / 1000);
-                total.set(late, 1);
-                if (boards.contains(r)) {
-                    gpuEnergy.add(late);
-                    gpuCost.add(r.cheapest(g, 1) / 1000);
+                    Expression used = model.addExpression().lower(0);
+                    used.set(z, 1);
+                    for (int m = 0; m < thetas.length; m++) {
+                        cuts[m].set(z, thetas[m] * r.idle() / 1000);
+                    }
+                    if (!late) {
+                        capacity.get(r)[t].set(z, 1);
+                    }
+                    for (double[] v : frontier) {
+                        Variable y = model.addVariable().lower(0);
+                        (late ? total : flow[t]).set(y, late ? 1 : -1);
+                        if (!late) {
+                            rate[t].set(y, 1);
+                        }
+                        used.set(y, -v[0]);
+                        onFrontier.set(y, -v[1] / 1000);
+                    }
                 }
             }
             gi++;
@@ -190,8 +246,8 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
             boardIdleKWh += r.nodes() * r.idle() * tLb / 3.6e6;
         }
         double gpuDynamic = 0;
-        for (int i = 0; i < gpuEnergy.size(); i++) {
-            gpuDynamic += gpuCost.get(i) * gpuEnergy.get(i).getValue().doubleValue();
+        for (Variable v : gpuEnergy) {
+            gpuDynamic += v.getContributionWeight() == null ? 0 : v.getValue().doubleValue() * v.getContributionWeight().doubleValue();
         }
         return new TimeIndexedBound(result.getValue() + idleKWh + boardIdleKWh, gpuDynamic + boardIdleKWh, slots,
                 model.countVariables(), model.countExpressions());
