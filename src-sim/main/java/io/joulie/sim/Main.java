@@ -137,8 +137,8 @@ public final class Main {
                         r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
             }
             System.out.printf(Locale.ROOT, "  θ bound             %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
-            System.out.printf(Locale.ROOT, "  time-indexed bound  %10.2f kWh to finish %+6.1f %%%n", c.timeBound().kWh(),
-                    c.timeBoundDeltaPercent());
+            System.out.printf(Locale.ROOT, "  time-indexed bound  %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
+                    c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
         }
@@ -163,9 +163,10 @@ public final class Main {
                     Double.parseDouble(options.getOrDefault("slowdown", String.valueOf(d.performanceSlowdown()))),
                     Boolean.parseBoolean(options.getOrDefault("round-cores", String.valueOf(d.roundCores())))));
             System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs%n  θ bound            %10.2f kWh (GPU %.2f), T_lb %.2f h, %.1f s%n"
-                            + "  time-indexed bound %10.2f kWh (GPU %.2f), %d slots, %d variables, %d constraints, %.1f s%n",
+                            + "  time-indexed bound %10.2f kWh (GPU %.2f), %d slots, %d variables, %d constraints, %.1f s%s%n",
                     name, config.nodes(), jobs.size(), theta.kWh(), theta.gpuKWh(), theta.makespanLowerBound() / 3600, thetaSeconds,
-                    lp.kWh(), lp.gpuKWh(), lp.slots(), lp.variables(), lp.constraints(), (System.nanoTime() - start) / 1e9);
+                    lp.kWh(), lp.gpuKWh(), lp.slots(), lp.variables(), lp.constraints(), (System.nanoTime() - start) / 1e9,
+                    lp.solved() ? "" : " (NOT SOLVED within the time limit: the θ bound's value)");
         }
         return 0;
     }

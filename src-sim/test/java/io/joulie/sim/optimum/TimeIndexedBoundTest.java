@@ -31,6 +31,7 @@ class TimeIndexedBoundTest {
         double v = 1 - (1 - F_ECO) * 0.5;
         double byHand = 260 * WORK / (16 * v) / 3.6e6;
         TimeIndexedBound b = TimeIndexedBound.of(ONE_NODE, List.of(job(0.5, null)), EXACT);
+        assertThat(b.solved()).isTrue();
         assertThat(b.slots()).isEqualTo(4);
         assertThat(b.kWh()).isCloseTo(byHand, within(1e-6)).isCloseTo(0.32014, within(1e-5));
     }
@@ -52,6 +53,7 @@ class TimeIndexedBoundTest {
         List<JobSpec> jobs = List.of(JobSpec.of(0, 0, 1, 10 * 3600, 1, "performance"), JobSpec.of(1, 9 * 3600, 15, 15 * 3600, 0.5, null));
         double theta = EnergyBound.of(ONE_NODE, jobs).kWh();
         TimeIndexedBound lp = TimeIndexedBound.of(ONE_NODE, jobs, EXACT);
+        assertThat(lp.solved()).isTrue();
         assertThat(lp.kWh()).as("tighter than θ (%s)", theta).isGreaterThan(theta * 1.01);
         for (Baseline p : List.of(Baseline.A, Baseline.B, Baseline.C, Baseline.D)) {
             RunResult r = Simulation.standalone(ONE_NODE, jobs, p).run();
