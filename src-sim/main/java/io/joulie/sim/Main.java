@@ -139,6 +139,11 @@ public final class Main {
             System.out.printf(Locale.ROOT, "  θ bound             %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
             System.out.printf(Locale.ROOT, "  time-indexed bound  %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
                     c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
+            System.out.printf(Locale.ROOT, "  optimum bracketed: [%.2f, %.2f] kWh (best lower bound, best feasible schedule)%n",
+                    Math.max(c.bound().kWh(), c.timeBound().kWh()), Math.min(c.get(Baseline.H).energyKWh(), c.get(Baseline.U).energyKWh()));
+            System.out.println("  H: " + c.actionSpace(Baseline.H));
+            System.out.println("  U: " + c.actionSpace(Baseline.U));
+            System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
         }
@@ -203,7 +208,8 @@ public final class Main {
         Map<Baseline, RunResult> results = new java.util.EnumMap<>(standalone.results());
         results.put(live, cluster);
         Comparison c = new Comparison(scenario + " (" + live + " in cluster mode: the real operator and agent; "
-                + "the others standalone)", config, results, standalone.bound(), standalone.optimum(), standalone.timeBound());
+                + "the others standalone)", config, results, standalone.bound(), standalone.optimum(), standalone.timeBound(),
+                standalone.constructive());
         Path report = Report.write(c, out);
         System.out.printf(Locale.ROOT, "%s in cluster mode: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s "
                         + "(standalone it was %.2f kWh, makespan %.2f h)%n", live, cluster.energyKWh(), cluster.jobsCompleted(),
@@ -273,8 +279,8 @@ public final class Main {
     private static String usage() {
         return """
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
-                  bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bounds and the
-                         [--out DIR] [--threads N]                                  hindsight optimum; writes CSV, Markdown, PNG
+                  bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bounds, the hindsight
+                         [--out DIR] [--threads N]                                  optimum and the clairvoyant schedule; CSV, Markdown, PNG
                   bounds [--scenario NAME|all] [--slot 900] [--steps 5]             the θ and the time-indexed lower bounds only
                          [--slowdown Infinity] [--round-cores true]                 (the LP's slot, grouping, performance deadline)
                   watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves
