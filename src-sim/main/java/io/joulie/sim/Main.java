@@ -130,14 +130,14 @@ public final class Main {
             System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs, %.1f s wall%n", name, config.nodes(),
                     c.get(Baseline.A).jobsTotal(), (System.nanoTime() - start) / 1e9);
             for (RunResult r : c.results().values()) {
-                System.out.printf(Locale.ROOT, "  %s %-17s %10.2f kWh to finish %+6.1f %%  gap to bound %4.1f pp, to optimum %4.1f pp  "
+                System.out.printf(Locale.ROOT, "  %s %-24s %10.2f kWh to finish %+6.1f %%  gap to bound %4.1f pp, to optimum %4.1f pp  "
                                 + "%d/%d jobs  makespan %.2f h  violations %.0f s%n",
                         r.baseline(), r.baseline().title(), r.energyKWh(), c.energyDeltaPercent(r.baseline()),
                         c.gapToBound(r.baseline()), c.gapToOptimum(r.baseline()),
                         r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
             }
-            System.out.printf(Locale.ROOT, "  θ bound             %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
-            System.out.printf(Locale.ROOT, "  time-indexed bound  %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
+            System.out.printf(Locale.ROOT, "  θ bound                    %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
+            System.out.printf(Locale.ROOT, "  time-indexed bound         %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
                     c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
             System.out.printf(Locale.ROOT, "  optimum bracketed: [%.2f, %.2f] kWh (best lower bound, best feasible schedule)%n",
                     Math.max(c.bound().kWh(), c.timeBound().kWh()), Math.min(c.get(Baseline.H).energyKWh(), c.get(Baseline.U).energyKWh()));

@@ -18,10 +18,11 @@ import java.util.Map;
  * and a feasible one when it finishes every job without a violation within the service level.
  *
  * <p>It knows every job: at each planner tick it counts the cores (boards, on GPU servers) that the performance-only
- * jobs would hold if each ran at full speed from its arrival, takes the largest count over this tick and the next
+ * jobs would hold if each ran at full speed from when a first-come-first-served pool of the cluster's cores would
+ * start it ({@link #starts}), takes the largest count over this tick and the next
  * {@link #LOOKAHEAD_TICKS} (so the nodes are performance before the work arrives), and keeps in performance, per node
  * type, that demand's share of the type's capacity divided by a fill target; the rest goes eco, less what the eco-only
- * jobs need the same way. Variants: fill 0.5, 0.7, 0.9, each with the performance pool sized for the performance-only
+ * jobs need the same way; after the estimated end it keeps room for the largest performance-only job. Variants: fill 0.5, 0.7, 0.9, each with the performance pool sized for the performance-only
  * work alone or also for the unconstrained, undeclared work that is sensitive to the clock (s ≥ {@link #SENSITIVE}),
  * which runs faster and, under a cap at the knee, no dearer there. The best variant that meets the service level is the
  * result. Greedy, not optimal: that is what the hindsight search and the lower bounds are for.
@@ -77,13 +78,17 @@ public final class ClairvoyantSchedule {
                 cpuCapacity += (double) nodes[k] * types.get(k).model().cores();
             }
         }
+        double[] start = starts(jobs, cpuCapacity, boardCapacity);
         double lastEnd = 0;
         for (JobSpec j : jobs) {
-            lastEnd = Math.max(lastEnd, end(j));
+            lastEnd = Math.max(lastEnd, start[j.id()] + duration(j));
         }
-        int ticks = (int) Math.ceil(lastEnd / tick) + 1;
+        // one tick more than the estimated end: the tail value, which holds if the run lasts longer than estimated
+        int ticks = (int) Math.ceil(lastEnd / tick) + 2;
         // demand per tick: [0] CPU performance, [1] CPU eco-only, [2] boards performance, [3] boards eco-only
         double[][] demand = new double[4][ticks];
+        // the largest performance-only job of each family (cores, boards): the tail keeps room for it
+        double[] largest = new double[4];
         for (JobSpec j : jobs) {
             boolean performance = j.podClass() == PodClass.PERFORMANCE || v.computeBound() && j.podClass() == PodClass.UNCONSTRAINED
                     && !j.declaresEco() && j.sensitivity() >= SENSITIVE;
@@ -93,11 +98,15 @@ public final class ClairvoyantSchedule {
             }
             int row = (j.usesGpus() ? 2 : 0) + (performance ? 0 : 1);
             double amount = j.usesGpus() ? j.gpus() : j.cores();
-            int from = (int) Math.floor(j.arrival() / tick);
-            int to = Math.min(ticks - 1, (int) Math.ceil(end(j) / tick));
+            largest[row] = Math.max(largest[row], amount);
+            int from = (int) Math.floor(start[j.id()] / tick);
+            int to = Math.min(ticks - 2, (int) Math.ceil((start[j.id()] + duration(j)) / tick));
             for (int t = from; t <= to; t++) {
                 demand[row][t] += amount;
             }
+        }
+        for (int row = 0; row < 4; row++) {
+            demand[row][ticks - 1] = largest[row];
         }
         int[][] counts = new int[types.size()][ticks];
         for (int t = 0; t < ticks; t++) {
@@ -121,9 +130,43 @@ public final class ClairvoyantSchedule {
         return Schedule.perType(counts);
     }
 
-    /** When the job would end at full speed from its arrival (boards at the catalog's slowest, throughput 1). */
-    static double end(JobSpec j) {
-        return j.arrival() + j.work() / (j.usesGpus() ? j.gpus() : j.cores());
+    /** How long the job runs at full speed (boards at throughput 1, the catalog's slowest). */
+    static double duration(JobSpec j) {
+        return j.work() / (j.usesGpus() ? j.gpus() : j.cores());
+    }
+
+    /**
+     * When each job (by id) starts if the cluster were one pool of its CPU servers' cores (GPU servers' boards for GPU
+     * jobs) serving jobs first come, first served at full speed: a job waits for the cores the jobs before it hold.
+     * Without queueing in all-performance that is its arrival; with queueing it is roughly when all-performance starts it.
+     */
+    static double[] starts(List<JobSpec> jobs, double cpuCapacity, double boardCapacity) {
+        double[] start = new double[jobs.stream().mapToInt(JobSpec::id).max().orElse(-1) + 1];
+        List<JobSpec> byArrival = jobs.stream().sorted(java.util.Comparator.comparingDouble(JobSpec::arrival)
+                .thenComparingInt(JobSpec::id)).toList();
+        for (boolean gpu : new boolean[] {false, true}) {
+            double capacity = gpu ? boardCapacity : cpuCapacity;
+            // running jobs: {end, amount}, earliest end first
+            java.util.PriorityQueue<double[]> running = new java.util.PriorityQueue<>(java.util.Comparator.comparingDouble(e -> e[0]));
+            double used = 0;
+            double clock = 0;
+            for (JobSpec j : byArrival) {
+                if (j.usesGpus() != gpu) {
+                    continue;
+                }
+                double amount = Math.min(capacity, j.usesGpus() ? j.gpus() : j.cores());
+                clock = Math.max(clock, j.arrival());
+                while (!running.isEmpty() && (running.peek()[0] <= clock || used + amount > capacity + 1e-9)) {
+                    double[] done = running.poll();
+                    used -= done[1];
+                    clock = Math.max(clock, done[0]);
+                }
+                start[j.id()] = clock;
+                used += amount;
+                running.add(new double[] {clock + duration(j), amount});
+            }
+        }
+        return start;
     }
 
     /**

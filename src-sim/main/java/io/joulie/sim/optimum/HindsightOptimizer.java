@@ -42,8 +42,9 @@ import java.util.concurrent.Future;
  * best acceptable one starts the search. The result is never worse than an acceptable seed;</li>
  * <li>a total count is split over the node types in proportion to their nodes (one run), kept if no worse;</li>
  * <li>each type's eco cap: every other cap of the menu, one run each, the best change kept;</li>
- * <li>coarse-to-fine refinement: blocks of 2^k ticks from about half the run down to one tick; the remaining budget
- * is shared evenly among the block sizes still to come, so every size down to one tick is tried; within a size the
+ * <li>coarse-to-fine refinement: blocks of 2^k ticks from about half the run down to one tick; each size may spend half
+ * of the runs left beyond two for each shorter size (the last size all that is left), so every size down to one tick is
+ * tried when the budget has two runs per size; within a size the
  * blocks where some count changes come first (that is where a shorter block can gain), then the rest in time order;
  * each block's count of each type is raised and lowered (one batch of runs), by steps from a quarter of the type's
  * nodes down to one, and the change that saves the most energy is kept.</li>
@@ -240,7 +241,10 @@ public final class HindsightOptimizer {
         int finest = 0;
         for (int level = 0; level < blocks.size() && evaluations < options.evaluations(); level++) {
             int block = blocks.get(level);
-            int levelEnd = evaluations + Math.max(2, (options.evaluations() - evaluations) / (blocks.size() - level));
+            // half of what is left beyond two runs for each shorter block size: long blocks, where a change moves the most
+            // energy, get the most runs, and every size down to one tick still gets some
+            int remaining = options.evaluations() - evaluations;
+            int levelEnd = evaluations + Math.max(2, (remaining - 2 * (blocks.size() - level - 1)) / (level == blocks.size() - 1 ? 1 : 2));
             boolean tried = false;
             int rows = schedule.counts().length;
             int widest = rows == 1 ? n : Arrays.stream(nodesOfType).max().orElse(n);

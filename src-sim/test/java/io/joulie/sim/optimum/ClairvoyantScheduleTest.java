@@ -33,11 +33,13 @@ class ClairvoyantScheduleTest {
         // node while it runs, then none; the clock-insensitive jobs size nothing
         Schedule s = ClairvoyantSchedule.of(TWO_NODES, jobs(), new ClairvoyantSchedule.Variant(0.5, false));
         assertThat(s.byType()).isTrue();
-        assertThat(s.counts()).hasDimensions(1, (int) Math.ceil((30 * 4 + 5400) / 60.0) + 1);
+        // the pool of 32 cores holds all five jobs at once: each starts at its arrival; the last ends at 5,520 s (tick 92),
+        // one tail tick after it
+        assertThat(s.counts()).hasDimensions(1, 92 + 2);
         assertThat(s.count(0, 0)).isEqualTo(1);
         assertThat(s.count(0, 60)).isEqualTo(1);
         assertThat(s.count(0, 61)).isZero();
-        assertThat(s.count(0, 1000)).as("after the end").isZero();
+        assertThat(s.count(0, 1000)).as("after the estimated end: room for the largest performance-only job").isEqualTo(1);
         // at fill 0.25 the same 8 cores need 2 nodes
         assertThat(ClairvoyantSchedule.of(TWO_NODES, jobs(), new ClairvoyantSchedule.Variant(0.25, false)).count(0, 0)).isEqualTo(2);
         // a job arriving later is covered LOOKAHEAD_TICKS ticks before it arrives
@@ -45,6 +47,15 @@ class ClairvoyantScheduleTest {
                 new ClairvoyantSchedule.Variant(0.5, false));
         assertThat(later.count(0, 10 - ClairvoyantSchedule.LOOKAHEAD_TICKS - 1)).isZero();
         assertThat(later.count(0, 10 - ClairvoyantSchedule.LOOKAHEAD_TICKS)).isEqualTo(1);
+    }
+
+    @Test
+    void jobsQueueForTheClustersCoresFirstComeFirstServed() {
+        // 32 cores: two 16-core jobs at 0 fill them; a third at 10 s starts when the first ends (1,000 s) and runs 500 s;
+        // a fourth, of 8 cores at 20 s, waits behind it (first come, first served): the pool is full until 1,500 s
+        List<JobSpec> jobs = List.of(JobSpec.of(0, 0, 16, 16 * 1000, 1, null), JobSpec.of(1, 0, 16, 16 * 2000, 1, null),
+                JobSpec.of(2, 10, 16, 16 * 500, 1, null), JobSpec.of(3, 20, 8, 8 * 100, 1, null));
+        assertThat(ClairvoyantSchedule.starts(jobs, 32, 0)).containsExactly(0, 0, 1000, 1500);
     }
 
     @Test
