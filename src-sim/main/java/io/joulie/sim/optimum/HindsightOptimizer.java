@@ -40,11 +40,14 @@ import java.util.concurrent.Future;
  * <ol>
  * <li>seeds: those given (the policies' own counts, the clairvoyant schedules), all-performance and constant counts; the
  * best acceptable one starts the search. The result is never worse than an acceptable seed;</li>
+ * <li>on several node types, when the best seed is a per-type one, the best total seed is first refined as in 5. with
+ * half of the runs left (two runs per block instead of two per type, so it gets deeper), and the better of the two
+ * goes on;</li>
  * <li>a total count is split over the node types in proportion to their nodes (one run), kept if no worse;</li>
  * <li>each type's eco cap: every other cap of the menu, one run each, the best change kept;</li>
  * <li>coarse-to-fine refinement: blocks of 2^k ticks from about half the run down to one tick; each size may spend half
- * of the runs left beyond two for each shorter size (the last size all that is left), so every size down to one tick is
- * tried when the budget has two runs per size; within a size the
+ * of the runs left beyond one batch (two runs per row) for each shorter size (the last size all that is left), so every
+ * size down to one tick is tried when the budget has a batch per size; within a size the
  * blocks where some count changes come first (that is where a shorter block can gain), then the rest in time order;
  * each block's count of each type is raised and lowered (one batch of runs), by steps from a quarter of the type's
  * nodes down to one, and the change that saves the most energy is kept.</li>
@@ -195,6 +198,25 @@ public final class HindsightOptimizer {
         int ticks = Math.max((int) Math.ceil(best.makespanSeconds() / config.tickSeconds()) + 1,
                 Arrays.stream(start.schedule().counts()).mapToInt(r -> r.length).max().orElse(1));
         Schedule schedule = stretch(start.schedule(), ticks);
+        int finest = 0;
+
+        // on several types, when the best seed is per type (a clairvoyant one), the best total seed is refined first with
+        // half the budget: two runs per block rather than two per type, so it goes deeper; the better of the two goes on
+        Seed totalStart = null;
+        for (Seed s : seeds.values()) {
+            if (!s.schedule().byType() && acceptable(s.run()) && (totalStart == null || s.run().energyKWh() < totalStart.run().energyKWh())) {
+                totalStart = s;
+            }
+        }
+        if (types.size() > 1 && schedule.byType() && totalStart != null) {
+            Refined total = refine(stretch(totalStart.schedule(), ticks), totalStart.run(), ticks,
+                    evaluations + (options.evaluations() - evaluations) / 2);
+            finest = total.finest();
+            if (total.run().energyKWh() < best.energyKWh()) {
+                best = total.run();
+                schedule = total.schedule();
+            }
+        }
 
         // a total count split over the types: the same counts, now free to differ by type
         if (!schedule.byType() && types.size() > 1 && evaluations < options.evaluations()) {
@@ -233,27 +255,41 @@ public final class HindsightOptimizer {
             }
         }
 
-        // coarse-to-fine refinement of the counts
+        Refined refined = refine(schedule, best, ticks, options.evaluations());
+        finest = finest == 0 ? refined.finest() : refined.finest() == 0 ? finest : Math.min(finest, refined.finest());
+        return new Result(refined.run(), refined.schedule(), evaluations, start.name(), finest, seedEnergy);
+    }
+
+    private record Refined(Schedule schedule, RunResult run, int finest) {
+    }
+
+    /**
+     * Coarse-to-fine refinement of the counts from {@code schedule} (whose run is {@code best}) until {@code until} runs
+     * have been spent in all.
+     */
+    private Refined refine(Schedule schedule, RunResult best, int ticks, int until) {
+        int n = config.nodes();
+        int finest = 0;
         List<Integer> blocks = new ArrayList<>();
         for (int block = Integer.highestOneBit(Math.max(1, ticks / 2)); block >= 1; block /= 2) {
             blocks.add(block);
         }
-        int finest = 0;
-        for (int level = 0; level < blocks.size() && evaluations < options.evaluations(); level++) {
+        for (int level = 0; level < blocks.size() && evaluations < until; level++) {
             int block = blocks.get(level);
-            // half of what is left beyond two runs for each shorter block size: long blocks, where a change moves the most
-            // energy, get the most runs, and every size down to one tick still gets some
-            int remaining = options.evaluations() - evaluations;
-            int levelEnd = evaluations + Math.max(2, (remaining - 2 * (blocks.size() - level - 1)) / (level == blocks.size() - 1 ? 1 : 2));
-            boolean tried = false;
+            // half of what is left beyond one batch (two runs per row) for each shorter block size: long blocks, where a
+            // change moves the most energy, get the most runs, and every size down to one tick still gets a batch
             int rows = schedule.counts().length;
+            int batch = 2 * rows;
+            int remaining = until - evaluations;
+            int levelEnd = evaluations + Math.max(batch, (remaining - batch * (blocks.size() - level - 1)) / (level == blocks.size() - 1 ? 1 : 2));
+            boolean tried = false;
             int widest = rows == 1 ? n : Arrays.stream(nodesOfType).max().orElse(n);
             for (int step : steps(widest)) {
                 boolean improved = true;
-                while (improved && evaluations < Math.min(levelEnd, options.evaluations())) {
+                while (improved && evaluations + batch <= levelEnd && evaluations < until) {
                     improved = false;
                     for (int from : priority(schedule, block, ticks)) {
-                        if (evaluations >= Math.min(levelEnd, options.evaluations())) {
+                        if (evaluations + batch > levelEnd || evaluations >= until) {
                             break;
                         }
                         // every type's count of this block one step up and one step down; the best saving kept
@@ -268,7 +304,7 @@ public final class HindsightOptimizer {
                                 }
                             }
                         }
-                        candidates = candidates.subList(0, Math.min(candidates.size(), options.evaluations() - evaluations));
+                        candidates = candidates.subList(0, Math.min(candidates.size(), until - evaluations));
                         List<RunResult> results = run(candidates);
                         tried |= !results.isEmpty();
                         int pick = -1;
@@ -291,7 +327,7 @@ public final class HindsightOptimizer {
                 finest = block;
             }
         }
-        return new Result(best, schedule, evaluations, start.name(), finest, seedEnergy);
+        return new Refined(schedule, best, finest);
     }
 
     /** The eco caps (watts) the lower bounds allow: the configured eco cap and those by type, when given in watts. */
