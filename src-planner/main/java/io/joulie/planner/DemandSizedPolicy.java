@@ -20,9 +20,10 @@ import java.util.List;
  * declared work only the nodes it fills (a half-empty eco node saves little and slows what the scheduler spreads
  * onto it).
  *
- * When the GPU demand is known and some nodes hold boards, a GPU eco pool is sized the same way from the boards of
- * eco-only and declared GPU pods, in servers of the mean boards, never taking the servers the performance-only boards
- * plus headroom need; its servers go eco first and the servers kept for performance-only GPU work last (decision 193).
+ * When the GPU demand is known and some nodes hold boards, every GPU server that the performance-only boards plus
+ * headroom do not need is in a GPU eco pool: on boards, which are allocated whole, the eco limit saves energy per unit
+ * of work for GPU work of any sensitivity (unlike CPU caps on compute-bound work), so the GPU pool is sized by class,
+ * performance-only or not. Its servers go eco first and the kept GPU servers last (decision 193).
  *
  * Without CPU figures (no node reports allocatable CPU, or the demand is unknown) it counts pods instead: no eco
  * pool, {@code need = ceil(P · (1 + headroom) / perNode)}. Bounds are normalised as queue_aware_v1's: min &lt; 0 → 0,
@@ -52,10 +53,9 @@ public final class DemandSizedPolicy implements CountingPolicy {
     }
 
     /**
-     * The GPU servers that stay out of the GPU eco pool (decision 193): all but the pool, which is sized from the GPU
-     * demand by class as the CPU pool is from the CPU demand, in whole servers of the mean boards:
-     * {@code max(ceil(G_ecoOnly / b), floor((G_ecoOnly + G_declared) / b))}, at most the servers the performance-only
-     * boards plus headroom leave; empty when the GPU demand is not known or no eligible node holds boards.
+     * The GPU servers that stay out of the GPU eco pool (decision 193): those the performance-only boards plus headroom
+     * need, {@code ceil(G_perf × (1 + headroom) / b)} in servers of the mean boards {@code b}, at most all of them; empty
+     * when the GPU demand is not known or no eligible node holds boards.
      */
     @Override
     public java.util.OptionalInt gpuPerformanceNodes(ClusterContext context) {
@@ -74,10 +74,8 @@ public final class DemandSizedPolicy implements CountingPolicy {
             return 0;
         }
         double boards = gpu.stream().mapToInt(m -> m.power().gpus()).average().orElse(1);
-        long pool = Math.max((long) Math.ceil(d.ecoOnlyGpus() / boards - 1e-9),
-                (long) Math.floor((d.ecoOnlyGpus() + d.declaredEcoGpus()) / boards + 1e-9));
         long need = (long) Math.ceil(d.performanceGpus() * (1 + headroom) / boards - 1e-9);
-        return Math.max(0, Math.min(pool, gpu.size() - need));
+        return Math.max(0, gpu.size() - need);
     }
 
     /** The nodes the performance-only demand alone fills, without headroom: what a power budget must not cut into. */

@@ -67,33 +67,35 @@ class GpuAwareEcoTest {
     }
 
     @Test
-    void demandSizedSizesTheGpuEcoPoolFromGpuDemandByClass() {
+    void demandSizedPutsEveryGpuServerThePerformanceOnlyBoardsDoNotNeedInTheGpuEcoPool() {
         // 4 CPU servers, 4 GPU servers of 8 boards (mean 40 cores); declared CPU work fills one node: floor(40 / 40)
         List<ManagedNode> nodes = cluster(4, 4);
         DemandSizedPolicy policy = new DemandSizedPolicy(0.2, 0, 0, 10);
         ClusterContext.CpuDemand cpu = new ClusterContext.CpuDemand(0, 0, 40);
-        // eco-only 3 boards (1 server, it can run nowhere else) + declared 14 (together 17: floor(17 / 8) = 2 servers)
-        ClusterContext ctx = context(nodes, cpu, new ClusterContext.GpuDemand(0, 3, 14));
+        // 12 performance-only boards × 1.2 / 8 → 2 servers kept; the other 2 are the GPU eco pool, whatever the rest asks
+        ClusterContext ctx = context(nodes, cpu, new ClusterContext.GpuDemand(12, 3, 14));
         assertThat(policy.gpuPerformanceNodes(ctx)).hasValue(2);
         Plan plan = policy.plan(ctx);
-        assertThat(count(plan.targets(), Profile.ECO)).isEqualTo(plan.targets().size() - plan.performanceNodes());
-        assertThat(ecoNodes(plan.targets())).filteredOn(n -> n.startsWith("gpu")).containsExactlyInAnyOrder("gpu-1", "gpu-2");
-        // performance-only boards plus headroom cap the pool: 16 × 1.2 / 8 → 3 servers kept, 1 eco
-        ClusterContext busy = context(nodes, cpu, new ClusterContext.GpuDemand(16, 3, 14));
-        assertThat(policy.gpuPerformanceNodes(busy)).hasValue(3);
-        assertThat(ecoNodes(policy.plan(busy).targets())).filteredOn(n -> n.startsWith("gpu")).containsExactly("gpu-1");
-        // undeclared GPU work sizes nothing: no GPU eco pool, every GPU server kept
-        ClusterContext undeclared = context(nodes, cpu, new ClusterContext.GpuDemand(0, 0, 0));
-        assertThat(policy.gpuPerformanceNodes(undeclared)).hasValue(4);
-        assertThat(ecoNodes(policy.plan(undeclared).targets())).noneMatch(n -> n.startsWith("gpu"));
+        assertThat(plan.performanceNodes()).as("8 − 1 CPU eco − 2 GPU eco").isEqualTo(5);
+        assertThat(count(plan.targets(), Profile.ECO)).isEqualTo(3);
+        assertThat(ecoNodes(plan.targets())).containsExactlyInAnyOrder("gpu-1", "gpu-2", "cpu-1");
+        // 24 performance-only boards × 1.2 → 4 servers: no GPU eco pool; the CPU eco pool still on a CPU server
+        ClusterContext busy = context(nodes, cpu, new ClusterContext.GpuDemand(24, 0, 0));
+        assertThat(policy.gpuPerformanceNodes(busy)).hasValue(4);
+        assertThat(ecoNodes(policy.plan(busy).targets())).containsExactly("cpu-1");
+        // no performance-only GPU work: every GPU server eco, undeclared GPU work included
+        ClusterContext idle = context(nodes, cpu, new ClusterContext.GpuDemand(0, 0, 0));
+        assertThat(policy.gpuPerformanceNodes(idle)).hasValue(0);
+        assertThat(ecoNodes(policy.plan(idle).targets())).containsExactlyInAnyOrder("gpu-1", "gpu-2", "gpu-3", "gpu-4", "cpu-1");
         // through the planner (the rule engine's ranking) the same choice, said in the summary
         Planner planner = new Planner(PlannerSettings.defaults().toBuilder().policyType(PolicyType.DEMAND_SIZED_V1).build());
         Plan viaRules = planner.plan(ctx).plan();
-        assertThat(ecoNodes(viaRules.targets())).filteredOn(n -> n.startsWith("gpu")).containsExactlyInAnyOrder("gpu-1", "gpu-2");
+        assertThat(ecoNodes(viaRules.targets())).containsExactlyInAnyOrder("gpu-1", "gpu-2", "cpu-1");
         assertThat(viaRules.summary()).contains("gpuEco(2)").contains("GPU eco pool first, 2 GPU servers kept");
-        // unknown GPU demand: as before
+        // unknown GPU demand: as before, GPU servers counted with the rest and chosen by name
         ClusterContext unknown = context(nodes, cpu, null);
         assertThat(policy.gpuPerformanceNodes(unknown)).isEmpty();
         assertThat(policy.plan(unknown).performanceNodes()).isEqualTo(7);
+        assertThat(ecoNodes(policy.plan(unknown).targets())).containsExactly("cpu-1");
     }
 }

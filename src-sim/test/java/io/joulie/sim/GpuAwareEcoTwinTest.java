@@ -14,9 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The twin hands the planner every node's GPU boards and the GPU demand by class (decision 193). */
 class GpuAwareEcoTwinTest {
     @Test
-    void demandSizedPutsOnlyEcoOnlyGpuWorkOnEcoGpuServers() {
-        // 8 nodes: 4 R640 and 4 A100 servers; a fifth of the jobs eco-only, 30 % GPU jobs. demand_sized_v1's GPU eco pool
-        // is sized from the eco-only boards (the generator declares no GPU job eco); its CPU eco pool goes to the R640s
+    void demandSizedKeepsOnlyTheGpuServersPerformanceOnlyBoardsNeed() {
+        // 8 nodes: 4 R640 and 4 A100 servers; a fifth of the jobs eco-only, 30 % GPU jobs. demand_sized_v1 keeps the GPU
+        // servers the performance-only boards need, the others are its GPU eco pool; its CPU eco pool goes to the R640s
         SimConfig config = SimConfig.of(Map.ofEntries(Map.entry("cluster.nodes", "8"),
                 Map.entry("cluster.types", "dell-r640:0.5,gpu-a100x8:0.5"), Map.entry("workload.jobs", "80"),
                 Map.entry("workload.gpuShare", "0.3"), Map.entry("workload.ecoShare", "0.2"),
@@ -47,9 +47,11 @@ class GpuAwareEcoTwinTest {
         assertThat(r.finished()).isTrue();
         assertThat(r.violationSeconds()).isZero();
         assertThat(summaries).allSatisfy(s -> assertThat(s).contains("gpuEco(").contains("GPU eco pool first"));
-        assertThat(gpuEco).as("eco-only GPU work gets eco GPU servers at some tick").anyMatch(g -> g > 0);
+        assertThat(gpuEco).as("GPU servers eco at some tick").anyMatch(g -> g > 0);
+        assertThat(gpuEco).as("and kept for performance-only boards at another").anyMatch(g -> g < 4);
         assertThat(cpuEco).as("eco-only CPU work gets eco R640s at some tick").anyMatch(c -> c > 0);
-        // the GPU pool never takes more GPU servers than the eco-only boards need (at most 4 boards a job, 8 a server)
-        assertThat(gpuEco).allMatch(g -> g <= 4);
+        // the board energy falls below all-performance's: the GPU eco pool runs under the eco limit
+        RunResult a = Simulation.standalone(config, jobs, Baseline.A).run();
+        assertThat(r.gpuEnergyKWh()).isLessThan(a.gpuEnergyKWh());
     }
 }
