@@ -13,10 +13,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Callable;
 
 /**
  * The runs on one workload (the same jobs for all), the lower bound and the hindsight optimum, compared with A.
@@ -46,29 +43,16 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         List<Baseline> runs = new ArrayList<>(List.of(Baseline.A));
         runs.addAll(Baseline.policies());
         Map<Baseline, List<Integer>> counts = new EnumMap<>(Baseline.class);
-        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, runs.size()));
         Map<Baseline, RunResult> results = new EnumMap<>(Baseline.class);
-        try {
-            List<Future<RunResult>> futures = new ArrayList<>();
-            for (Baseline b : runs) {
-                List<Integer> perTick = new ArrayList<>();
-                counts.put(b, perTick);
-                futures.add(pool.submit(() -> (b.policy() == null ? Simulation.standalone(config, jobs, b)
-                        : new Simulation(config, jobs, b, new InProcessPlanner(new Planner(config.planner().withPolicy(b.policy())),
-                        config.tickSeconds(), (t, plan, moved) -> perTick.add(plan.plan().performanceNodes())))).run()));
-            }
-            for (Future<RunResult> f : futures) {
-                RunResult r = f.get();
-                results.put(r.baseline(), r);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        } finally {
-            pool.shutdownNow();
+        List<Callable<RunResult>> tasks = new ArrayList<>();
+        for (Baseline b : runs) {
+            List<Integer> perTick = new ArrayList<>();
+            counts.put(b, perTick);
+            tasks.add(() -> (b.policy() == null ? Simulation.standalone(config, jobs, b)
+                    : new Simulation(config, jobs, b, new InProcessPlanner(new Planner(config.planner().withPolicy(b.policy())),
+                    config.tickSeconds(), (t, plan, moved) -> perTick.add(plan.plan().performanceNodes())))).run());
         }
+        Parallel.run(tasks, threads).forEach(r -> results.put(r.baseline(), r));
         double serviceLevel = config.maxPerformanceSlowdown() * results.get(Baseline.A).meanCompletion(PodClass.PERFORMANCE);
         ClairvoyantSchedule.Result constructive = ClairvoyantSchedule.best(config, jobs, threads, serviceLevel);
         results.put(Baseline.U, constructive.run().as(Baseline.U));

@@ -8,6 +8,7 @@ import io.joulie.sim.Baseline;
 import io.joulie.sim.InProcessPlanner;
 import io.joulie.sim.JobSpec;
 import io.joulie.sim.NodeType;
+import io.joulie.sim.Parallel;
 import io.joulie.sim.RunResult;
 import io.joulie.sim.SimConfig;
 import io.joulie.sim.Simulation;
@@ -19,10 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Callable;
 
 /**
  * The best schedule found with hindsight (baseline H; docs/simulation.md, "Bracketing the optimum"; decision 190): a
@@ -135,28 +133,7 @@ public final class HindsightOptimizer {
 
     /** Runs these schedules on up to {@code threads} threads; results in order. */
     public static List<RunResult> evaluateAll(SimConfig config, List<JobSpec> jobs, List<Schedule> schedules, int threads) {
-        if (schedules.isEmpty()) {
-            return List.of();
-        }
-        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, schedules.size()));
-        try {
-            List<Future<RunResult>> futures = new ArrayList<>();
-            for (Schedule s : schedules) {
-                futures.add(pool.submit(() -> evaluate(config, jobs, s)));
-            }
-            List<RunResult> results = new ArrayList<>();
-            for (Future<RunResult> f : futures) {
-                results.add(f.get());
-            }
-            return results;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        } finally {
-            pool.shutdownNow();
-        }
+        return Parallel.run(schedules.stream().map(s -> (Callable<RunResult>) () -> evaluate(config, jobs, s)).toList(), threads);
     }
 
     /** Finishes every job, no violation, performance-only jobs' mean completion within {@code maxPerformanceCompletion}. */
