@@ -87,6 +87,12 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
     public static final String BOUND_ACTION_SPACE = "any schedule with caps none / performance / the eco caps (every type may take "
             + "every type's), nodes always on, one frequency per node set by its cap, no violation";
 
+    /** The least energy to finish of a schedule that meets the service level: H's, or U's when it is acceptable and less. */
+    public double bestFeasibleKWh() {
+        double h = get(Baseline.H).energyKWh();
+        return constructive.acceptable() ? Math.min(h, get(Baseline.U).energyKWh()) : h;
+    }
+
     public RunResult get(Baseline b) {
         return results.get(b);
     }

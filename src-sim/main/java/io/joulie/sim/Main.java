@@ -140,7 +140,7 @@ public final class Main {
             System.out.printf(Locale.ROOT, "  time-indexed bound         %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
                     c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
             System.out.printf(Locale.ROOT, "  optimum bracketed: [%.2f, %.2f] kWh (best lower bound, best feasible schedule)%n",
-                    Math.max(c.bound().kWh(), c.timeBound().kWh()), Math.min(c.get(Baseline.H).energyKWh(), c.get(Baseline.U).energyKWh()));
+                    Math.max(c.bound().kWh(), c.timeBound().kWh()), c.bestFeasibleKWh());
             System.out.println("  H: " + c.actionSpace(Baseline.H));
             System.out.println("  U: " + c.actionSpace(Baseline.U));
             System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
