@@ -16,9 +16,11 @@ import java.util.List;
  *                               (e.g. their agent found no way to cap power); sorted by name
  * @param telemetry              this tick's measurements ({@link Telemetry#DISABLED} when no source is configured)
  * @param demand                 CPU requested cluster-wide by the active pods the policies size pools for
+ * @param gpuDemand              GPU boards requested cluster-wide by the same pods ({@link GpuDemand#UNKNOWN} when not
+ *                               counted: the policies then choose eco nodes as if no node held boards)
  */
 public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
-                             List<Exclusion> excluded, Telemetry telemetry, CpuDemand demand) {
+                             List<Exclusion> excluded, Telemetry telemetry, CpuDemand demand, GpuDemand gpuDemand) {
 
     public ClusterContext {
         nodes = List.copyOf(nodes);
@@ -26,6 +28,13 @@ public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterP
         excluded = List.copyOf(excluded);
         telemetry = telemetry == null ? Telemetry.DISABLED : telemetry;
         demand = demand == null ? CpuDemand.UNKNOWN : demand;
+        gpuDemand = gpuDemand == null ? GpuDemand.UNKNOWN : gpuDemand;
+    }
+
+    /** A context whose GPU demand is not known: the policies choose eco nodes without regard to GPU boards. */
+    public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
+                          List<Exclusion> excluded, Telemetry telemetry, CpuDemand demand) {
+        this(now, nodes, clusterPerformancePods, released, excluded, telemetry, demand, GpuDemand.UNKNOWN);
     }
 
     public ClusterContext(Instant now, List<ManagedNode> nodes, long clusterPerformancePods, List<String> released,
@@ -51,6 +60,23 @@ public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterP
 
         public boolean known() {
             return performanceCores >= 0 && ecoOnlyCores >= 0 && declaredEcoCores >= 0;
+        }
+    }
+
+    /**
+     * GPU boards ({@code nvidia.com/gpu}, {@code amd.com/gpu}) requested by active pods, cluster-wide, by class, as
+     * {@link CpuDemand} counts cores.
+     *
+     * @param performanceGpus performance-only pods'; negative when unknown
+     * @param ecoOnlyGpus     eco-only pods'; negative when unknown
+     * @param declaredEcoGpus pods' that may run anywhere and declare {@code joulie.io/workload-class: eco}; negative
+     *                        when unknown
+     */
+    public record GpuDemand(double performanceGpus, double ecoOnlyGpus, double declaredEcoGpus) {
+        public static final GpuDemand UNKNOWN = new GpuDemand(-1, -1, -1);
+
+        public boolean known() {
+            return performanceGpus >= 0 && ecoOnlyGpus >= 0 && declaredEcoGpus >= 0;
         }
     }
 

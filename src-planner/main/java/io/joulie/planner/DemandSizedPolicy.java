@@ -20,6 +20,11 @@ import java.util.List;
  * declared work only the nodes it fills (a half-empty eco node saves little and slows what the scheduler spreads
  * onto it).
  *
+ * When the GPU demand is known and some nodes hold boards, every GPU server that the performance-only boards plus
+ * headroom do not need is in a GPU eco pool: on boards, which are allocated whole, the eco limit saves energy per unit
+ * of work for GPU work of any sensitivity (unlike CPU caps on compute-bound work), so the GPU pool is sized by class,
+ * performance-only or not. Its servers go eco first and the kept GPU servers last (decision 193).
+ *
  * Without CPU figures (no node reports allocatable CPU, or the demand is unknown) it counts pods instead: no eco
  * pool, {@code need = ceil(P · (1 + headroom) / perNode)}. Bounds are normalised as queue_aware_v1's: min &lt; 0 → 0,
  * max ≤ 0 → n, max &lt; min → min, perNode ≤ 0 → 1; a negative headroom counts as 0.
@@ -44,7 +49,33 @@ public final class DemandSizedPolicy implements CountingPolicy {
     public int performanceNodes(ClusterContext context) {
         List<ManagedNode> eligible = context.eligible();
         int n = eligible.size();
-        return bounds.clamp(Math.max(n - ecoNodes(context, eligible), need(context, eligible, headroom)), n);
+        return bounds.clamp(Math.max(n - ecoNodes(context, eligible) - gpuEcoNodes(context, eligible), need(context, eligible, headroom)), n);
+    }
+
+    /**
+     * The GPU servers that stay out of the GPU eco pool (decision 193): those the performance-only boards plus headroom
+     * need, {@code ceil(G_perf × (1 + headroom) / b)} in servers of the mean boards {@code b}, at most all of them; empty
+     * when the GPU demand is not known or no eligible node holds boards.
+     */
+    @Override
+    public java.util.OptionalInt gpuPerformanceNodes(ClusterContext context) {
+        List<ManagedNode> gpu = context.eligible().stream().filter(EcoSelection::hasGpus).toList();
+        if (gpu.isEmpty() || !context.gpuDemand().known()) {
+            return java.util.OptionalInt.empty();
+        }
+        return java.util.OptionalInt.of((int) (gpu.size() - gpuEcoNodes(context, context.eligible())));
+    }
+
+    /** The GPU eco pool in servers (0 when the GPU demand is not known or no node holds boards). */
+    private long gpuEcoNodes(ClusterContext context, List<ManagedNode> eligible) {
+        List<ManagedNode> gpu = eligible.stream().filter(EcoSelection::hasGpus).toList();
+        ClusterContext.GpuDemand d = context.gpuDemand();
+        if (gpu.isEmpty() || !d.known()) {
+            return 0;
+        }
+        double boards = gpu.stream().mapToInt(m -> m.power().gpus()).average().orElse(1);
+        long need = (long) Math.ceil(d.performanceGpus() * (1 + headroom) / boards - 1e-9);
+        return Math.max(0, gpu.size() - need);
     }
 
     /** The nodes the performance-only demand alone fills, without headroom: what a power budget must not cut into. */
@@ -66,7 +97,9 @@ public final class DemandSizedPolicy implements CountingPolicy {
                 d.ecoOnlyCores(), cores, d.ecoOnlyCores(), d.declaredEcoCores(), cores, ecoNodes(context, eligible),
                 d.performanceCores(), 1 + headroom, cores, need)
                 : "no CPU figures: need=ceil(%d x %s/%d)=%d".formatted(context.clusterPerformancePods(), 1 + headroom, perNode, need);
-        return "hp=max(%d-eco, need) in [%d,%d]=%d; %s".formatted(n, bounds.min(), bounds.upper(n), hp, how);
+        long gpuEco = gpuEcoNodes(context, eligible);
+        return "hp=max(%d-eco%s, need) in [%d,%d]=%d; %s".formatted(n, context.gpuDemand().known() ? "-gpuEco(" + gpuEco + ")" : "",
+                bounds.min(), bounds.upper(n), hp, how);
     }
 
     /** The eco pool: the eco-only and declared work in nodes (none without CPU figures). */

@@ -56,7 +56,9 @@ public final class RuleEngine {
         int policyHp = window.map(w -> w.bound(counted, n)).orElse(counted);
 
         HotspotRule.Heat heat = HotspotRule.heat(rules, ctx, previous);
-        List<ManagedNode> ranked = rank(eligible, heat);
+        OptionalInt gpuKeep = policy.gpuPerformanceNodes(ctx);
+        List<ManagedNode> ranked = rank(eligible, heat, gpuKeep.isPresent(),
+                gpuKeep.isPresent() ? EcoSelection.surplusGpuServers(eligible, gpuKeep.getAsInt()) : java.util.Set.of());
 
         int hp = policyHp;
         Optional<RuleReport.Budget> budget = Optional.empty();
@@ -109,6 +111,9 @@ public final class RuleEngine {
         if (!heat.hot().isEmpty()) {
             summary.append(", hot ").append(heat.hot().size());
         }
+        if (gpuKeep.isPresent()) {
+            summary.append(", GPU eco pool first, ").append(gpuKeep.getAsInt()).append(" GPU servers kept");
+        }
         Plan plan = new Plan(policy.name(), targets, hp, summary.toString(), notes);
         RuleState next = new RuleState(heat.hotNodes(), heat.hotRacks(), heldBudget);
         RuleReport report = rules.isEmpty() ? RuleReport.NONE : new RuleReport(window.map(ScheduleWindow::name),
@@ -125,14 +130,17 @@ public final class RuleEngine {
             .thenComparing(k -> k.node().name());
 
     /**
-     * Eco ranking: hot nodes first (among them the hotter first), then EcoSelection's anti-churn rank,
-     * then the name; cool nodes keep EcoSelection's order exactly.
+     * Eco ranking: hot nodes first (among them the hotter first); when the GPU demand is known, then the GPU servers
+     * that performance-only GPU work does not need ({@code gpuFirst}), the nodes without boards, and last the GPU servers
+     * it keeps (decision 193); within each, EcoSelection's anti-churn rank, then the name.
      */
-    private static List<ManagedNode> rank(List<ManagedNode> eligible, HotspotRule.Heat heat) {
+    private static List<ManagedNode> rank(List<ManagedNode> eligible, HotspotRule.Heat heat, boolean gpuKnown,
+                                          java.util.Set<String> gpuFirst) {
         List<Keyed> keyed = new ArrayList<>(eligible.size());
         for (ManagedNode m : eligible) {
             boolean hot = heat.hot().contains(m.name());
-            keyed.add(new Keyed(m, hot ? 0 : 1, EcoSelection.rank(m), hot ? -heat.celsius().getOrDefault(m.name(), 0.0) : 0));
+            keyed.add(new Keyed(m, hot ? 0 : gpuKnown ? 1 + EcoSelection.gpuGroup(m, gpuFirst) : 1, EcoSelection.rank(m),
+                    hot ? -heat.celsius().getOrDefault(m.name(), 0.0) : 0));
         }
         keyed.sort(ECO_FIRST);
         List<ManagedNode> ranked = new ArrayList<>(keyed.size());

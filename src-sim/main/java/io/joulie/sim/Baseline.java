@@ -13,7 +13,9 @@ public enum Baseline {
     /** Joulie with demand_sized_v1. */
     D(null, PolicyType.DEMAND_SIZED_V1),
     /** The best schedule found with hindsight: Joulie's guard, labels and caps, eco counts chosen knowing every job. */
-    H("hindsight optimum", null);
+    H("hindsight optimum", null),
+    /** The clairvoyant constructive schedule: per-type counts built greedily from the future demand; an upper bound on the optimum. */
+    U("clairvoyant constructive", null);
 
     private final String title;
     private final PolicyType policy;
@@ -28,12 +30,12 @@ public enum Baseline {
         return java.util.Arrays.stream(values()).filter(b -> b.policy != null).toList();
     }
 
-    /** "all performance", "hindsight optimum", or the policy's configuration name. */
+    /** "all performance", "hindsight optimum", "clairvoyant constructive", or the policy's configuration name. */
     public String title() {
         return policy == null ? title : policy.policyName();
     }
 
-    /** The operator policy, or null when no policy runs (A, H). */
+    /** The operator policy, or null when no policy runs (A, H, U). */
     public PolicyType policy() {
         return policy;
     }

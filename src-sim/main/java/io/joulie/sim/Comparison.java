@@ -2,19 +2,18 @@ package io.joulie.sim;
 
 import io.joulie.planner.Planner;
 import io.joulie.planner.PodClass;
+import io.joulie.sim.optimum.ClairvoyantSchedule;
 import io.joulie.sim.optimum.EnergyBound;
 import io.joulie.sim.optimum.HindsightOptimizer;
+import io.joulie.sim.optimum.Schedule;
+import io.joulie.sim.optimum.TimeIndexedBound;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.concurrent.Callable;
 
 /**
  * The runs on one workload (the same jobs for all), the lower bound and the hindsight optimum, compared with A.
@@ -24,55 +23,74 @@ import java.util.concurrent.Future;
  * @param results per baseline (H: the hindsight optimum)
  * @param bound   the lower bound on energy to finish
  * @param optimum how the hindsight optimum was found
+ * @param timeBound the time-indexed lower bound (an LP over time slots, same action set as {@code bound})
+ * @param constructive how the clairvoyant constructive schedule (U) was built
  */
 public record Comparison(String name, SimConfig config, Map<Baseline, RunResult> results, EnergyBound bound,
-                         HindsightOptimizer.Result optimum) {
+                         HindsightOptimizer.Result optimum, TimeIndexedBound timeBound, ClairvoyantSchedule.Result constructive) {
 
     public Comparison {
         results = new EnumMap<>(results);
     }
 
     /**
-     * Runs A and the policies in standalone mode (in parallel on up to {@code threads} threads), then the bound and
-     * the optimizer, seeded with the policies' own counts.
+     * Runs A and the policies in standalone mode (in parallel on up to {@code threads} threads), then the clairvoyant
+     * constructive schedule, the hindsight search (seeded with the policies' own counts and the clairvoyant variants) and
+     * the bounds.
      */
     public static Comparison run(String name, SimConfig config, int threads) {
         List<JobSpec> jobs = Workload.of(config.workload());
         List<Baseline> runs = new ArrayList<>(List.of(Baseline.A));
         runs.addAll(Baseline.policies());
         Map<Baseline, List<Integer>> counts = new EnumMap<>(Baseline.class);
-        ExecutorService pool = Executors.newFixedThreadPool(Math.clamp(threads, 1, runs.size()));
         Map<Baseline, RunResult> results = new EnumMap<>(Baseline.class);
-        try {
-            List<Future<RunResult>> futures = new ArrayList<>();
-            for (Baseline b : runs) {
-                List<Integer> perTick = new ArrayList<>();
-                counts.put(b, perTick);
-                futures.add(pool.submit(() -> (b.policy() == null ? Simulation.standalone(config, jobs, b)
-                        : new Simulation(config, jobs, b, new InProcessPlanner(new Planner(config.planner().withPolicy(b.policy())),
-                        config.tickSeconds(), (t, plan, moved) -> perTick.add(plan.plan().performanceNodes())))).run()));
-            }
-            for (Future<RunResult> f : futures) {
-                RunResult r = f.get();
-                results.put(r.baseline(), r);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-        } finally {
-            pool.shutdownNow();
+        List<Callable<RunResult>> tasks = new ArrayList<>();
+        for (Baseline b : runs) {
+            List<Integer> perTick = new ArrayList<>();
+            counts.put(b, perTick);
+            tasks.add(() -> (b.policy() == null ? Simulation.standalone(config, jobs, b)
+                    : new Simulation(config, jobs, b, new InProcessPlanner(new Planner(config.planner().withPolicy(b.policy())),
+                    config.tickSeconds(), (t, plan, moved) -> perTick.add(plan.plan().performanceNodes())))).run());
         }
-        Map<String, int[]> seeds = new LinkedHashMap<>();
+        Parallel.run(tasks, threads).forEach(r -> results.put(r.baseline(), r));
+        double serviceLevel = config.maxPerformanceSlowdown() * results.get(Baseline.A).meanCompletion(PodClass.PERFORMANCE);
+        ClairvoyantSchedule.Result constructive = ClairvoyantSchedule.best(config, jobs, threads, serviceLevel);
+        results.put(Baseline.U, constructive.run().as(Baseline.U));
+        // the search starts from the policies' own counts, every clairvoyant variant (already run) and its built-in seeds
+        List<HindsightOptimizer.Seed> seeds = new ArrayList<>();
         for (Baseline b : Baseline.policies()) {
-            seeds.put(b.title(), counts.get(b).stream().mapToInt(Integer::intValue).toArray());
+            seeds.add(new HindsightOptimizer.Seed(b.title(), Schedule.total(counts.get(b).stream().mapToInt(Integer::intValue).toArray()), null));
+        }
+        for (ClairvoyantSchedule.Variant v : ClairvoyantSchedule.VARIANTS) {
+            seeds.add(new HindsightOptimizer.Seed(v.name(), ClairvoyantSchedule.of(config, jobs, v), constructive.tried().get(v.name())));
         }
         HindsightOptimizer.Result optimum = HindsightOptimizer.optimize(config, jobs, seeds,
-                new HindsightOptimizer.Options(config.optimizerEvaluations(), threads,
-                        config.maxPerformanceSlowdown() * results.get(Baseline.A).meanCompletion(PodClass.PERFORMANCE)));
+                new HindsightOptimizer.Options(config.optimizerEvaluations(), threads, serviceLevel));
         results.put(Baseline.H, optimum.run());
-        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum);
+        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum, TimeIndexedBound.of(config, jobs), constructive);
+    }
+
+    /** What a run may choose: its action space, as the report states it next to its result. */
+    public String actionSpace(Baseline b) {
+        return switch (b) {
+            case A -> "nothing: every node performance, no cap";
+            case B, C, D -> "performance-node count per tick, decided online by the policy; nodes by the operator's eco selection; configured caps";
+            case H -> String.format(Locale.ROOT, "with hindsight: performance-node count per tick and node type, each type's eco cap "
+                    + "among the bounds' caps; %d runs of the twin, blocks down to %d tick(s); started from %s", optimum.evaluations(),
+                    optimum.finestBlock(), optimum.seed());
+            case U -> "clairvoyant, greedy: per-tick, per-type count from the performance-only (and eco-only) demand ahead, "
+                    + "best of " + ClairvoyantSchedule.VARIANTS.size() + " fill variants (" + constructive.variant() + ")";
+        };
+    }
+
+    /** The θ bound's action space (and the time-indexed bound's: the same, with time slots). */
+    public static final String BOUND_ACTION_SPACE = "any schedule with caps none / performance / the eco caps (every type may take "
+            + "every type's), nodes always on, one frequency per node set by its cap, no violation";
+
+    /** The least energy to finish of a schedule that meets the service level: H's, or U's when it is acceptable and less. */
+    public double bestFeasibleKWh() {
+        double h = get(Baseline.H).energyKWh();
+        return constructive.acceptable() ? Math.min(h, get(Baseline.U).energyKWh()) : h;
     }
 
     public RunResult get(Baseline b) {
@@ -90,6 +108,16 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
      */
     public double boundDeltaPercent() {
         return 100.0 * (bound.kWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** The time-indexed bound against A in percent (same action set as {@link #boundDeltaPercent}, time slots respected). */
+    public double timeBoundDeltaPercent() {
+        return 100.0 * (timeBound.kWh() / get(Baseline.A).energyKWh() - 1.0);
+    }
+
+    /** How far a run is from the time-indexed bound, in percentage points of A's energy to finish. */
+    public double gapToTimeBound(Baseline b) {
+        return 100.0 * (get(b).energyKWh() - timeBound.kWh()) / get(Baseline.A).energyKWh();
     }
 
     /** How far a run is from the bound, in percentage points of A's energy to finish. */

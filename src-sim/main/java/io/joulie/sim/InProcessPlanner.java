@@ -3,6 +3,7 @@ package io.joulie.sim;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodePower;
 import io.joulie.planner.Planner;
 import io.joulie.planner.PlannerSettings;
 import io.joulie.planner.Transition;
@@ -71,11 +72,12 @@ public final class InProcessPlanner implements ControlPlane {
         Instant now = Simulation.EPOCH.plus(Duration.ofMillis(Math.round(t * 1000)));
         List<ManagedNode> managed = new ArrayList<>(cluster.nodes().size());
         for (SimNode n : cluster.nodes()) {
+            // the GPU boards as the operator knows them from the Node's allocatable nvidia.com/gpu
             managed.add(new ManagedNode(n.name(), labels(n), false, n.state(), n.since(), cluster.performancePods(n),
-                    n.type().model().cores()));
+                    n.type().model().cores(), n.type().hasGpus() ? NodePower.of(null, n.type().boards()) : NodePower.UNKNOWN));
         }
         Planner.TickPlan plan = planner.plan(new ClusterContext(now, managed, cluster.activePerformanceJobs(), List.of(),
-                List.of(), null, cluster.cpuDemand()));
+                List.of(), null, cluster.cpuDemand(), cluster.gpuDemand()));
         List<Transition> moved = new ArrayList<>();
         for (Transition tr : plan.transitions()) {
             SimNode n = cluster.node(tr.node());

@@ -3,6 +3,8 @@ package io.joulie.sim;
 import io.joulie.planner.Planner;
 import io.joulie.planner.Transition;
 import io.joulie.sim.cluster.ClusterControlPlane;
+import io.joulie.sim.optimum.EnergyBound;
+import io.joulie.sim.optimum.TimeIndexedBound;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -104,6 +106,7 @@ public final class Main {
         }
         return switch (args[0]) {
             case "bench" -> bench(options, overrides);
+            case "bounds" -> bounds(options, overrides);
             case "watch" -> watch(options, overrides);
             case "demo" -> demo(options, overrides);
             case "params" -> {
@@ -127,15 +130,48 @@ public final class Main {
             System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs, %.1f s wall%n", name, config.nodes(),
                     c.get(Baseline.A).jobsTotal(), (System.nanoTime() - start) / 1e9);
             for (RunResult r : c.results().values()) {
-                System.out.printf(Locale.ROOT, "  %s %-17s %10.2f kWh to finish %+6.1f %%  gap to bound %4.1f pp, to optimum %4.1f pp  "
+                System.out.printf(Locale.ROOT, "  %s %-24s %10.2f kWh to finish %+6.1f %%  gap to bound %4.1f pp, to optimum %4.1f pp  "
                                 + "%d/%d jobs  makespan %.2f h  violations %.0f s%n",
                         r.baseline(), r.baseline().title(), r.energyKWh(), c.energyDeltaPercent(r.baseline()),
                         c.gapToBound(r.baseline()), c.gapToOptimum(r.baseline()),
                         r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600, r.violationSeconds());
             }
-            System.out.printf(Locale.ROOT, "  lower bound         %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
+            System.out.printf(Locale.ROOT, "  θ bound                    %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
+            System.out.printf(Locale.ROOT, "  time-indexed bound         %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
+                    c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
+            System.out.printf(Locale.ROOT, "  optimum bracketed: [%.2f, %.2f] kWh (best lower bound, best feasible schedule)%n",
+                    Math.max(c.bound().kWh(), c.timeBound().kWh()), c.bestFeasibleKWh());
+            System.out.println("  H: " + c.actionSpace(Baseline.H));
+            System.out.println("  U: " + c.actionSpace(Baseline.U));
+            System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
+        }
+        return 0;
+    }
+
+    /** The θ bound and the time-indexed bound alone (no run of the twin): seconds, not minutes. */
+    private static int bounds(Map<String, String> options, Map<String, String> overrides) {
+        String scenario = options.getOrDefault("scenario", "published");
+        List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
+        for (String name : names) {
+            SimConfig config = config(name, overrides);
+            List<JobSpec> jobs = Workload.of(config.workload());
+            long start = System.nanoTime();
+            EnergyBound theta = EnergyBound.of(config, jobs);
+            double thetaSeconds = (System.nanoTime() - start) / 1e9;
+            start = System.nanoTime();
+            TimeIndexedBound.Options d = TimeIndexedBound.Options.DEFAULT;
+            TimeIndexedBound lp = TimeIndexedBound.of(config, jobs, new TimeIndexedBound.Options(
+                    Double.parseDouble(options.getOrDefault("slot", String.valueOf(d.slotSeconds()))),
+                    positive("steps", options.getOrDefault("steps", String.valueOf(d.steps()))),
+                    Double.parseDouble(options.getOrDefault("slowdown", String.valueOf(d.performanceSlowdown()))),
+                    Boolean.parseBoolean(options.getOrDefault("round-cores", String.valueOf(d.roundCores())))));
+            System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs%n  θ bound            %10.2f kWh (GPU %.2f), T_lb %.2f h, %.1f s%n"
+                            + "  time-indexed bound %10.2f kWh (GPU %.2f), %d slots, %d variables, %d constraints, %.1f s%s%n",
+                    name, config.nodes(), jobs.size(), theta.kWh(), theta.gpuKWh(), theta.makespanLowerBound() / 3600, thetaSeconds,
+                    lp.kWh(), lp.gpuKWh(), lp.slots(), lp.variables(), lp.constraints(), (System.nanoTime() - start) / 1e9,
+                    lp.solved() ? "" : " (NOT SOLVED within the time limit: the θ bound's value)");
         }
         return 0;
     }
@@ -172,7 +208,8 @@ public final class Main {
         Map<Baseline, RunResult> results = new java.util.EnumMap<>(standalone.results());
         results.put(live, cluster);
         Comparison c = new Comparison(scenario + " (" + live + " in cluster mode: the real operator and agent; "
-                + "the others standalone)", config, results, standalone.bound(), standalone.optimum());
+                + "the others standalone)", config, results, standalone.bound(), standalone.optimum(), standalone.timeBound(),
+                standalone.constructive());
         Path report = Report.write(c, out);
         System.out.printf(Locale.ROOT, "%s in cluster mode: %.2f kWh, %d/%d jobs, makespan %.2f h, violations %.0f s "
                         + "(standalone it was %.2f kWh, makespan %.2f h)%n", live, cluster.energyKWh(), cluster.jobsCompleted(),
@@ -242,8 +279,10 @@ public final class Main {
     private static String usage() {
         return """
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
-                  bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bound and the
-                         [--out DIR] [--threads N]                                  hindsight optimum; writes CSV, Markdown, PNG
+                  bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bounds, the hindsight
+                         [--out DIR] [--threads N]                                  optimum and the clairvoyant schedule; CSV, Markdown, PNG
+                  bounds [--scenario NAME|all] [--slot 900] [--steps 5]             the θ and the time-indexed lower bounds only
+                         [--slowdown Infinity] [--round-cores true]                 (the LP's slot, grouping, performance deadline)
                   watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves
                   demo   [--baseline B|C|D] [--speed 60] [--repo .] [--out DIR]     cluster mode: the real operator and agent on an
                          [--scenario demo] [--kubeconfig FILE]                      embedded API server (or the one of FILE), time-compressed

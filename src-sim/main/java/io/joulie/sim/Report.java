@@ -2,6 +2,7 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
+import io.joulie.sim.optimum.TimeIndexedBound;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
@@ -56,7 +57,7 @@ public final class Report {
                 + "jobs_total,jobs_completed,makespan_s,mean_completion_s,mean_completion_performance_s,p95_completion_performance_s,"
                 + "mean_completion_eco_s,mean_completion_unconstrained_s,performance_slowdown,eco_slowdown,unconstrained_slowdown,"
                 + "overall_slowdown,violation_s,evictions,transitions,planner_ticks,window_s,window_energy_kwh,window_energy_delta_pct,"
-                + "window_jobs_completed,wall_ms\n");
+                + "window_jobs_completed,wall_ms,action_space\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
             sb.append(String.join(",", b.name(), b.title(), num(r.energyKWh()), num(r.cpuEnergyKWh()), num(r.gpuEnergyKWh()),
@@ -71,15 +72,25 @@ public final class Report {
                     num(r.violationSeconds()), String.valueOf(r.evictions()), String.valueOf(r.transitions()),
                     String.valueOf(r.ticks()), num(c.windowSeconds()), num(r.energyKWhAt(c.windowSeconds())),
                     num(c.windowEnergyDeltaPercent(b)), String.valueOf(r.completedBy(c.windowSeconds())),
-                    String.valueOf(r.wallMillis()))).append('\n');
+                    String.valueOf(r.wallMillis()), quoted(c.actionSpace(b)))).append('\n');
         }
         List<String> bound = new ArrayList<>(List.of("LB", "lower bound", num(c.bound().kWh()),
                 num(c.bound().kWh() - c.bound().gpuKWh()), num(c.bound().gpuKWh()), num(c.boundDeltaPercent()), "0",
                 num(-c.gapToBound(Baseline.H)), String.valueOf(c.get(Baseline.A).jobsTotal()), "", num(c.bound().makespanLowerBound())));
-        while (bound.size() < sb.substring(0, sb.indexOf("\n")).split(",").length) {
+        while (bound.size() < sb.substring(0, sb.indexOf("\n")).split(",").length - 1) {
             bound.add("");
         }
+        bound.add(quoted(Comparison.BOUND_ACTION_SPACE + "; all time pooled"));
         sb.append(String.join(",", bound)).append('\n');
+        List<String> time = new ArrayList<>(List.of("LBT", c.timeBound().solved() ? "time-indexed bound" : "time-indexed bound (not solved: θ)", num(c.timeBound().kWh()),
+                num(c.timeBound().kWh() - c.timeBound().gpuKWh()), num(c.timeBound().gpuKWh()), num(c.timeBoundDeltaPercent()),
+                num(-100.0 * (c.timeBound().kWh() - c.bound().kWh()) / c.get(Baseline.A).energyKWh()),
+                num(-c.gapToTimeBound(Baseline.H)), String.valueOf(c.get(Baseline.A).jobsTotal()), "", num(c.bound().makespanLowerBound())));
+        while (time.size() < bound.size() - 1) {
+            time.add("");
+        }
+        time.add(quoted(Comparison.BOUND_ACTION_SPACE + "; work after its arrival, node-time per 15-minute slot"));
+        sb.append(String.join(",", time)).append('\n');
         return sb.toString();
     }
 
@@ -144,17 +155,27 @@ public final class Report {
                     RunResult.quantile(r.completionTimes().get(PodClass.PERFORMANCE), 0.95) / 60,
                     r.violationSeconds(), r.transitions()).replace("NaN", "–"));
         }
-        sb.append(String.format(Locale.ROOT, "| lower bound | %.2f |%s %+.1f %% | 0 | %.1f | ≥ %.2f | | | | |%n%n",
+        sb.append(String.format(Locale.ROOT, "| lower bound (θ) | %.2f |%s %+.1f %% | 0 | %.1f | ≥ %.2f | | | | |%n",
                 c.bound().kWh(), gpus ? String.format(Locale.ROOT, " %.2f / %.2f |", c.bound().kWh() - c.bound().gpuKWh(),
                         c.bound().gpuKWh()) : "", c.boundDeltaPercent(), -c.gapToBound(Baseline.H), c.bound().makespanLowerBound() / 3600));
+        sb.append(String.format(Locale.ROOT, "| time-indexed lower bound%s | %.2f |%s %+.1f %% | %.1f | %.1f | ≥ %.2f | | | | |%n%n",
+                c.timeBound().solved() ? "" : " (LP not solved in time: the θ bound)",
+                c.timeBound().kWh(), gpus ? String.format(Locale.ROOT, " %.2f / %.2f |", c.timeBound().kWh() - c.timeBound().gpuKWh(),
+                        c.timeBound().gpuKWh()) : "", c.timeBoundDeltaPercent(), 100.0 * (c.bound().kWh() - c.timeBound().kWh())
+                        / a.energyKWh(), -c.gapToTimeBound(Baseline.H), c.bound().makespanLowerBound() / 3600));
+        sb.append(bracket(c));
         sb.append("Energy to finish: every node from t = 0 until the run's own last job finished. Gaps are percentage points "
                 + "of A's energy to finish. Slowdown: mean completion time of the class relative to A. Violations: seconds a "
                 + "performance-only job ran on a node capped below the performance cap. ");
-        sb.append(String.format(Locale.ROOT, "H, the hindsight optimum, is the best schedule of performance-node counts "
-                + "found in %d runs of the twin knowing every job in advance (started from %s), run through the operator's own "
-                + "eco selection and guard. The lower bound (docs/simulation.md proves it) holds for any schedule with the same "
-                + "caps (none, performance, eco), every node always on and no violation; per-job frequency and powering nodes off "
-                + "are outside its action space, and H searches only the performance-node count per tick.%n%n", c.optimum().evaluations(), c.optimum().seed()));
+        sb.append(String.format(Locale.ROOT, "H, the hindsight optimum, is the best schedule (performance-node counts per "
+                + "tick and node type, eco cap per type) found in %d runs of the twin knowing every job in advance (started from %s), "
+                + "run through the operator's own eco selection and guard; U, the clairvoyant constructive schedule, is built greedily "
+                + "from the future demand and run the same way. The lower bound (docs/simulation.md proves it) holds for any schedule "
+                + "with the same caps (none, performance, eco), every node always on and no violation; per-job frequency and powering "
+                + "nodes off are outside its action space, and outside H's and U's. The θ bound pools all time (it "
+                + "may run every job at its most efficient load even at the peak); the time-indexed bound, same action space, is "
+                + "an LP over %.0f-minute slots: each slot's node-time per type, work only after its arrival (its gap column is "
+                + "to the θ bound).%n%n", c.optimum().evaluations(), c.optimum().seed(), TimeIndexedBound.Options.DEFAULT.slotSeconds() / 60));
         sb.append(String.format(Locale.ROOT, "## Power saved while busy: a fixed horizon of %.2f h%n%n", c.windowSeconds() / 3600));
         sb.append("| run | energy in the horizon (kWh) | vs A | jobs finished in it | kWh per finished job | vs A |\n");
         sb.append("|---|---:|---:|---:|---:|---:|\n");
@@ -179,6 +200,35 @@ public final class Report {
             }
         }
         return sb.toString();
+    }
+
+    /** The optimum bracketed: the lower bounds, the best feasible schedules, each with its action space. */
+    static String bracket(Comparison c) {
+        double a = c.get(Baseline.A).energyKWh();
+        StringBuilder sb = new StringBuilder("## Bracketing the optimum\n\n| estimate | kind | energy to finish (kWh) | vs A | action space |\n"
+                + "|---|---|---:|---:|---|\n");
+        sb.append(String.format(Locale.ROOT, "| θ bound | lower bound | %.2f | %+.1f %% | %s; all time pooled |%n", c.bound().kWh(),
+                c.boundDeltaPercent(), Comparison.BOUND_ACTION_SPACE));
+        sb.append(String.format(Locale.ROOT, "| time-indexed bound%s | lower bound | %.2f | %+.1f %% | %s; work after its arrival, "
+                        + "node-time per %.0f-minute slot |%n", c.timeBound().solved() ? "" : " (LP not solved in time: the θ bound)",
+                c.timeBound().kWh(), c.timeBoundDeltaPercent(), Comparison.BOUND_ACTION_SPACE,
+                TimeIndexedBound.Options.DEFAULT.slotSeconds() / 60));
+        for (Baseline b : List.of(Baseline.H, Baseline.U)) {
+            sb.append(String.format(Locale.ROOT, "| %s %s | feasible schedule%s | %.2f | %+.1f %% | %s |%n", b, b.title(),
+                    b == Baseline.H || c.constructive().acceptable() ? "" : " (NOT within the service level: no upper bound)", c.get(b).energyKWh(),
+                    c.energyDeltaPercent(b), c.actionSpace(b)));
+        }
+        double low = Math.max(c.bound().kWh(), c.timeBound().kWh());
+        double high = c.bestFeasibleKWh();
+        sb.append(String.format(Locale.ROOT, "%nThe optimum over the bounds' action set lies between %.2f and %.2f kWh (%+.1f %% and "
+                + "%+.1f %% of A): the best lower bound and the best feasible schedule found (H and U are inside that action set).%n%n",
+                low, high, 100 * (low / a - 1), 100 * (high / a - 1)));
+        return sb.toString();
+    }
+
+    private static String quoted(String text) {
+        // no comma inside, so that a plain split by commas still finds every column
+        return '"' + text.replace("\"", "'").replace(",", ";") + '"';
     }
 
     /** "dell-r640 60 %, dell-r940 40 %", or the one type's name. */

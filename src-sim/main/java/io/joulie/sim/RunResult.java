@@ -30,6 +30,12 @@ public record RunResult(Baseline baseline, double energyKWh, double gpuEnergyKWh
                         Map<PodClass, double[]> completionTimes, double[] finishTimes, double violationSeconds, long evictions,
                         long transitions, long ticks, List<Sample> series, long wallMillis) {
 
+    /** The same run reported as another baseline (a schedule run as H, reported as U). */
+    public RunResult as(Baseline b) {
+        return new RunResult(b, energyKWh, gpuEnergyKWh, jobsTotal, jobsCompleted, makespanSeconds, completionTimes, finishTimes,
+                violationSeconds, evictions, transitions, ticks, series, wallMillis);
+    }
+
     /** The cluster at one instant. */
     public record Sample(double t, double powerWatts, double energyKWh, int performanceNodes, int drainingNodes,
                          int ecoNodes, int runningJobs, int pendingJobs) {

@@ -21,6 +21,9 @@ public interface SimCluster {
     /** The cores that waiting or running jobs request: performance-only, eco-only, unconstrained that declare eco. */
     ClusterContext.CpuDemand cpuDemand();
 
+    /** The GPU boards that waiting or running jobs request, by the same classes. */
+    ClusterContext.GpuDemand gpuDemand();
+
     /** The performance-only pods running on the node ({@code namespace/name}), sorted. */
     List<String> performancePods(SimNode node);
 

@@ -52,6 +52,9 @@ public final class Simulation {
     private long performanceCores;
     private long ecoOnlyCores;
     private long declaredEcoCores;
+    private long performanceGpus;
+    private long ecoOnlyGpus;
+    private long declaredEcoGpus;
     private boolean scheduleNeeded;
     /** Per class and boards, the most free cores a node offers (see {@link JobQueue#pollOldestFitting}). */
     private final int[][] maxFree;
@@ -276,9 +279,18 @@ public final class Simulation {
     /** A job enters (+1, on arrival) or leaves (−1, when done) the demand the policies see. */
     private void demand(JobSpec j, int sign) {
         switch (j.podClass()) {
-            case PERFORMANCE -> performanceCores += sign * j.cores();
-            case ECO -> ecoOnlyCores += sign * j.cores();
-            case UNCONSTRAINED -> declaredEcoCores += j.declaresEco() ? sign * j.cores() : 0;
+            case PERFORMANCE -> {
+                performanceCores += sign * j.cores();
+                performanceGpus += sign * j.gpus();
+            }
+            case ECO -> {
+                ecoOnlyCores += sign * j.cores();
+                ecoOnlyGpus += sign * j.gpus();
+            }
+            case UNCONSTRAINED -> {
+                declaredEcoCores += j.declaresEco() ? sign * j.cores() : 0;
+                declaredEcoGpus += j.declaresEco() ? sign * j.gpus() : 0;
+            }
         }
     }
 
@@ -336,6 +348,11 @@ public final class Simulation {
         @Override
         public io.joulie.planner.ClusterContext.CpuDemand cpuDemand() {
             return new io.joulie.planner.ClusterContext.CpuDemand(performanceCores, ecoOnlyCores, declaredEcoCores);
+        }
+
+        @Override
+        public io.joulie.planner.ClusterContext.GpuDemand gpuDemand() {
+            return new io.joulie.planner.ClusterContext.GpuDemand(performanceGpus, ecoOnlyGpus, declaredEcoGpus);
         }
 
         @Override

@@ -25,18 +25,23 @@ class ReportTest {
             assertThat(dir.resolve(f)).isNotEmptyFile();
         }
         List<String> summary = Files.readAllLines(dir.resolve("summary.csv"));
-        assertThat(summary).hasSize(7);
+        assertThat(summary).hasSize(9);
         assertThat(summary.get(1)).startsWith("A,all performance,");
         assertThat(summary.get(3)).startsWith("C,queue_aware_v1,");
         assertThat(summary.get(4)).startsWith("D,demand_sized_v1,");
         assertThat(summary.get(5)).startsWith("H,hindsight optimum,");
-        assertThat(summary.get(6)).startsWith("LB,lower bound,");
+        assertThat(summary.get(6)).startsWith("U,clairvoyant constructive,");
+        assertThat(summary.get(7)).startsWith("LB,lower bound,");
+        assertThat(summary.get(8)).startsWith("LBT,time-indexed bound,");
+        assertThat(summary.getFirst()).endsWith(",action_space");
+        assertThat(summary.get(5)).contains("\"with hindsight: performance-node count per tick and node type; each type");
         int columns = summary.getFirst().split(",").length;
         assertThat(summary).allSatisfy(line -> assertThat(line.split(",", -1)).hasSize(columns));
         assertThat(Files.readAllLines(dir.resolve("timeseries.csv")))
                 .hasSize(1 + c.results().values().stream().mapToInt(r -> r.series().size()).sum());
         assertThat(Files.readString(md)).contains("**Headline.**").contains("violations").contains("energy to finish the same 40 jobs")
-                .contains("| lower bound |").contains("Power saved while busy").contains("![power.png](power.png)");
+                .contains("| lower bound (θ) |").contains("## Bracketing the optimum").contains("| H hindsight optimum | feasible schedule |")
+                .contains("| U clairvoyant constructive | feasible schedule |").contains("The optimum over the bounds' action set lies between").contains("| time-indexed lower bound |").contains("Power saved while busy").contains("![power.png](power.png)");
         for (String f : Report.FILES) {
             if (f.endsWith(".png")) {
                 BufferedImage img = ImageIO.read(dir.resolve(f).toFile());

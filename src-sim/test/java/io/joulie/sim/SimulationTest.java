@@ -25,7 +25,7 @@ class SimulationTest {
     @Test
     void seededComparisonHasNoViolationsAndSavesPowerOnTheSameWork() {
         Comparison c = Comparison.run("short", SimConfig.of(SHORT), 2);
-        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.D, Baseline.H);
+        assertThat(c.results().keySet()).containsExactly(Baseline.A, Baseline.B, Baseline.C, Baseline.D, Baseline.H, Baseline.U);
         for (Baseline b : c.results().keySet()) {
             RunResult r = c.get(b);
             assertThat(r.jobsCompleted()).as(b + " completes every job").isEqualTo(120);
@@ -33,9 +33,10 @@ class SimulationTest {
             assertThat(r.completionTimes().get(PodClass.PERFORMANCE)).isNotEmpty();
         }
         assertThat(c.get(Baseline.A).transitions()).as("A runs no planner").isZero();
-        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C, Baseline.D)) {
+        for (Baseline b : List.of(Baseline.A, Baseline.B, Baseline.C, Baseline.D, Baseline.U)) {
             assertThat(c.get(Baseline.H).energyKWh()).as("the optimum is no worse than " + b).isLessThanOrEqualTo(c.get(b).energyKWh());
         }
+        assertThat(c.constructive().acceptable()).as("U meets the service level here").isTrue();
         assertThat(c.bound().kWh()).as("the bound is below the optimum").isLessThan(c.get(Baseline.H).energyKWh());
         assertThat(c.performanceSlowdown(Baseline.H)).as("the optimum keeps the service level").isLessThanOrEqualTo(1.05);
         assertThat(c.get(Baseline.A).series()).allSatisfy(s -> assertThat(s.ecoNodes()).isZero());

@@ -39,8 +39,9 @@ import java.util.Map;
  * @param gpuKWh                  the GPU boards' part of it
  * @param makespanLowerBound      T_lb, seconds
  * @param theta                   the θ that gave the CPU part
+ * @param gpuTheta                the θ that gave the GPU boards' part
  */
-public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, double theta) {
+public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, double theta, double gpuTheta) {
     /** Sensitivities are rounded down to this grid (a lower sensitivity never costs more: the bound stays valid). */
     static final int SENSITIVITY_STEPS = 1000;
     /**
@@ -53,9 +54,66 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
 
     /** The bound for the configured performance and eco caps, those by node type, and no cap. */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs) {
+        return of(config, jobs, ecoCaps(config));
+    }
+
+    /** The configured eco cap and those by node type: the lower caps both bounds allow. */
+    static List<CpuPower> ecoCaps(SimConfig config) {
         List<CpuPower> eco = new ArrayList<>(List.of(config.planner().caps(Profile.ECO).cpu()));
         config.planner().ecoCapWattsByType().values().forEach(w -> eco.add(CpuPower.watts(w)));
-        return of(config, jobs, eco);
+        return eco;
+    }
+
+    /**
+     * The pieces of the bound shared with {@link TimeIndexedBound}: each CPU type's and each GPU type's operating points
+     * (the GPU types' hosts among the CPU types, running no job), the makespan's lower bound, and whether some job keeps
+     * fewer cores busy than it requests.
+     */
+    record Setup(List<TypePoints> points, List<TypePoints> boards, double tLb, boolean partlyBusy) {
+        static Setup of(SimConfig config, List<JobSpec> jobs, List<CpuPower> lowerCaps) {
+            SimConfig.require(!jobs.isEmpty(), "no jobs, no bound");
+            List<NodeType> types = config.nodeTypes();
+            int[] count = new int[types.size()];
+            config.typeOfEachNode().forEach(t -> count[t]++);
+            ProfileCaps perf = config.planner().caps(Profile.PERFORMANCE);
+            GpuPower ecoGpu = config.planner().caps(Profile.ECO).gpu();
+            List<TypePoints> points = new ArrayList<>();
+            List<TypePoints> boards = new ArrayList<>();
+            long cpuCores = 0;
+            double boardCapacity = 0;
+            double fastestBoard = 0;
+            // the least intense CPU job: under a cap, a node's frequency lies between what compute-bound work and what work
+            // this intense would leave it
+            double lowestSensitivity = jobs.stream().filter(j -> !j.usesGpus()).mapToDouble(JobSpec::sensitivity).min().orElse(1);
+            // jobs that keep fewer cores busy than they request: a node's load is then not its requested cores
+            boolean partlyBusy = jobs.stream().anyMatch(j -> j.activity() < 1);
+            for (int k = 0; k < types.size(); k++) {
+                if (count[k] > 0) {
+                    NodeType type = types.get(k);
+                    NodeModel m = type.model();
+                    points.add(CpuPoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
+                            !type.hasGpus(), m.intensity(lowestSensitivity), partlyBusy));
+                    if (type.hasGpus()) {
+                        GpuModel gpu = type.gpu();
+                        boards.add(BoardPoints.of(gpu, count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
+                                List.of(gpu.capWatts(ecoGpu), gpu.defaultLimitWatts())));
+                        boardCapacity += (double) count[k] * gpu.boards() * gpu.throughput();
+                        fastestBoard = Math.max(fastestBoard, gpu.throughput());
+                    } else {
+                        cpuCores += (long) count[k] * m.cores();
+                    }
+                }
+            }
+            return new Setup(points, boards, makespanLowerBound(jobs, cpuCores, boardCapacity, fastestBoard), partlyBusy);
+        }
+    }
+
+    /** The group a job is priced in (a GPU job's work per board: a one-"core" group of its boards' work). */
+    static Group group(JobSpec j, boolean partlyBusy) {
+        int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
+        return new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
+                Math.floor(j.sensitivity() * steps) / steps,
+                j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
     }
 
     /** A bound's value in joules, and the θ that gave it. */
@@ -67,53 +125,19 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
      * resolved on each node type's model (a percent of its highest cap).
      */
     public static EnergyBound of(SimConfig config, List<JobSpec> jobs, List<CpuPower> lowerCaps) {
-        SimConfig.require(!jobs.isEmpty(), "no jobs, no bound");
-        List<NodeType> types = config.nodeTypes();
-        int[] count = new int[types.size()];
-        config.typeOfEachNode().forEach(t -> count[t]++);
-        ProfileCaps perf = config.planner().caps(Profile.PERFORMANCE);
-        GpuPower ecoGpu = config.planner().caps(Profile.ECO).gpu();
-        List<TypePoints> points = new ArrayList<>();
-        List<TypePoints> boards = new ArrayList<>();
-        long cpuCores = 0;
-        double boardCapacity = 0;
-        double fastestBoard = 0;
-        // the least intense CPU job: under a cap, a node's frequency lies between what compute-bound work and what work
-        // this intense would leave it
-        double lowestSensitivity = jobs.stream().filter(j -> !j.usesGpus()).mapToDouble(JobSpec::sensitivity).min().orElse(1);
-        // jobs that keep fewer cores busy than they request: a node's load is then not its requested cores
-        boolean partlyBusy = jobs.stream().anyMatch(j -> j.activity() < 1);
-        for (int k = 0; k < types.size(); k++) {
-            if (count[k] > 0) {
-                NodeType type = types.get(k);
-                NodeModel m = type.model();
-                points.add(CpuPoints.of(m, count[k], m.capWatts(perf.cpu()), lowerCaps.stream().map(m::capWatts).toList(),
-                        !type.hasGpus(), m.intensity(lowestSensitivity), partlyBusy));
-                if (type.hasGpus()) {
-                    GpuModel gpu = type.gpu();
-                    boards.add(BoardPoints.of(gpu, count[k] * gpu.boards(), gpu.capWatts(perf.gpu()),
-                            List.of(gpu.capWatts(ecoGpu), gpu.defaultLimitWatts())));
-                    boardCapacity += (double) count[k] * gpu.boards() * gpu.throughput();
-                    fastestBoard = Math.max(fastestBoard, gpu.throughput());
-                } else {
-                    cpuCores += (long) count[k] * m.cores();
-                }
-            }
-        }
-        double tLb = makespanLowerBound(jobs, cpuCores, boardCapacity, fastestBoard);
+        Setup setup = Setup.of(config, jobs, lowerCaps);
+        List<TypePoints> points = setup.points();
+        List<TypePoints> boards = setup.boards();
+        double tLb = setup.tLb();
+        boolean partlyBusy = setup.partlyBusy();
         Map<Group, Double> work = new HashMap<>();
         Map<Group, Double> boardWork = new HashMap<>();
         for (JobSpec j : jobs) {
-            // a GPU job's work is priced per board: a one-"core" group of its boards' work
-            int steps = partlyBusy ? ACTIVITY_STEPS : SENSITIVITY_STEPS;
-            Group g = new Group(j.podClass() == PodClass.PERFORMANCE, j.usesGpus() ? 1 : j.cores(),
-                    Math.floor(j.sensitivity() * steps) / steps,
-                    j.usesGpus() ? 1 : Math.floor(j.activity() * ACTIVITY_STEPS) / ACTIVITY_STEPS);
-            (j.usesGpus() ? boardWork : work).merge(g, j.work(), Double::sum);
+            (j.usesGpus() ? boardWork : work).merge(group(j, partlyBusy), j.work(), Double::sum);
         }
         Best cpu = maximize(points, new ArrayList<>(work.entrySet()), tLb);
         Best gpu = boards.isEmpty() ? new Best(0, 0) : maximize(boards, new ArrayList<>(boardWork.entrySet()), tLb);
-        return new EnergyBound((cpu.joules() + gpu.joules()) / 3.6e6, gpu.joules() / 3.6e6, tLb, cpu.theta());
+        return new EnergyBound((cpu.joules() + gpu.joules()) / 3.6e6, gpu.joules() / 3.6e6, tLb, cpu.theta(), gpu.theta());
     }
 
     /**
@@ -240,11 +264,11 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
     }
 
     /** Jobs that cost the same per unit of work: performance-only or not, cores, sensitivity and activity (rounded down). */
-    private record Group(boolean performanceOnly, int cores, double sensitivity, double activity) {
+    record Group(boolean performanceOnly, int cores, double sensitivity, double activity) {
     }
 
     /** The operating points of one node type's CPU part, or of its GPU boards. */
-    private sealed interface TypePoints permits CpuPoints, BoardPoints {
+    sealed interface TypePoints permits CpuPoints, BoardPoints {
         /** Nodes (or boards) of the type. */
         int nodes();
 
@@ -256,6 +280,9 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
 
         /** min over allowed points of (m + θ·I) / (i · v): joules per unit of work. */
         double cheapest(Group g, double theta);
+
+        /** The least node-time (node-seconds, board-seconds) one unit of work can take: all cores (the board) at full speed. */
+        double leastNodeTimePerWork();
     }
 
     /**
@@ -290,6 +317,11 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
             }
             return new CpuPoints(m, nodes, m.cores(), idle, fLow, fHigh, forPerformance, runsJobs,
                     partlyBusy ? Pieces.of(m, caps, lowestIntensity) : null);
+        }
+
+        @Override
+        public double leastNodeTimePerWork() {
+            return 1.0 / cores;
         }
 
         @Override
@@ -399,6 +431,11 @@ public record EnergyBound(double kWh, double gpuKWh, double makespanLowerBound, 
         @Override
         public boolean runsJobs() {
             return true;
+        }
+
+        @Override
+        public double leastNodeTimePerWork() {
+            return 1.0 / gpu.throughput();
         }
 
         @Override

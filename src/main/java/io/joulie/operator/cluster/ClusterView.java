@@ -323,6 +323,11 @@ public class ClusterView {
         return podFacts.demand();
     }
 
+    /** The GPU boards the same pods request, cluster-wide, scheduled or pending. */
+    public ClusterContext.GpuDemand gpuDemand() {
+        return podFacts.gpuDemand();
+    }
+
     /** Active performance-only pods cluster-wide, scheduled or pending. */
     public long performancePodCount() {
         return podFacts.performanceCount();

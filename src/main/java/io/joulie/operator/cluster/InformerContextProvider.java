@@ -96,7 +96,8 @@ public class InformerContextProvider implements ContextProvider {
                 released.add(node);
             }
         }
-        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured, view.cpuDemand());
+        return new ClusterContext(now, managed, view.performancePodCount(), released, excluded, measured, view.cpuDemand(),
+                view.gpuDemand());
     }
 
     @Override
@@ -116,7 +117,7 @@ public class InformerContextProvider implements ContextProvider {
             }
         }
         return new ClusterContext(now, managed, view.performancePodCount(), List.of(), List.of(), Telemetry.DISABLED,
-                view.cpuDemand());
+                view.cpuDemand(), view.gpuDemand());
     }
 
     /**
@@ -195,7 +196,8 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     private static final String CPU = "cpu";
-    private static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+    /** The extended resources that are GPU boards: a Node's allocatable ones, a Pod's requested ones ({@link PodFacts}). */
+    static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
     /** The allocatable resources the view keeps of a Node's status. */
     private static final List<String> KEPT_RESOURCES = java.util.stream.Stream.concat(java.util.stream.Stream.of(CPU),
             GPU_RESOURCES.stream()).toList();

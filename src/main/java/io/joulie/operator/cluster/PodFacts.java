@@ -29,9 +29,9 @@ public final class PodFacts {
     /**
      * What is kept of one Pod. {@code node} is "" while unscheduled (names are interned: twenty Pods share one);
      * {@code listing} is the list that last saw it, so that a relist can drop what it did not see; {@code cores} is
-     * what it requests, kept only when it counts in a demand.
+     * what it requests and {@code gpus} the GPU boards it requests, kept only when it counts in a demand.
      */
-    record Facts(String node, Demand demand, double cores, int listing) {
+    record Facts(String node, Demand demand, double cores, int gpus, int listing) {
         boolean performance() {
             return demand == Demand.PERFORMANCE;
         }
@@ -75,6 +75,8 @@ public final class PodFacts {
     private final Map<String, Set<String>> performanceByNode = new ConcurrentHashMap<>();
     /** Cores requested, by {@link Demand} ordinal, and how many Pods count in any demand; guarded by {@code this}. */
     private final double[] cores = new double[Demand.values().length];
+    /** GPU boards requested, by {@link Demand} ordinal; guarded by {@code this}. */
+    private final long[] gpus = new long[Demand.values().length];
     private int counted;
 
     PodFacts() {
@@ -103,7 +105,8 @@ public final class PodFacts {
         String key = keyOf(pod);
         String node = pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName().intern();
         Demand demand = Demand.of(pod, node.isEmpty() ? null : nodeLabels.apply(node));
-        Facts now = new Facts(node, demand, demand == Demand.NONE ? 0 : cpuRequest(pod), listing);
+        Facts now = new Facts(node, demand, demand == Demand.NONE ? 0 : cpuRequest(pod), demand == Demand.NONE ? 0 : gpuRequest(pod),
+                listing);
         Facts before = pods.put(key, now);
         if (before != null && before.performance() && !(now.performance() && before.node().equals(node))) {
             unindex(key, before.node());
@@ -149,6 +152,7 @@ public final class PodFacts {
     private void add(Facts f, int sign) {
         if (f != null && f.demand() != Demand.NONE) {
             cores[f.demand().ordinal()] += sign * f.cores();
+            gpus[f.demand().ordinal()] += (long) sign * f.gpus();
             counted += sign;
         }
     }
@@ -167,6 +171,38 @@ public final class PodFacts {
             }
         }
         return total;
+    }
+
+    /**
+     * The GPU boards the Pod's containers ask for: their limits of {@code nvidia.com/gpu} and {@code amd.com/gpu}
+     * (extended resources are requested by limit; a request without a limit counts too).
+     */
+    static int gpuRequest(Pod pod) {
+        if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+            return 0;
+        }
+        int total = 0;
+        for (Container c : pod.getSpec().getContainers()) {
+            if (c.getResources() == null) {
+                continue;
+            }
+            for (String r : InformerContextProvider.GPU_RESOURCES) {
+                Quantity q = c.getResources().getLimits() == null ? null : c.getResources().getLimits().get(r);
+                if (q == null && c.getResources().getRequests() != null) {
+                    q = c.getResources().getRequests().get(r);
+                }
+                if (q != null) {
+                    total += q.getNumericalAmount().intValue();
+                }
+            }
+        }
+        return total;
+    }
+
+    /** The GPU boards requested now by the Pods of each demand. */
+    synchronized ClusterContext.GpuDemand gpuDemand() {
+        return new ClusterContext.GpuDemand(Math.max(0, gpus[Demand.PERFORMANCE.ordinal()]),
+                Math.max(0, gpus[Demand.ECO_ONLY.ordinal()]), Math.max(0, gpus[Demand.DECLARED_ECO.ordinal()]));
     }
 
     /** The cores requested now by the Pods of each demand. */

@@ -277,7 +277,7 @@ public class PlannerLoop {
         java.util.Set<String> named = new java.util.HashSet<>();
         plan.transitions().forEach(t -> named.add(t.node()));
         return new ClusterContext(ctx.now(), ctx.nodes().stream().filter(n -> named.contains(n.name())).toList(),
-                ctx.clusterPerformancePods(), List.of(), List.of(), ctx.telemetry(), ctx.demand());
+                ctx.clusterPerformancePods(), List.of(), List.of(), ctx.telemetry(), ctx.demand(), ctx.gpuDemand());
     }
 
     /** Hands on when to look at which node again: settle times, overdue waits, backoffs. */

@@ -29,6 +29,29 @@ class PodFactsDemandTest {
         return b.build();
     }
 
+    /** The pod with a container asking for GPU boards of this resource by limit (as extended resources are asked for). */
+    private static Pod withGpus(Pod pod, String resource, String boards) {
+        return new PodBuilder(pod).editSpec().addNewContainer().withName("gpu").withNewResources()
+                .addToLimits(resource, new Quantity(boards)).endResources().endContainer().endSpec().build();
+    }
+
+    @Test
+    void sumsTheGpuBoardsOfTheSameClasses() {
+        facts.put(withGpus(pod("train", "performance", false, "4"), "nvidia.com/gpu", "4"), 1);
+        facts.put(withGpus(withGpus(pod("infer", null, true, "1"), "nvidia.com/gpu", "1"), "amd.com/gpu", "2"), 1);
+        facts.put(withGpus(pod("batch", "eco", false, "1"), "nvidia.com/gpu", "8"), 1);
+        facts.put(withGpus(pod("undeclared", null, false, "1"), "nvidia.com/gpu", "2"), 1);
+        // a request without a limit counts too
+        facts.put(new PodBuilder(pod("requested", "performance", false)).editSpec().addNewContainer().withName("g").withNewResources()
+                .addToRequests("nvidia.com/gpu", new Quantity("1")).endResources().endContainer().endSpec().build(), 1);
+        assertThat(facts.gpuDemand()).as("undeclared unconstrained pods count in no demand")
+                .isEqualTo(new ClusterContext.GpuDemand(5, 8, 3));
+        assertThat(facts.demand()).isEqualTo(new ClusterContext.CpuDemand(4, 1, 1));
+        facts.remove(withGpus(pod("train", "performance", false, "4"), "nvidia.com/gpu", "4"));
+        assertThat(facts.gpuDemand()).isEqualTo(new ClusterContext.GpuDemand(1, 8, 3));
+        assertThat(facts.gpuDemand().known()).isTrue();
+    }
+
     @Test
     void sumsTheCpuOfActivePerformanceOnlyPodsAndOfPodsThatDeclareEco() {
         facts.put(pod("perf", "performance", false, "2", "500m"), 1);
