@@ -40,8 +40,14 @@ public final class StatusPublisher {
     private final Sink sink;
     private final Changes changes;
     private final AgentMetrics metrics;
-    /** Per node, the answer as last written (or found), without its time. */
-    private final Map<String, Applied> written = new HashMap<>();
+    /**
+     * Per node, the answer as last written (or found), without its time, and the UID of the profile it answers: a profile
+     * deleted and made again under the same name starts at generation 1 again, and its own status is what counts then.
+     */
+    private final Map<String, Written> written = new HashMap<>();
+
+    private record Written(String uid, Applied applied) {
+    }
 
     public StatusPublisher(Sink sink, AgentMetrics metrics) {
         this(sink, (node, changed) -> { }, metrics);
@@ -66,8 +72,13 @@ public final class StatusPublisher {
         if (outcomes.isEmpty()) {
             return;
         }
-        Applied was = written.computeIfAbsent(node, n -> npp.map(NodePowerProfile::applied)
-                .map(StatusPublisher::timeless).orElse(null));
+        String uid = npp.map(p -> p.getMetadata().getUid()).orElse(null);
+        Written memo = written.get(node);
+        if (memo == null || (uid != null && !uid.equals(memo.uid()))) {
+            memo = new Written(uid, npp.map(NodePowerProfile::applied).map(StatusPublisher::timeless).orElse(null));
+            written.put(node, memo);
+        }
+        Applied was = memo.applied();
         Applied next = answer(npp.map(p -> p.getMetadata().getGeneration()).orElse(null), was, outcomes);
         Map<Family, ControlOutcome> changed = new EnumMap<>(Family.class);
         outcomes.forEach((family, out) -> {
@@ -88,7 +99,7 @@ public final class StatusPublisher {
                 return;
             }
         }
-        written.put(node, next);
+        written.put(node, new Written(uid != null ? uid : memo.uid(), next));
         if (!changed.isEmpty()) {
             changes.changed(node, changed);
         }
