@@ -28,6 +28,14 @@ public final class AuditLog {
             return code == 422 && "patch".equals(verb) && "the server rejected our request due to an error in our request".equals(message);
         }
 
+        /**
+         * A create refused because its kind's CRD is being deleted (OpenShiftIT removes the SCC API under the running
+         * operator, decision 194): the API going away, not a refusal by RBAC or admission.
+         */
+        public boolean crdTerminating() {
+            return code == 403 && message != null && message.contains("not allowed while custom resource definition is terminating");
+        }
+
         /** Lease reads and renewals: the cost of leader election, apart from the cost of planning. */
         public boolean lease() {
             return "leases".equals(resource);

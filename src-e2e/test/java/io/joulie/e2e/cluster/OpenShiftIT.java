@@ -5,12 +5,16 @@ import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.joulie.api.v1alpha1.Joulie;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -19,10 +23,13 @@ import static org.awaitility.Awaitility.await;
  * OpenShift's admission of the agent, on the real control plane: where the SecurityContextConstraints API exists
  * (here its CRD, as OpenShift 4 serves it), the operator, as its own ServiceAccount, creates the SCC
  * {@code joulie-agent} with exactly what the agent's pods ask for, owned by the {@code Joulie} resource; the agent's
- * ServiceAccount may use it. Without the API (every other scenario) it creates nothing and is refused nothing.
+ * ServiceAccount may use it. Without the API (every other scenario) it creates nothing and is refused nothing; when
+ * the API goes away it stops asking.
  */
 @Order(12)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class OpenShiftIT extends ClusterScenario {
+    static final String CRD = "securitycontextconstraints.security.openshift.io";
     static final ResourceDefinitionContext SCC = new ResourceDefinitionContext.Builder().withGroup("security.openshift.io")
             .withVersion("v1").withKind("SecurityContextConstraints").withPlural("securitycontextconstraints").withNamespaced(false)
             .build();
@@ -30,13 +37,14 @@ class OpenShiftIT extends ClusterScenario {
     @AfterAll
     static void removeTheApi() {
         if (cluster != null) {
-            cluster.kubectl(null, "delete", "crd", "securitycontextconstraints.security.openshift.io", "--ignore-not-found");
+            cluster.kubectl(null, "delete", "crd", CRD, "--ignore-not-found");
             cluster.kubectl(null, "patch", "joulie", "joulie", "--type=json", "-p",
                     "[{\"op\":\"remove\",\"path\":\"/spec/monitoring/labels\"}]");
         }
     }
 
     @Test
+    @Order(1)
     void theOperatorCreatesTheAgentsSccWhereTheApiExists() {
         assertThat(cluster.kubectl(null, "get", "crd", "securitycontextconstraints.security.openshift.io").exit())
                 .as("no SCC API before").isNotZero();
@@ -79,5 +87,31 @@ class OpenShiftIT extends ClusterScenario {
         assertThat(cluster.kubectl(null, "auth", "can-i", "use", "securitycontextconstraints.security.openshift.io/privileged",
                 "--as=system:serviceaccount:" + RealCluster.NAMESPACE + ":" + RealCluster.AGENT_SA).output().strip().lines().toList().getLast())
                 .as("and no other").isEqualTo("no");
+    }
+
+    /**
+     * The API going away under a running operator (decision 194): the removal deletes the SCC, the operator's apply is
+     * refused (the CRD is being deleted) or not found, and the operator stops managing the kind: no reconcile fails, and
+     * it asks nothing more of the kind.
+     */
+    @Test
+    @Order(2)
+    void theOperatorStopsAskingForTheSccWhenItsApiGoesAway() {
+        String operator = AuditLog.serviceAccount(RealCluster.NAMESPACE, RealCluster.OPERATOR_SA);
+        Predicate<String> failed = l -> l.contains("could not be reconciled") && l.contains("securitycontextconstraints");
+        long failedBefore = cluster.processLogLines().stream().filter(failed).count();
+        Instant removed = Instant.now();
+        cluster.kubectl(null, "delete", "crd", CRD).ok();
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
+            List<AuditLog.Entry> asked = AuditLog.read(cluster.controlPlane.auditLog()).stream()
+                    .filter(e -> e.user().equals(operator) && "securitycontextconstraints".equals(e.resource()) && e.at().isAfter(removed))
+                    .toList();
+            Instant last = asked.isEmpty() ? removed : asked.getLast().at();
+            assertThat(Duration.between(last, Instant.now())).as("time since the operator last asked about SCCs: "
+                    + asked.stream().map(e -> e.verb() + " " + e.code()).toList()).isGreaterThan(Duration.ofSeconds(15));
+        });
+        assertThat(cluster.processLogLines().stream().filter(failed).count()).as("reconciles that failed on the SCC").isEqualTo(failedBefore);
+        assertThat(cluster.processLogLines()).as("the operator says why it stopped").anyMatch(l -> l.contains(
+                "SecurityContextConstraints: the API server no longer serves this kind"));
     }
 }

@@ -36,7 +36,8 @@ class TeardownIT extends ClusterScenario {
         assertThat(all).as("requests by the operator's ServiceAccount").anyMatch(e -> e.user().equals(users.get(0)));
         assertThat(all).as("requests by the agent's ServiceAccount").anyMatch(e -> e.user().equals(users.get(1)));
         assertThat(all).as("requests by the pool agent's ServiceAccount").anyMatch(e -> e.user().equals(users.get(2)));
-        assertThat(all.stream().filter(e -> users.contains(e.user()) && (e.code() == 403 || e.code() == 422) && !e.failedTest())
+        assertThat(all.stream().filter(e -> users.contains(e.user()) && (e.code() == 403 || e.code() == 422) && !e.failedTest()
+                && !e.crdTerminating())
                 .toList()).as("requests refused by RBAC or admission").isEmpty();
         assertThat(cluster.processLogLines().stream().filter(l -> l.contains("Forbidden") || l.contains(" 403 ")
                 || l.contains("code=403")).toList()).as("403 in the operator and agent logs").isEmpty();

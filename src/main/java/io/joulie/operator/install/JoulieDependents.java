@@ -5,7 +5,9 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.openshift.api.model.SecurityContextConstraints;
 import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRule;
 import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitor;
@@ -13,19 +15,22 @@ import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Constants;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.ReconcileResult;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
-import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 import io.joulie.api.v1alpha1.Joulie;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The objects a {@code Joulie} resource owns, one JOSDK dependent resource each, in the one workflow of
@@ -96,52 +101,106 @@ final class JoulieDependents {
     }
 
     /**
-     * The optional kinds (the Prometheus Operator's, OpenShift's SCC) are dependents only where their CRD is installed:
-     * JOSDK's {@link CRDPresentActivationCondition}, which registers the dependent's informer once the CRD is found.
-     * JOSDK's default gives up after 10 looks 10 s apart; a Prometheus Operator installed later than that would never
-     * be picked up, so this one keeps looking while the CRD is missing: at most every {@code joulie.optional-crd-recheck}
-     * (the reconciler comes back that often while {@code spec.monitoring} wants a missing kind), and at once when the
-     * {@code Joulie} resource's spec changed (a new generation). What it found goes into the workflow's context, keyed
-     * by the CRD's name, for the {@code MonitoringReady} condition.
+     * The optional kinds (the Prometheus Operator's, OpenShift's SCC) are dependents only where their CRD is served: it
+     * exists and is not being deleted. JOSDK registers a dependent's informer when its activation condition becomes
+     * true and stops it (and deletes what it made) when it becomes false. A missing CRD is looked for again at most every
+     * {@code joulie.optional-crd-recheck} (the reconciler comes back that often while {@code spec.monitoring} wants a
+     * missing kind), and at once when the {@code Joulie} resource's spec changed (a new generation); a Prometheus
+     * Operator installed at any time is picked up. A CRD found is not looked at again until an apply of its kind says
+     * the API is gone or going ({@link #forgetIfGone}: the Prometheus Operator uninstalled, a CRD deleted), so a steady
+     * operator asks nothing. What was found goes into the workflow's context, keyed by the CRD's name, for the
+     * {@code MonitoringReady} condition. (JOSDK's own {@code CRDPresentActivationCondition} takes a CRD it once found
+     * as there for good: after its removal every reconcile failed on the apply, decision 194.)
      */
-    public static class CrdPresent extends CRDPresentActivationCondition<HasMetadata, Joulie> {
-        /** The primary's generation at the last look, by CRD name. */
-        private final Map<String, Long> generations = new ConcurrentHashMap<>();
-        /** Whether the primary's spec changed since the last look for the CRD being looked at (the calling thread's). */
-        private final ThreadLocal<Boolean> specChanged = ThreadLocal.withInitial(() -> false);
+    public static class CrdPresent implements Condition<HasMetadata, Joulie> {
+        private static final Logger LOG = Logger.getLogger(CrdPresent.class);
+        /** The last look at each CRD, by name: shared by every dependent of the kind (and every controller). */
+        private static final Map<String, Look> LOOKS = new ConcurrentHashMap<>();
+        private final Duration recheck;
+
+        /** What a look found, when, and for which generation of the primary. */
+        record Look(boolean present, long atNanos, Long generation) {
+        }
 
         /** Instantiated by the Operator SDK (at build time too), hence the configuration looked up here. */
         public CrdPresent() {
-            super(Integer.MAX_VALUE, ConfigProvider.getConfig().getOptionalValue(RECHECK, Duration.class).orElse(Duration.ofMinutes(2)));
+            this(ConfigProvider.getConfig().getOptionalValue(RECHECK, Duration.class).orElse(Duration.ofMinutes(2)));
+        }
+
+        CrdPresent(Duration recheck) {
+            this.recheck = recheck;
         }
 
         @Override
         public boolean isMet(DependentResource<HasMetadata, Joulie> dependent, Joulie primary, Context<Joulie> context) {
-            String crd = HasMetadata.getFullResourceName(dependent.resourceType());
-            Long generation = primary.getMetadata().getGeneration();
-            specChanged.set(!Objects.equals(generations.put(crd, generation), generation));
-            boolean present;
-            try {
-                present = super.isMet(dependent, primary, context);
-            } finally {
-                specChanged.remove();
-            }
+            boolean present = present(HasMetadata.getFullResourceName(dependent.resourceType()), primary.getMetadata().getGeneration(),
+                    System.nanoTime(), name -> context.getClient().resources(CustomResourceDefinition.class).withName(name).get());
             context.managedWorkflowAndDependentResourceContext().put(crdKey(dependent.resourceType()), present);
             return present;
         }
 
-        @Override
-        protected boolean shouldCheckStateNow(CRDCheckState state) {
-            if (state.isCrdPresent() != null && !state.isCrdPresent() && specChanged.get()) {
-                return true;
+        /** Whether the CRD serves its kind, by the last look or a new one ({@code read} gets the CRD or null). */
+        boolean present(String crd, Long generation, long now, Function<String, CustomResourceDefinition> read) {
+            return LOOKS.compute(crd, (name, last) -> due(last, generation, now) ? new Look(served(read.apply(name)), now, generation)
+                    : last).present();
+        }
+
+        /** Whether to look (again): never looked, or missing and either the spec changed or the interval passed. */
+        boolean due(Look last, Long generation, long now) {
+            return last == null || !last.present()
+                    && (!Objects.equals(last.generation(), generation) || now - last.atNanos() >= recheck.toNanos());
+        }
+
+        /** A CRD serves its kind while it exists and is not being deleted (then the API server refuses creates). */
+        static boolean served(CustomResourceDefinition crd) {
+            return crd != null && crd.getMetadata().getDeletionTimestamp() == null;
+        }
+
+        /**
+         * Whether an apply of an optional kind failed because its API is gone (404: server-side apply creates, so only an
+         * unserved kind is not found) or going (its CRD is being deleted). If so, its CRD is looked at again at the next
+         * reconcile, which deactivates the dependent; this is logged without the API server's refusal text (an RBAC
+         * refusal reads differently and stays a failure, as does any failure of a built-in kind).
+         */
+        static boolean forgetIfGone(Class<? extends HasMetadata> kind, Throwable e) {
+            String crd = HasMetadata.getFullResourceName(kind);
+            Optional<String> why = LOOKS.containsKey(crd) ? apiGone(e) : Optional.empty();
+            if (why.isPresent() && LOOKS.remove(crd) != null) {
+                LOG.infof("%s: the API server no longer serves this kind (its CRD %s %s); the operator stops managing it "
+                        + "and looks for the CRD again", kind.getSimpleName(), crd, why.get());
             }
-            return super.shouldCheckStateNow(state);
+            return why.isPresent();
+        }
+
+        /** Why an apply failed because its kind is not served any more, if it did. */
+        static Optional<String> apiGone(Throwable e) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (t instanceof KubernetesClientException k) {
+                    if (k.getCode() == 404) {
+                        return Optional.of("is gone");
+                    }
+                    String message = k.getStatus() == null ? null : k.getStatus().getMessage();
+                    if (k.getCode() == 403 && message != null && message.contains("custom resource definition is terminating")) {
+                        return Optional.of("is being deleted");
+                    }
+                    return Optional.empty();
+                }
+            }
+            return Optional.empty();
+        }
+
+        /** Forgets every look (tests that remove CRDs). */
+        static void forgetAll() {
+            LOOKS.clear();
         }
 
         static String crdKey(Class<? extends HasMetadata> kind) {
             return "crd:" + HasMetadata.getFullResourceName(kind);
         }
     }
+
+    /** Set in the workflow's context when an optional kind's API went away during this reconcile. */
+    static final String API_GONE = "api-gone";
 
     /** A dependent whose desired object comes from a template bean and the primary alone. */
     abstract static class FromTemplate<R extends HasMetadata, T> extends CRUDKubernetesDependentResource<R, Joulie> {
@@ -157,6 +216,21 @@ final class JoulieDependents {
         @Override
         protected R desired(Joulie primary, Context<Joulie> context) {
             return desired.apply(template(), primary);
+        }
+
+        /** An optional kind whose API went away is not a failure: the next reconcile deactivates it (decision 194). */
+        @Override
+        public ReconcileResult<R> reconcile(Joulie primary, Context<Joulie> context) {
+            try {
+                return super.reconcile(primary, context);
+            } catch (RuntimeException e) {
+                if (!CrdPresent.forgetIfGone(resourceType(), e)) {
+                    throw e;
+                }
+                context.managedWorkflowAndDependentResourceContext().put(CrdPresent.crdKey(resourceType()), false);
+                context.managedWorkflowAndDependentResourceContext().put(API_GONE, true);
+                return ReconcileResult.noOperation(null);
+            }
         }
     }
 

@@ -133,13 +133,17 @@ public class JoulieReconciler implements Reconciler<Joulie> {
         Optional<JoulieStatusAggregator.Problem> foreign = crds.foreign();
         boolean active = Joulie.ACTIVE_NAME.equals(joulie.getMetadata().getName());
         Monitoring monitoring = null;
+        boolean apiGone = false;
         if (foreign.isEmpty()) {
             // The dependents are kept by every replica (they agree, so nothing is written)
             context.managedWorkflowAndDependentResourceContext().reconcileManagedWorkflow();
+            apiGone = context.managedWorkflowAndDependentResourceContext().get(JoulieDependents.API_GONE, Boolean.class).orElse(false);
             monitoring = active ? monitoring(joulie, context) : null;
         }
-        // A wanted kind whose CRD is missing: look again later (the activation condition checks at most that often)
-        Optional<Duration> again = monitoring != null && monitoring.missing() ? Optional.of(crdRecheck) : Optional.empty();
+        // A wanted kind whose CRD is missing: look again later (the activation condition checks at most that often);
+        // a kind whose API went away: at once, so that its dependent is deactivated
+        Optional<Duration> again = apiGone ? Optional.of(Duration.ofSeconds(1))
+                : monitoring != null && monitoring.missing() ? Optional.of(crdRecheck) : Optional.empty();
         if (!leader.isLeader()) {
             // The status only by the leader: a standby has no planner report, and two writers made each other's
             // patches fail (409, 422) on a real API server.

@@ -8,9 +8,9 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.install.OptionalCrds;
 import io.joulie.testkit.ServerSideApplyDispatcher;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
@@ -45,8 +45,8 @@ class MonitoringTest extends OperatorTest {
         client.resources(Joulie.class).delete();
         client.apiextensions().v1().customResourceDefinitions().withName("servicemonitors.monitoring.coreos.com").delete();
         client.apiextensions().v1().customResourceDefinitions().withName("prometheusrules.monitoring.coreos.com").delete();
-        // JOSDK's CRD-present condition takes a CRD it found as there for good; these tests remove them
-        CRDPresentActivationCondition.clearState();
+        // a CRD found is looked at again only when an apply says its API is gone; the mock server's never do
+        OptionalCrds.forgetAll();
         await().atMost(WAIT).until(() -> client.resources(Joulie.class).list().getItems().isEmpty()
                 && dashboard() == null);
     }
