@@ -18,6 +18,7 @@ import io.javaoperatorsdk.operator.api.reconciler.dependent.DependentResource;
 import io.javaoperatorsdk.operator.api.reconciler.dependent.ReconcileResult;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.KubernetesDependent;
+import io.javaoperatorsdk.operator.processing.dependent.workflow.CRDPresentActivationCondition;
 import io.javaoperatorsdk.operator.processing.dependent.workflow.Condition;
 import io.joulie.api.v1alpha1.Joulie;
 import jakarta.inject.Inject;
@@ -109,10 +110,12 @@ final class JoulieDependents {
      * Operator installed at any time is picked up. A CRD found is not looked at again until an apply of its kind says
      * the API is gone or going ({@link #forgetIfGone}: the Prometheus Operator uninstalled, a CRD deleted), so a steady
      * operator asks nothing. What was found goes into the workflow's context, keyed by the CRD's name, for the
-     * {@code MonitoringReady} condition. (JOSDK's own {@code CRDPresentActivationCondition} takes a CRD it once found
-     * as there for good: after its removal every reconcile failed on the apply, decision 194.)
+     * {@code MonitoringReady} condition. (JOSDK's own {@link CRDPresentActivationCondition} takes a CRD it once found
+     * as there for good: after its removal every reconcile failed on the apply, decision 194.) It stays the superclass,
+     * every look its own: the Quarkus Operator SDK takes a dependent for optional only when its activation condition is
+     * one, and leaves optional kinds out of the CSV's {@code nativeAPIs}, which OLM requires the cluster to serve.
      */
-    public static class CrdPresent implements Condition<HasMetadata, Joulie> {
+    public static class CrdPresent extends CRDPresentActivationCondition<HasMetadata, Joulie> {
         private static final Logger LOG = Logger.getLogger(CrdPresent.class);
         /** The last look at each CRD, by name: shared by every dependent of the kind (and every controller). */
         private static final Map<String, Look> LOOKS = new ConcurrentHashMap<>();
@@ -128,6 +131,7 @@ final class JoulieDependents {
         }
 
         CrdPresent(Duration recheck) {
+            super(Integer.MAX_VALUE, recheck);
             this.recheck = recheck;
         }
 
