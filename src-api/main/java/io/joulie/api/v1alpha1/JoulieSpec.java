@@ -10,11 +10,14 @@ import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.joulie.api.text.Forms;
 
 import java.util.LinkedHashMap;
@@ -214,6 +217,21 @@ public record JoulieSpec(
     }
 
     @JsonInclude(JsonInclude.Include.NON_NULL)
+    @ValidationRule(value = "!has(self.env) || self.env.all(e, !(e.name in " + Agent.OWN_ENV + "))",
+            message = "spec.agent.env must not set NODE_NAME, JOULIE_SYSFS_ROOT, JOULIE_DEV_ROOT, JOULIE_PROC_ROOT or "
+                    + "JOULIE_STATE_DIR (they follow the agent's own mounts), nor JOULIE_RESTORE_ON_EXIT, "
+                    + "AGENT_RECONCILE_INTERVAL or JOULIE_PACKAGE_FLOOR_WATTS (set restoreOnExit, reconcileInterval, "
+                    + "packageFloorWatts)")
+    @ValidationRule(value = "!has(self.volumes) || self.volumes.all(v, !(v.name in " + Agent.OWN_VOLUMES + "))",
+            message = "spec.agent.volumes must not use the names of the agent's own volumes: sys, sys-devices-virtual, "
+                    + "sys-cpufreq, dev-cpu, proc-cpuinfo, boot-id, state, tmp")
+    @ValidationRule(value = "!has(self.volumeMounts) || self.volumeMounts.all(m, !(m.name in " + Agent.OWN_VOLUMES + ") "
+            + "&& m.mountPath != '/host' && !m.mountPath.startsWith('/host/') && !(m.mountPath in " + Agent.OWN_PATHS + "))",
+            message = "spec.agent.volumeMounts must mount volumes of spec.agent.volumes, and not at /host, under /host/, "
+                    + "at /var/lib/joulie or at /tmp (the agent's own mounts)")
+    @ValidationRule(value = "!has(self.podLabels) || !self.podLabels.exists(k, k in " + Agent.OWN_LABELS + ")",
+            message = "spec.agent.podLabels must not set app.kubernetes.io/name, app.kubernetes.io/part-of or "
+                    + "app.kubernetes.io/managed-by (the DaemonSet selects its pods by them)")
     public record Agent(
             @JsonPropertyDescription("Agent image; defaults to the image the operator was released with (RELATED_IMAGE_AGENT).")
             @Size(max = Limits.TEXT) String image,
@@ -252,7 +270,40 @@ public record JoulieSpec(
             @Size(max = Limits.NAME) String priorityClassName,
             @JsonPropertyDescription("How many agent pods a rollout replaces at once, a number or a percentage of the "
                     + "nodes (default 1).")
-            IntOrString maxUnavailable) {
+            IntOrString maxUnavailable,
+            @JsonPropertyDescription("More environment variables of the agent container, e.g. JOULIE_NVML_LIBRARY for an NVML "
+                    + "library mounted from the host, or QUARKUS_LOG_LEVEL. One of the same name as the operator's replaces "
+                    + "it (NVIDIA_VISIBLE_DEVICES, NVIDIA_DRIVER_CAPABILITIES); those that follow the agent's mounts or "
+                    + "other fields are refused.")
+            @Size(max = Limits.ENTRIES) List<EnvVar> env,
+            @JsonPropertyDescription("More volumes of the agent pods, e.g. a hostPath holding the node's libnvidia-ml.so.1 "
+                    + "where the NVIDIA runtime is not used; mount them with volumeMounts.")
+            @Size(max = Limits.ENTRIES) List<Volume> volumes,
+            @JsonPropertyDescription("Where the agent container mounts volumes of spec.agent.volumes (not at /host, under "
+                    + "/host/, at /var/lib/joulie or /tmp).")
+            @Size(max = Limits.ENTRIES) List<VolumeMount> volumeMounts,
+            @JsonPropertyDescription("RuntimeClass of the agent pods, e.g. nvidia where the NVIDIA container runtime is a "
+                    + "RuntimeClass rather than the node's default: it gives the agent NVML.")
+            @Pattern(Forms.DNS_SUBDOMAIN)
+            @Size(max = Limits.NAME) String runtimeClassName,
+            @JsonPropertyDescription("Annotations of the agent pods.")
+            @Size(max = Limits.ENTRIES) Map<String, String> podAnnotations,
+            @JsonPropertyDescription("More labels of the agent pods (not the app.kubernetes.io/ name, part-of and "
+                    + "managed-by labels the DaemonSet selects them by).")
+            @Size(max = Limits.ENTRIES) Map<String, String> podLabels) {
+
+        /**
+         * As CEL lists, what {@code spec.agent} may not touch: the environment variables the operator sets from the
+         * agent's mounts and from fields of their own, the agent's own volumes and mount paths, and the labels the
+         * DaemonSet selects its pods by. The operator's AgentTemplate is checked against them (AgentTemplateTest).
+         */
+        public static final String OWN_ENV = "['NODE_NAME', 'JOULIE_SYSFS_ROOT', 'JOULIE_DEV_ROOT', 'JOULIE_PROC_ROOT', "
+                + "'JOULIE_STATE_DIR', 'JOULIE_RESTORE_ON_EXIT', 'AGENT_RECONCILE_INTERVAL', 'JOULIE_PACKAGE_FLOOR_WATTS']";
+        public static final String OWN_VOLUMES = "['sys', 'sys-devices-virtual', 'sys-cpufreq', 'dev-cpu', 'proc-cpuinfo', "
+                + "'boot-id', 'state', 'tmp']";
+        public static final String OWN_PATHS = "['/var/lib/joulie', '/tmp']";
+        public static final String OWN_LABELS = "['app.kubernetes.io/name', 'app.kubernetes.io/part-of', "
+                + "'app.kubernetes.io/managed-by']";
 
         private static final Agent NONE = of();
 

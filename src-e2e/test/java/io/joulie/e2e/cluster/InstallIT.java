@@ -136,6 +136,13 @@ class InstallIT {
             relative token file     | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', bearerTokenFile: token}}}} | spec.policy.telemetry.prometheus.bearerTokenFile
             basic auth without file | Joulie           | {policy: {telemetry: {prometheus: {url: 'https://p:9091', basicAuth: {username: u}}}}} | spec.policy.telemetry.prometheus.basicAuth.passwordFile: Required value
             eco above performance  | Joulie           | {policy: {ecoCapWatts: 300, performanceCapWatts: 250}}              | ecoCapWatts must not be above performanceCapWatts
+            agent env of a mount   | Joulie           | {agent: {env: [{name: JOULIE_SYSFS_ROOT, value: /sys}]}}            | spec.agent.env must not set NODE_NAME
+            agent env of a field   | Joulie           | {agent: {env: [{name: QUARKUS_LOG_LEVEL, value: DEBUG}, {name: AGENT_RECONCILE_INTERVAL, value: 5s}]}} | set restoreOnExit, reconcileInterval
+            agent volume name      | Joulie           | {agent: {volumes: [{name: sys, emptyDir: {}}]}}                     | spec.agent.volumes must not use the names
+            agent mount under host | Joulie           | {agent: {volumes: [{name: nvml, hostPath: {path: /usr/lib}}], volumeMounts: [{name: nvml, mountPath: /host/usr/lib}]}} | spec.agent.volumeMounts must mount
+            agent mount over state | Joulie           | {agent: {volumeMounts: [{name: nvml, mountPath: /var/lib/joulie}]}} | spec.agent.volumeMounts must mount
+            agent selector label   | Joulie           | {agent: {podLabels: {app.kubernetes.io/name: mine}}}                | spec.agent.podLabels must not set
+            runtime class typo     | Joulie           | {agent: {runtimeClassName: NVIDIA_runtime}}                         | spec.agent.runtimeClassName
             """)
     void theApiServerRefusesWhatTheSchemaForbids(String what, String kind, String spec, String message) {
         cluster.install().ok();

@@ -89,9 +89,9 @@ public final class RealNode implements AutoCloseable {
         if (!"root".equals(System.getProperty("user.name"))) {
             missing.add("root (the kubelet and containerd run as root)");
         }
-        for (String tool : List.of("unshare", "containerd", "runc", "ctr", "gcc")) {
+        for (String tool : List.of("unshare", "containerd", "runc", "ctr", "gcc", "jq")) {
             if (onPath(tool).isEmpty()) {
-                missing.add(tool + (tool.equals("unshare") ? " (util-linux)" : tool.equals("gcc") ? " (apt-get install gcc)"
+                missing.add(tool + (tool.equals("unshare") ? " (util-linux)" : tool.equals("gcc") || tool.equals("jq") ? " (apt-get install " + tool + ")"
                         : " (apt-get install containerd runc)"));
             }
         }
@@ -132,6 +132,7 @@ public final class RealNode implements AutoCloseable {
         Files.writeString(cni.resolve("10-loopback.conflist"), """
                 {"cniVersion": "1.0.0", "name": "loopback", "plugins": [{"type": "loopback"}]}
                 """);
+        Path nvidiaRuntime = nvidiaRuntime(work);
         Path containerdConfig = write(work.resolve("containerd.toml"), """
                 version = 2
                 root = "%1$s/containerd/root"
@@ -159,7 +160,11 @@ public final class RealNode implements AutoCloseable {
                     default_runtime_name = "runc"
                     [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]
                       runtime_type = "io.containerd.runc.v2"
-                """.formatted(work, socket, SANDBOX_IMAGE, cniDir().orElseThrow(), cni));
+                    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.%7$s]
+                      runtime_type = "io.containerd.runc.v2"
+                      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.%7$s.options]
+                        BinaryName = "%6$s"
+                """.formatted(work, socket, SANDBOX_IMAGE, cniDir().orElseThrow(), cni, nvidiaRuntime, NVIDIA_HANDLER));
         Path kubeletConfig = write(work.resolve("kubelet-config.yaml"), """
                 apiVersion: kubelet.config.k8s.io/v1beta1
                 kind: KubeletConfiguration
@@ -567,6 +572,53 @@ public final class RealNode implements AutoCloseable {
         } catch (IOException | UncheckedIOException e) {
             System.err.println("real node: the kubelet's cgroups were not removed: " + e);
         }
+    }
+
+    /** The containerd runtime handler of {@link #nvidiaRuntime}, as a RuntimeClass names it. */
+    public static final String NVIDIA_HANDLER = "nvidia";
+    /** Where the stand-in NVIDIA runtime puts the driver's libraries in a container, and the container's library path. */
+    public static final String NVIDIA_LIB_IN_CONTAINER = "/usr/local/nvidia/lib64";
+
+    /**
+     * A stand-in for the NVIDIA container runtime (a RuntimeClass handler; the GPU Operator installs the real one as
+     * {@code nvidia}): runc, after it gave a container that asks for GPUs ({@code NVIDIA_VISIBLE_DEVICES} set and not
+     * {@code void} or {@code none}) the "driver's" library directory ({@link #nvidiaDriverDir}) at
+     * {@link #NVIDIA_LIB_IN_CONTAINER}, on its library path, as the real runtime's hooks inject the driver's
+     * {@code libnvidia-ml.so.1}. It edits the OCI bundle's config.json with jq before {@code runc create}.
+     */
+    static Path nvidiaRuntime(Path work) throws IOException {
+        Path driver = Files.createDirectories(work.resolve("nvidia-driver"));
+        String jq = onPath("jq").orElseThrow().toString();
+        String runc = onPath("runc").orElseThrow().toString();
+        Path script = write(work.resolve("nvidia-runtime"), """
+                #!/bin/bash
+                # A stand-in for the NVIDIA container runtime: runc, with the driver's library directory in containers
+                # that ask for GPUs (written by the e2e suite's RealNode).
+                set -euo pipefail
+                bundle="" previous=""
+                for a in "$@"; do
+                  [ "$previous" = "--bundle" ] && bundle="$a"
+                  previous="$a"
+                done
+                if [ -n "$bundle" ] && [ -f "$bundle/config.json" ]; then
+                  %1$s --arg driver '%2$s' --arg lib '%3$s' '
+                    ((.process.env // []) | map(select(startswith("NVIDIA_VISIBLE_DEVICES=")) | ltrimstr("NVIDIA_VISIBLE_DEVICES="))
+                      | first // "void") as $visible
+                    | if ($visible == "void" or $visible == "none" or $visible == "") then .
+                      else .mounts += [{"destination": $lib, "type": "bind", "source": $driver, "options": ["rbind", "rw"]}]
+                        | .process.env += ["LD_LIBRARY_PATH=" + $lib]
+                      end' "$bundle/config.json" > "$bundle/config.json.nvidia"
+                  mv "$bundle/config.json.nvidia" "$bundle/config.json"
+                fi
+                exec %4$s "$@"
+                """.formatted(jq, driver, NVIDIA_LIB_IN_CONTAINER, runc));
+        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        return script;
+    }
+
+    /** The directory the stand-in NVIDIA runtime gives containers that ask for GPUs: put the (fake) NVML here. */
+    public Path nvidiaDriverDir() {
+        return work.resolve("nvidia-driver");
     }
 
     private static Path write(Path file, String content) throws IOException {

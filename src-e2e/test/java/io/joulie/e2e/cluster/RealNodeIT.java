@@ -8,6 +8,7 @@ import io.joulie.api.v1alpha1.NodeHardware;
 import io.joulie.api.v1alpha1.NodeHardwareStatus;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.testkit.FakeHost;
+import io.joulie.testkit.FakeNvml;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -521,6 +522,115 @@ class RealNodeIT {
             assertThat(m.oomKills()).as(name + " OOM kills in its cgroup").isZero();
         }
         assertThat(agent.getMetadata().getUid()).isEqualTo(current("joulie-agent").getMetadata().getUid());
+    }
+
+    /**
+     * GPU capping where the NVIDIA runtime is not the node's (issue 23 item 2): {@code spec.agent} mounts the node's NVML
+     * library from a host directory and points the agent at it ({@code volumes}, {@code volumeMounts}, {@code env}), and
+     * annotates and labels its pods. Here the "driver" is the fake NVML (two H100s an admin had set to 650 W): the
+     * agent's pods roll over, it reports the boards, caps them as planned, and puts back 650 W when the mount is taken
+     * away again (the next rollover).
+     */
+    @Test
+    @Order(10)
+    void specAgentMountsAnNvmlLibraryFromTheHostAndTheBoardsAreCapped() {
+        long found = 650_000;
+        Path dir = cluster.controlPlane.workDir().resolve("nvml-" + NODE);
+        FakeNvml nvml = FakeNvml.install(dir, List.of(FakeNvml.Board.h100().withLimitMw(found), FakeNvml.Board.h100().withLimitMw(found)));
+        String before = awaitReady("joulie-agent").getMetadata().getUid();
+        cluster.kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p", """
+                {"spec": {"agent": {
+                  "env": [{"name": "JOULIE_NVML_LIBRARY", "value": "/opt/nvml/libnvidia-ml.so.1"}],
+                  "volumes": [{"name": "nvml", "hostPath": {"path": "%s", "type": "Directory"}}],
+                  "volumeMounts": [{"name": "nvml", "mountPath": "/opt/nvml"}],
+                  "podAnnotations": {"e2e.joulie.io/nvml": "hostPath"},
+                  "podLabels": {"e2e.joulie.io/gpu": "nvml"}}}}""".formatted(dir)).ok();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Pod p = current("joulie-agent");
+            assertThat(p.getMetadata().getUid()).as("a new agent pod").isNotEqualTo(before);
+            assertThat(ready(p)).as("the new agent pod Ready").isTrue();
+            assertThat(p.getMetadata().getAnnotations()).containsEntry("e2e.joulie.io/nvml", "hostPath");
+            assertThat(p.getMetadata().getLabels()).containsEntry("e2e.joulie.io/gpu", "nvml");
+        });
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            NodeHardware nhw = cluster.admin.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
+            assertThat(nhw.getStatus().gpu()).as("the boards, found through the mounted library").isNotNull();
+            assertThat(nhw.getStatus().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NVML);
+            assertThat(nhw.getStatus().gpu().devices()).extracting(NodeHardwareStatus.GpuBoard::maxWatts).containsExactly(700.0, 700.0);
+            var applied = cluster.admin.resources(NodePowerProfile.class).withName(JoulieApi.nodePowerProfileName(NODE)).get()
+                    .getStatus().applied();
+            assertThat(applied.gpu()).as("the agent's GPU answer").isNotNull();
+            assertThat(applied.gpu().backend()).isEqualTo("nvml");
+            assertThat(applied.gpu().result()).isEqualTo(io.joulie.api.v1alpha1.ControlResult.APPLIED);
+            for (int board = 0; board < 2; board++) {
+                assertThat(nvml.limitMw(board)).as("GPU %d capped below what it had, within its range", board)
+                        .isLessThan(found).isGreaterThanOrEqualTo(200_000);
+            }
+        });
+        System.out.printf("real node: GPU boards capped through the host's NVML library at %d and %d mW%n", nvml.limitMw(0), nvml.limitMw(1));
+        cluster.kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p",
+                "{\"spec\": {\"agent\": {\"env\": null, \"volumes\": null, \"volumeMounts\": null, \"podAnnotations\": null, "
+                        + "\"podLabels\": null}}}").ok();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Pod p = current("joulie-agent");
+            assertThat(p.getMetadata().getAnnotations()).doesNotContainKey("e2e.joulie.io/nvml");
+            assertThat(ready(p)).isTrue();
+            for (int board = 0; board < 2; board++) {
+                assertThat(nvml.limitMw(board)).as("GPU %d back at the limit the agent found", board).isEqualTo(found);
+            }
+        });
+        awaitLimits(eco(), "the CPU packages still at eco");
+    }
+
+    /**
+     * GPU capping through a RuntimeClass (issue 23 item 2), where the NVIDIA runtime is a RuntimeClass and not the
+     * node's default: {@code spec.agent.runtimeClassName} puts the agent's pods under the node's {@code nvidia} handler
+     * ({@link RealNode#nvidiaRuntime}, a stand-in for the NVIDIA container runtime that gives a container asking for GPUs
+     * the driver's library directory on its library path), and the agent finds NVML by its plain name as it does on a
+     * GPU Operator node. Two L40S an admin had set to 300 W: capped as planned, and back at 300 W once the agent runs
+     * without the RuntimeClass again.
+     */
+    @Test
+    @Order(11)
+    void specAgentRuntimeClassGivesTheAgentTheNvidiaRuntimesNvml() {
+        long found = 300_000;
+        FakeNvml nvml = FakeNvml.install(node.nvidiaDriverDir(), List.of(FakeNvml.Board.l40s().withLimitMw(found),
+                FakeNvml.Board.l40s().withLimitMw(found)));
+        cluster.kubectl("""
+                apiVersion: node.k8s.io/v1
+                kind: RuntimeClass
+                metadata: {name: nvidia}
+                handler: %s
+                """.formatted(RealNode.NVIDIA_HANDLER), "apply", "-f", "-").ok();
+        String before = awaitReady("joulie-agent").getMetadata().getUid();
+        cluster.kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p", "{\"spec\": {\"agent\": {\"runtimeClassName\": \"nvidia\"}}}").ok();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Pod p = current("joulie-agent");
+            assertThat(p.getMetadata().getUid()).as("a new agent pod").isNotEqualTo(before);
+            assertThat(p.getSpec().getRuntimeClassName()).isEqualTo("nvidia");
+            assertThat(ready(p)).as("the agent pod under the nvidia RuntimeClass Ready").isTrue();
+        });
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            NodeHardware nhw = cluster.admin.resources(NodeHardware.class).withName(JoulieApi.nodePowerProfileName(NODE)).get();
+            assertThat(nhw.getStatus().gpu()).as("the boards, found through the runtime's NVML").isNotNull();
+            assertThat(nhw.getStatus().gpu().control()).isEqualTo(NodeHardwareStatus.Control.NVML);
+            assertThat(nhw.getStatus().gpu().devices()).extracting(NodeHardwareStatus.GpuBoard::maxWatts).containsExactly(350.0, 350.0);
+            for (int board = 0; board < 2; board++) {
+                assertThat(nvml.limitMw(board)).as("L40S %d capped below what it had, within its range", board)
+                        .isLessThan(found).isGreaterThanOrEqualTo(100_000);
+            }
+        });
+        System.out.printf("real node: GPU boards capped through the RuntimeClass's NVML at %d and %d mW%n", nvml.limitMw(0), nvml.limitMw(1));
+        cluster.kubectl(null, "patch", "joulie", "joulie", "--type=merge", "-p", "{\"spec\": {\"agent\": {\"runtimeClassName\": null}}}").ok();
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            Pod p = current("joulie-agent");
+            assertThat(p.getSpec().getRuntimeClassName()).isNull();
+            assertThat(ready(p)).isTrue();
+            for (int board = 0; board < 2; board++) {
+                assertThat(nvml.limitMw(board)).as("L40S %d back at the limit the agent found", board).isEqualTo(found);
+            }
+        });
+        awaitLimits(eco(), "the CPU packages still at eco");
     }
 
     /** A Pod's memory as the kubelet's cgroup (v1) counts it. */

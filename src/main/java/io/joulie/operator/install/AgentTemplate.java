@@ -280,6 +280,13 @@ public class AgentTemplate {
         if (a.packageFloorWatts() != null) {
             env.add(new EnvVar("JOULIE_PACKAGE_FLOOR_WATTS", String.valueOf(a.packageFloorWatts()), null));
         }
+        // spec.agent.env: one of a name the operator sets replaces it (the CRD refuses those that must not change)
+        for (EnvVar e : a.env() == null ? List.<EnvVar>of() : a.env()) {
+            env.removeIf(own -> own.getName().equals(e.getName()));
+            env.add(e);
+        }
+        Map<String, String> podLabels = new TreeMap<>(a.podLabels() == null ? Map.of() : a.podLabels());
+        podLabels.putAll(LABELS);
         // From the agent's footprint run (AgentFootprintIT, docs/benchmarks.md): about 115 MiB that no reclaim frees
         ResourceRequirements resources = a.resources() != null ? a.resources() : new ResourceRequirementsBuilder()
                 .addToRequests("cpu", new Quantity("20m")).addToRequests("memory", new Quantity(DEFAULT_MEMORY_REQUEST))
@@ -291,9 +298,10 @@ public class AgentTemplate {
                 .withNewRollingUpdate().withMaxUnavailable(a.maxUnavailable() != null ? a.maxUnavailable() : new IntOrString(1))
                 .endRollingUpdate().endUpdateStrategy()
                 .withNewTemplate()
-                .withNewMetadata().withLabels(LABELS).endMetadata()
+                .withNewMetadata().withLabels(podLabels).withAnnotations(a.podAnnotations()).endMetadata()
                 .withNewSpec()
                 .withServiceAccountName(NAME)
+                .withRuntimeClassName(a.runtimeClassName())
                 .withAffinity(affinity(a))
                 .withTolerations(a.tolerations())
                 .withImagePullSecrets(a.imagePullSecrets())
@@ -326,6 +334,7 @@ public class AgentTemplate {
                         .addNewVolumeMount().withName("boot-id").withMountPath("/host" + BOOT_ID).withReadOnly(true).endVolumeMount()
                         .addNewVolumeMount().withName("state").withMountPath(STATE_DIR).endVolumeMount()
                         .addNewVolumeMount().withName("tmp").withMountPath("/tmp").endVolumeMount()
+                        .addAllToVolumeMounts(a.volumeMounts() == null ? List.of() : a.volumeMounts())
                         .build())
                 .addNewVolume().withName("sys").withHostPath(new HostPathVolumeSource("/sys", "Directory")).endVolume()
                 .addNewVolume().withName(SYS_DEVICES_VIRTUAL).withHostPath(new HostPathVolumeSource(POWERCAP_PARENT, "Directory")).endVolume()
@@ -335,6 +344,7 @@ public class AgentTemplate {
                 .addNewVolume().withName("boot-id").withHostPath(new HostPathVolumeSource(BOOT_ID, "File")).endVolume()
                 .addNewVolume().withName("state").withHostPath(new HostPathVolumeSource(STATE_DIR, "DirectoryOrCreate")).endVolume()
                 .addNewVolume().withName("tmp").withNewEmptyDir().endEmptyDir().endVolume()
+                .addAllToVolumes(a.volumes() == null ? List.of() : a.volumes())
                 .endSpec()
                 .endTemplate()
                 .endSpec().build();

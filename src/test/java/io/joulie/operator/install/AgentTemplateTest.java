@@ -2,12 +2,18 @@ package io.joulie.operator.install;
 
 import io.fabric8.kubernetes.api.model.Affinity;
 import io.fabric8.kubernetes.api.model.AffinityBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.fabric8.kubernetes.api.model.NodeSelectorRequirement;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeMountBuilder;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -157,5 +163,60 @@ class AgentTemplateTest {
         assertThat(ds.getSpec().getUpdateStrategy().getRollingUpdate().getMaxUnavailable()).isEqualTo(new IntOrString("10%"));
         assertThat(template("joulie.io/managed=true").daemonSet(new Joulie()).getSpec().getUpdateStrategy().getRollingUpdate()
                 .getMaxUnavailable()).isEqualTo(new IntOrString(1));
+    }
+
+    /**
+     * spec.agent's customisation (issue 23 item 2): more environment variables (one of an operator's name replaces it),
+     * volumes and mounts after the agent's own, a RuntimeClass, pod annotations and labels under the selector labels.
+     */
+    @Test
+    void envVolumesRuntimeClassAnnotationsAndLabelsComeFromSpecAgent() {
+        PodSpec pod = pod("", JoulieSpec.Agent.of(
+                "env", List.of(new EnvVar("JOULIE_NVML_LIBRARY", "/opt/nvml/libnvidia-ml.so.1", null),
+                        new EnvVar("NVIDIA_VISIBLE_DEVICES", "void", null)),
+                "volumes", List.of(new VolumeBuilder().withName("nvml").withNewHostPath("/usr/lib/nvidia", "Directory").build()),
+                "volumeMounts", List.of(new VolumeMountBuilder().withName("nvml").withMountPath("/opt/nvml").withReadOnly(true).build()),
+                "runtimeClassName", "nvidia"));
+        Container agent = pod.getContainers().getFirst();
+        Map<String, String> env = agent.getEnv().stream().filter(e -> e.getValue() != null)
+                .collect(java.util.stream.Collectors.toMap(EnvVar::getName, EnvVar::getValue));
+        assertThat(env).containsEntry("JOULIE_NVML_LIBRARY", "/opt/nvml/libnvidia-ml.so.1").containsEntry("NVIDIA_VISIBLE_DEVICES", "void")
+                .containsEntry("JOULIE_SYSFS_ROOT", "/host/sys");
+        assertThat(agent.getEnv()).extracting(EnvVar::getName).as("one entry a name (server-side apply keys env by name)")
+                .doesNotHaveDuplicates();
+        assertThat(pod.getVolumes()).extracting(Volume::getName).endsWith("tmp", "nvml");
+        assertThat(agent.getVolumeMounts()).extracting(VolumeMount::getMountPath).endsWith("/tmp", "/opt/nvml");
+        assertThat(pod.getRuntimeClassName()).isEqualTo("nvidia");
+        assertThat(pod("", JoulieSpec.Agent.of()).getRuntimeClassName()).isNull();
+
+        Joulie j = new Joulie();
+        j.getMetadata().setName("joulie");
+        j.setSpec(new JoulieSpec(JoulieSpec.Agent.of("podAnnotations", Map.of("example.com/team", "hpc"),
+                "podLabels", Map.of("tier", "node-agents"))));
+        DaemonSet ds = template("").daemonSet(j);
+        assertThat(ds.getSpec().getTemplate().getMetadata().getAnnotations()).containsExactly(Map.entry("example.com/team", "hpc"));
+        assertThat(ds.getSpec().getTemplate().getMetadata().getLabels()).containsEntry("tier", "node-agents")
+                .containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels());
+    }
+
+    /** What the CRD refuses in spec.agent (JoulieSpec.Agent's CEL lists) is exactly what the template sets itself. */
+    @Test
+    void theCrdsListsOfWhatSpecAgentMayNotTouchAreTheTemplatesOwn() {
+        PodSpec pod = pod("", JoulieSpec.Agent.of("reconcileInterval", "5s", "packageFloorWatts", 12.0));
+        Container agent = pod.getContainers().getFirst();
+        List<String> nvidia = List.of("NVIDIA_VISIBLE_DEVICES", "NVIDIA_DRIVER_CAPABILITIES");
+        assertThat(celList(JoulieSpec.Agent.OWN_ENV)).containsExactlyInAnyOrderElementsOf(agent.getEnv().stream()
+                .map(EnvVar::getName).filter(n -> !nvidia.contains(n)).toList());
+        assertThat(celList(JoulieSpec.Agent.OWN_VOLUMES)).containsExactlyInAnyOrderElementsOf(
+                pod.getVolumes().stream().map(Volume::getName).toList());
+        List<String> paths = agent.getVolumeMounts().stream().map(VolumeMount::getMountPath).toList();
+        assertThat(paths).allSatisfy(p -> assertThat(p.startsWith("/host/") || celList(JoulieSpec.Agent.OWN_PATHS).contains(p))
+                .as(p + ": under /host/ or in OWN_PATHS").isTrue());
+        assertThat(celList(JoulieSpec.Agent.OWN_PATHS)).allSatisfy(p -> assertThat(paths).contains(p));
+        assertThat(celList(JoulieSpec.Agent.OWN_LABELS)).containsExactlyInAnyOrderElementsOf(AgentTemplate.LABELS.keySet());
+    }
+
+    static List<String> celList(String list) {
+        return java.util.Arrays.stream(list.replaceAll("[\\[\\]' ]", "").split(",")).toList();
     }
 }
