@@ -126,7 +126,7 @@ public class AgentTemplate {
     /**
      * The admission policy that lets the agent ServiceAccount write only what belongs to its own node (the node-name
      * claim of its Pod-bound token): the node-scoped TelemetryProfile of that node, and the feature.joulie.io/ labels
-     * of that Node. The operator creates it, like the Services: an OLM bundle cannot ship admission policies, and both
+     * of that Node. The operator creates it, as it does the Services: an OLM bundle cannot ship admission policies, and both
      * install ways get the same objects.
      */
     public ValidatingAdmissionPolicy admissionPolicy(Joulie j) {
@@ -242,8 +242,8 @@ public class AgentTemplate {
 
     /**
      * The Service in front of the operator's management port, so that a ServiceMonitor can find its metrics.
-     * The operator creates it, like the agent's: an OLM bundle cannot ship Services, and both install ways
-     * get the same objects.
+     * The operator creates it, like the agent's, so that every install way (manifests, kustomize, Helm, OLM) gets
+     * the same object.
      */
     public Service operatorMetricsService(Joulie j) {
         return new ServiceBuilder().withNewMetadata().withName(OPERATOR_METRICS).withNamespace(namespace)

@@ -32,7 +32,7 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 @CSVMetadata.Annotations.Annotation(name = "createdAt", value = JoulieBundle.CREATED_AT),
                 @CSVMetadata.Annotations.Annotation(name = "support", value = "Joulie maintainers"),
                 @CSVMetadata.Annotations.Annotation(name = "description",
-                        value = "Plans per-node CPU power profiles (performance or eco) and enforces the caps with a node agent."),
+                        value = "Plans per-node power profiles (performance or eco) and enforces the CPU and GPU caps with a node agent."),
                 @CSVMetadata.Annotations.Annotation(name = "operatorframework.io/suggested-namespace", value = "joulie-system"),
                 // Written by the operator and its agents, not by users: the console lists only Joulie.
                 @CSVMetadata.Annotations.Annotation(name = "operators.operatorframework.io/internal-objects",
