@@ -121,8 +121,16 @@ final class JoulieDependents {
         private static final Map<String, Look> LOOKS = new ConcurrentHashMap<>();
         private final Duration recheck;
 
-        /** What a look found, when, and for which generation of the primary. */
-        record Look(boolean present, long atNanos, Long generation) {
+        /** What a look found, when, for which generation of the primary, and whether an apply has since said it is wrong. */
+        record Look(boolean present, long atNanos, Long generation, boolean stale) {
+            Look(boolean present, long atNanos, Long generation) {
+                this(present, atNanos, generation, false);
+            }
+
+            /** This look, to be looked at again at the next reconcile. */
+            Look asStale() {
+                return new Look(present, atNanos, generation, true);
+            }
         }
 
         /** Instantiated by the Operator SDK (at build time too), hence the configuration looked up here. */
@@ -151,7 +159,7 @@ final class JoulieDependents {
 
         /** Whether to look (again): never looked, or missing and either the spec changed or the interval passed. */
         boolean due(Look last, Long generation, long now) {
-            return last == null || !last.present()
+            return last == null || last.stale() || !last.present()
                     && (!Objects.equals(last.generation(), generation) || now - last.atNanos() >= recheck.toNanos());
         }
 
@@ -168,8 +176,10 @@ final class JoulieDependents {
          */
         static boolean forgetIfGone(Class<? extends HasMetadata> kind, Throwable e) {
             String crd = HasMetadata.getFullResourceName(kind);
-            Optional<String> why = LOOKS.containsKey(crd) ? apiGone(e) : Optional.empty();
-            if (why.isPresent() && LOOKS.remove(crd) != null) {
+            Look look = LOOKS.get(crd);
+            Optional<String> why = look == null ? Optional.empty() : apiGone(e);
+            // stale, not removed: a second dependent of the kind failing in the same reconcile is dropped too
+            if (why.isPresent() && !look.stale() && LOOKS.replace(crd, look, look.asStale())) {
                 LOG.infof("%s: the API server no longer serves this kind (its CRD %s %s); the operator stops managing it "
                         + "and looks for the CRD again", kind.getSimpleName(), crd, why.get());
             }

@@ -70,7 +70,12 @@ class CrdPresentTest {
         assertThat(JoulieDependents.CrdPresent.forgetIfGone(SecurityContextConstraints.class, refused(403,
                 "securitycontextconstraints.security.openshift.io \"joulie-agent\" is forbidden: create not allowed while "
                         + "custom resource definition is terminating"))).as("a CRD being deleted is not a failure").isTrue();
+        assertThat(JoulieDependents.CrdPresent.forgetIfGone(SecurityContextConstraints.class, refused(404,
+                "the server could not find the requested resource"))).as("another dependent of the kind, same reconcile").isTrue();
         assertThat(condition.present(SCC, 2L, 10 * MINUTE, cluster(crd(true)))).as("a CRD being deleted serves nothing").isFalse();
+        assertThat(reads).hasSize(2);
+        assertThat(condition.present(SCC, 2L, 10 * MINUTE, cluster(null))).as("looked at once more, not at every reconcile")
+                .isFalse();
         assertThat(reads).hasSize(2);
     }
 
