@@ -157,7 +157,10 @@ final class JoulieDependents {
                     : last).present();
         }
 
-        /** Whether to look (again): never looked, or missing and either the spec changed or the interval passed. */
+        /**
+         * Whether to look (again): never looked, marked stale by a failed apply, or missing and either the spec changed
+         * or the interval passed.
+         */
         boolean due(Look last, Long generation, long now) {
             return last == null || last.stale() || !last.present()
                     && (!Objects.equals(last.generation(), generation) || now - last.atNanos() >= recheck.toNanos());
