@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 /** What the tests take from the repository: a tool its build script builds (or finds cached), a documented command. */
 public final class RepoFiles {
@@ -15,10 +17,12 @@ public final class RepoFiles {
      * binary it built or found in its cache.
      *
      * @param whenFailed said after the exit code when the script fails
+     * @param args the script's arguments
      */
-    public static Path built(Path repo, String script, String whenFailed) throws IOException, InterruptedException {
-        Process build = new ProcessBuilder("bash", repo.resolve(script).toString()).redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+    public static Path built(Path repo, String script, String whenFailed, String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("bash", repo.resolve(script).toString()));
+        command.addAll(List.of(args));
+        Process build = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         String out = new String(build.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (build.waitFor() != 0) {
             throw new IOException(script + " failed (exit " + build.exitValue() + ")" + whenFailed);

@@ -52,6 +52,8 @@ public final class ControlPlane implements AutoCloseable {
     private final Map<Process, String> names = new ConcurrentHashMap<>();
     private final Thread shutdownHook = new Thread(this::stopAll, "control-plane-stop");
     private int apiPort;
+    /** The Kubernetes minor of the binaries (the compatibility matrix runs more than one; docs/install.md). */
+    private int minor;
 
     private ControlPlane(Path bin, Path work, Tuning tuning) {
         this.bin = bin;
@@ -94,6 +96,7 @@ public final class ControlPlane implements AutoCloseable {
 
     private void boot() throws IOException, InterruptedException, java.security.GeneralSecurityException {
         Files.createDirectories(work.resolve("pki"));
+        minor = minorOf(bin.resolve("kube-apiserver"));
         Instant begin = Instant.now();
         // etcd: one member, on loopback, fsync off (a test cluster; the data is thrown away)
         int etcdClient = freePort();
@@ -142,8 +145,9 @@ public final class ControlPlane implements AutoCloseable {
                 "--service-account-key-file=" + saPub, "--service-account-signing-key-file=" + saKey,
                 "--service-cluster-ip-range=10.96.0.0/16",
                 "--enable-admission-plugins=NodeRestriction",
-                // MutatingAdmissionPolicy (beta, off by default in 1.35): the real node's network shim (RealNode)
-                "--feature-gates=MutatingAdmissionPolicy=true", "--runtime-config=admissionregistration.k8s.io/v1beta1=true",
+                // MutatingAdmissionPolicy (alpha in 1.32 and 1.33, beta from 1.34, off by default in both): the real
+                // node's network shim (RealNode)
+                "--feature-gates=MutatingAdmissionPolicy=true", "--runtime-config=" + mutatingPolicyApi() + "=true",
                 // logs and exec of the real node's Pods: the kubelet listens on loopback
                 "--kubelet-preferred-address-types=InternalIP,Hostname",
                 "--audit-policy-file=" + auditPolicy, "--audit-log-path=" + auditLog(), "--audit-log-format=json",
@@ -202,6 +206,31 @@ public final class ControlPlane implements AutoCloseable {
 
     public Path workDir() {
         return work;
+    }
+
+    /** The Kubernetes minor version of this control plane's binaries (32 for v1.32.13). */
+    public int minor() {
+        return minor;
+    }
+
+    /**
+     * The API group version that serves MutatingAdmissionPolicy on this control plane: {@code v1alpha1} before
+     * Kubernetes 1.34, {@code v1beta1} from it (the same fields in both, as far as the suite uses them).
+     */
+    public String mutatingPolicyApi() {
+        return "admissionregistration.k8s.io/" + (minor < 34 ? "v1alpha1" : "v1beta1");
+    }
+
+    /** The minor version a Kubernetes binary reports ({@code --version} prints {@code Kubernetes v1.32.13}). */
+    static int minorOf(Path binary) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(binary.toString(), "--version").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        p.waitFor();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("Kubernetes v1\\.(\\d+)\\.").matcher(out);
+        if (!m.find()) {
+            throw new IOException(binary + " --version printed no Kubernetes version: " + out);
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     /** A binary of the control plane's build ({@code hack/control-plane/build.sh}), e.g. the kubelet. */

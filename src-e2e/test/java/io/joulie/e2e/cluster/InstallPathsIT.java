@@ -54,7 +54,7 @@ class InstallPathsIT {
 
     static Installed install(String path, String command, Map<String, String> env, Map<String, String> nodeLabels)
             throws IOException {
-        return install(RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-" + path)), command, env, nodeLabels);
+        return install(RealCluster.start(RealCluster.workDir("control-plane-" + path)), command, env, nodeLabels);
     }
 
     /** {@link #install(String, String, Map, Map)} on a control plane already started. */
@@ -210,7 +210,7 @@ class InstallPathsIT {
                 """);
         String namespace = "power";
         String command = "helm install joulie charts/joulie -n " + namespace + " -f " + values;
-        RealCluster cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-helm-values"));
+        RealCluster cluster = RealCluster.start(RealCluster.workDir("control-plane-helm-values"));
         try (RealCluster c = cluster) {
             RealCluster.Result misspelt = c.sh(command + " --create-namespace --set operator.nodeSelectr.disk=ssd", env);
             assertThat(misspelt.exit()).as(misspelt.output()).isNotZero();
@@ -256,7 +256,7 @@ class InstallPathsIT {
     @Test
     void helmRefusesAnotherProjectsCrdOfOneOfJoulieNames() throws IOException, InterruptedException {
         Map<String, String> env = helmEnv();
-        try (RealCluster c = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-foreign-crd"))) {
+        try (RealCluster c = RealCluster.start(RealCluster.workDir("control-plane-foreign-crd"))) {
             c.kubectl("""
                     apiVersion: apiextensions.k8s.io/v1
                     kind: CustomResourceDefinition

@@ -3,6 +3,7 @@ package io.joulie.e2e.cluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.VersionInfo;
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.e2e.RepoFiles;
@@ -44,6 +45,11 @@ public final class RealCluster implements AutoCloseable {
     /** The pool agent's ServiceAccount: the user's (docs/agent.md), bound to the install's joulie-agent-pool ClusterRole. */
     public static final String POOL_AGENT_SA = "joulie-pool-agent";
     static final Path REPO = Path.of(System.getProperty("repository.root", "..")).toAbsolutePath().normalize();
+    /**
+     * The Kubernetes minor the control planes run, {@code -De2e.kubernetes=1.32}: one of the compatibility matrix's
+     * older rows ({@code hack/control-plane/k8s-<minor>.mod}, docs/install.md); empty for the newest (go.mod there).
+     */
+    public static final String KUBERNETES = System.getProperty("e2e.kubernetes", "");
     /** The README's install command, run as written from the repository root. */
     public static final String INSTALL_COMMAND = installCommand();
 
@@ -93,7 +99,16 @@ public final class RealCluster implements AutoCloseable {
     }
 
     static RealCluster start() {
-        return start(REPO.resolve("src-e2e/target/control-plane"));
+        return start(workDir("control-plane"));
+    }
+
+    /**
+     * A control plane's work directory under {@code src-e2e/target}, in {@code k8s-<minor>/} when the suite runs an
+     * older Kubernetes ({@link #KUBERNETES}), so that the two runs of one build keep their logs apart.
+     */
+    public static Path workDir(String name) {
+        Path target = REPO.resolve("src-e2e/target");
+        return (KUBERNETES.isEmpty() ? target : target.resolve("k8s-" + KUBERNETES)).resolve(name);
     }
 
     /** A fresh control plane in this (emptied) work directory. */
@@ -111,7 +126,14 @@ public final class RealCluster implements AutoCloseable {
                     deleteRecursively(p);
                 }
             }
-            return new RealCluster(ControlPlane.start(bin, work, tuning));
+            RealCluster cluster = new RealCluster(ControlPlane.start(bin, work, tuning));
+            VersionInfo version = cluster.admin.getKubernetesVersion();
+            System.err.println("control plane in " + work + ": Kubernetes " + version.getGitVersion());
+            if (!KUBERNETES.isEmpty() && !KUBERNETES.equals(version.getMajor() + "." + version.getMinor())) {
+                cluster.close();
+                throw new IllegalStateException("asked for Kubernetes " + KUBERNETES + ", the API server is " + version.getGitVersion());
+            }
+            return cluster;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -127,7 +149,8 @@ public final class RealCluster implements AutoCloseable {
             return Path.of(given);
         }
         return RepoFiles.built(REPO, "hack/control-plane/build.sh", ": the real control plane is built from the Go module "
-                + "proxy; pass -De2e.cluster=skip to skip these scenarios explicitly");
+                + "proxy; pass -De2e.cluster=skip to skip these scenarios explicitly",
+                KUBERNETES.isEmpty() ? new String[0] : new String[] {KUBERNETES});
     }
 
     private static String installCommand() {

@@ -319,12 +319,13 @@ public final class RealNode implements AutoCloseable {
      * does not let two Pods share). Joulie's own objects stay as installed; these are the cluster's.
      */
     static String networkShim(String namespace, ControlPlane controlPlane) {
-        return networkShim(namespace, URI.create(controlPlane.server()).getPort(), JavaApp.freePort(), JavaApp.freePort());
+        return networkShim(controlPlane.mutatingPolicyApi(), namespace, URI.create(controlPlane.server()).getPort(),
+                JavaApp.freePort(), JavaApp.freePort());
     }
 
     /** {@link #networkShim(String, ControlPlane)} with the API server's port and the operator's HTTP and management ports. */
-    static String networkShim(String namespace, int apiPort, int http, int management) {
-        return podPolicy("e2e-real-node-network", namespace, "", """
+    static String networkShim(String policyApi, String namespace, int apiPort, int http, int management) {
+        return podPolicy(policyApi, "e2e-real-node-network", namespace, "", """
                 - patchType: ApplyConfiguration
                   applyConfiguration:
                     expression: >-
@@ -332,7 +333,7 @@ public final class RealNode implements AutoCloseable {
                         containers: object.spec.containers.map(c, Object.spec.containers{name: c.name,
                           env: [Object.spec.containers.env{name: "KUBERNETES_SERVICE_HOST", value: "127.0.0.1"},
                                 Object.spec.containers.env{name: "KUBERNETES_SERVICE_PORT", value: "%d"}]})}}
-                """.formatted(apiPort)) + "---\n" + podPolicy("e2e-real-node-operator-ports", namespace, """
+                """.formatted(apiPort)) + "---\n" + podPolicy(policyApi, "e2e-real-node-operator-ports", namespace, """
                 - name: operator
                   expression: >-
                     has(object.metadata.labels) && 'app.kubernetes.io/name' in object.metadata.labels
@@ -360,9 +361,9 @@ public final class RealNode implements AutoCloseable {
      * A MutatingAdmissionPolicy on the creation of Pods, with these match conditions and mutations (YAML list items),
      * and its binding to one namespace.
      */
-    private static String podPolicy(String name, String namespace, String matchConditions, String mutations) {
+    private static String podPolicy(String api, String name, String namespace, String matchConditions, String mutations) {
         return """
-                apiVersion: admissionregistration.k8s.io/v1beta1
+                apiVersion: %5$s
                 kind: MutatingAdmissionPolicy
                 metadata: {name: %1$s}
                 spec:
@@ -373,7 +374,7 @@ public final class RealNode implements AutoCloseable {
                   reinvocationPolicy: Never
                 %3$s  mutations:
                 %4$s---
-                apiVersion: admissionregistration.k8s.io/v1beta1
+                apiVersion: %5$s
                 kind: MutatingAdmissionPolicyBinding
                 metadata: {name: %1$s}
                 spec:
@@ -382,7 +383,7 @@ public final class RealNode implements AutoCloseable {
                     namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: %2$s}}
                 """.formatted(name, namespace,
                 matchConditions.isEmpty() ? "" : "  matchConditions:\n" + matchConditions.indent(2),
-                mutations.indent(2));
+                mutations.indent(2), api);
     }
 
     /**

@@ -60,7 +60,7 @@ class RealNodeIT {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = RealCluster.start(RealCluster.REPO.resolve("src-e2e/target/control-plane-real-node"));
+        cluster = RealCluster.start(RealCluster.workDir("control-plane-real-node"));
         host = FakeHost.intelNode(cluster.controlPlane.workDir().resolve("host-" + NODE), 2, (long) PACKAGE_MAX_WATTS);
         // the msr driver's device nodes, as a server has them (this VM has none): the node binds them over /dev/cpu
         host.msrDevice(0);

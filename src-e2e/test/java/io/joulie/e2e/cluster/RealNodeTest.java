@@ -20,10 +20,12 @@ class RealNodeTest {
     @SuppressWarnings("unchecked")
     void theNetworkShimIsTwoPoliciesOnPodCreationBoundToTheNamespace() {
         KubernetesSerialization yaml = new KubernetesSerialization();
-        List<GenericKubernetesResource> docs = java.util.Arrays.stream(RealNode.networkShim("joulie-system", 16443, 18080, 19000)
+        List<GenericKubernetesResource> docs = java.util.Arrays.stream(RealNode.networkShim("admissionregistration.k8s.io/v1alpha1", "joulie-system", 16443, 18080, 19000)
                 .split("(?m)^---$")).map(d -> yaml.unmarshal(d, GenericKubernetesResource.class)).toList();
         assertThat(docs).extracting(GenericKubernetesResource::getKind).containsExactly("MutatingAdmissionPolicy",
                 "MutatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding");
+        assertThat(docs).extracting(GenericKubernetesResource::getApiVersion).as("the API the control plane serves them on")
+                .containsOnly("admissionregistration.k8s.io/v1alpha1");
         assertThat(docs).extracting(d -> d.getMetadata().getName()).containsExactly("e2e-real-node-network", "e2e-real-node-network",
                 "e2e-real-node-operator-ports", "e2e-real-node-operator-ports");
         for (GenericKubernetesResource binding : List.of(docs.get(1), docs.get(3))) {
