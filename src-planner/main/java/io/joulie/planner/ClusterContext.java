@@ -64,8 +64,8 @@ public record ClusterContext(Instant now, List<ManagedNode> nodes, long clusterP
     }
 
     /**
-     * GPU boards ({@code nvidia.com/gpu}, {@code amd.com/gpu}) requested by active pods, cluster-wide, by class, as
-     * {@link CpuDemand} counts cores.
+     * GPU boards ({@code nvidia.com/gpu}; AMD boards are not capped and not counted, decision 201) requested by active
+     * pods, cluster-wide, by class, as {@link CpuDemand} counts cores.
      *
      * @param performanceGpus performance-only pods'; negative when unknown
      * @param ecoOnlyGpus     eco-only pods'; negative when unknown

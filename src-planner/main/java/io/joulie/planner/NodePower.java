@@ -12,7 +12,8 @@ import java.util.OptionalDouble;
  * summed maximum, and whether each family can be capped.
  *
  * @param cpuMaxWatts the sum of the packages' long-term maxima; empty when not known (no inventory, a package without one)
- * @param gpus        the number of GPU boards (inventory, else the Node's allocatable {@code nvidia.com/gpu} / {@code amd.com/gpu})
+ * @param gpus        the number of GPU boards the agent can cap (inventory, else the Node's allocatable {@code nvidia.com/gpu};
+ *                    AMD boards are not counted, decision 201)
  * @param gpuMaxWatts the sum of the boards' highest limits; empty when not known
  * @param inventory   the agent published an inventory: {@code cpuControllable} and {@code gpuControllable} say what it found
  */

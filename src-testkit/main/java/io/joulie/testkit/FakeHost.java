@@ -8,6 +8,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -322,9 +323,155 @@ public final class FakeHost {
 
     /** A {@code proc/cpuinfo} of two processors of this vendor and model (with a clock speed, which a kubelet needs). */
     public void cpuinfo(String vendorId, String modelName) {
-        String processor = "processor\t: %d\nvendor_id\t: " + vendorId + "\ncpu family\t: 6\nmodel\t\t: 143\nmodel name\t: "
-                + modelName + "\ncpu MHz\t\t: 2400.000\nflags\t\t: fpu msr\n\n";
+        cpuinfo(vendorId, modelName, 6, 143);
+    }
+
+    /** {@link #cpuinfo(String, String)} with the family and model numbers {@code /proc/cpuinfo} prints (decimal). */
+    public void cpuinfo(String vendorId, String modelName, int family, int model) {
+        String processor = "processor\t: %d\nvendor_id\t: " + vendorId + "\ncpu family\t: " + family + "\nmodel\t\t: " + model
+                + "\nmodel name\t: " + modelName + "\ncpu MHz\t\t: 2400.000\nflags\t\t: fpu msr\n\n";
         write(proc().resolve("cpuinfo"), processor.formatted(0) + processor.formatted(1));
+    }
+
+    /**
+     * The powercap control type the kernel's RAPL MSR driver registers ({@code powercap_register_control_type(NULL,
+     * "intel-rapl", NULL)} in drivers/powercap/intel_rapl_msr.c): the same name on Intel and on AMD and Hygon, which
+     * that driver serves too. No kernel registers an {@code amd-rapl} control type.
+     */
+    public static final String RAPL_CONTROL_TYPE = "intel-rapl";
+
+    /**
+     * {@code max_energy_range_uj} of an AMD package: the 32-bit energy status register at AMD's default energy unit of
+     * 2^-16 J (MSR 0xC0010299 bits 12:8 = 16), as {@code rapl_unit_xlate} computes it (0xFFFFFFFF × 15258 pJ / 1000).
+     */
+    public static final long AMD_MAX_ENERGY_RANGE_UJ = 65_533_611_187L;
+
+    /**
+     * An AMD (or Hygon) package as the kernel's RAPL driver registers it on families 17h, 19h and 1Ah (Hygon 18h),
+     * modelled on drivers/powercap/intel_rapl_msr.c and intel_rapl_common.c: zone {@code intel-rapl:N} named
+     * {@code package-N} with {@code energy_uj} and {@code max_energy_range_uj} (the package energy status register,
+     * 0xC001029B) and <em>no</em> {@code constraint_*} files, because AMD's RAPL has no power-limit register and
+     * {@code rapl_detect_powerlimit} drops every power limit whose register cannot be read; {@code enabled} reads 0,
+     * because {@code get_domain_enable} fails without a power limit and {@code enabled_show} (powercap_sys.c) prints 0
+     * then; and the sub-zone {@code intel-rapl:N:0} named {@code core} (the core energy status register, 0xC001029A),
+     * likewise energy only. Returns the package zone's path under {@link #powercap()}.
+     */
+    public Path amdPackage(int n, long energyUj) {
+        String id = RAPL_CONTROL_TYPE + ":" + Integer.toHexString(n);
+        Path zone = zone(id, "package-" + n, energyUj);
+        write(zone.resolve("max_energy_range_uj"), Long.toString(AMD_MAX_ENERGY_RANGE_UJ));
+        write(zone.resolve("enabled"), "0");
+        Path core = zone(id + ":0", "core", energyUj / 2);
+        write(core.resolve("max_energy_range_uj"), Long.toString(AMD_MAX_ENERGY_RANGE_UJ));
+        write(core.resolve("enabled"), "0");
+        return zone;
+    }
+
+    /**
+     * The hwmon device of AMD's {@code amd_energy} driver: in mainline from 5.8, removed in 5.13 (commit 9049572fb145,
+     * "hwmon: Remove amd_energy driver") and since then only an out-of-tree module from AMD. {@code name} is
+     * {@code amd_energy}; channel i has {@code energy<i+1>_input} (µJ) and {@code energy<i+1>_label}: {@code Ecore000},
+     * {@code Ecore001}, ... for the cores, then {@code Esocket0}, ... for the sockets. Returns its directory.
+     */
+    public Path amdEnergyHwmon(int hwmon, int sockets, int cores) {
+        Path dir = sys().resolve("class/hwmon/hwmon" + hwmon);
+        write(dir.resolve("name"), "amd_energy");
+        int channel = 1;
+        for (int core = 0; core < cores; core++, channel++) {
+            write(dir.resolve("energy" + channel + "_label"), "Ecore%03d".formatted(core));
+            write(dir.resolve("energy" + channel + "_input"), "1000000");
+        }
+        for (int socket = 0; socket < sockets; socket++, channel++) {
+            write(dir.resolve("energy" + channel + "_label"), "Esocket" + socket);
+            write(dir.resolve("energy" + channel + "_input"), "50000000");
+        }
+        return dir;
+    }
+
+    /**
+     * A cpufreq scaling driver, with the files it adds to each {@code policyN} beside the cpufreq core's, and what
+     * {@code scaling_driver} reads. Modelled on drivers/cpufreq/acpi-cpufreq.c, amd-pstate.c and intel_pstate.c.
+     */
+    public enum CpufreqDriver {
+        /** acpi-cpufreq: ACPI P-states, a frequency table ({@code scaling_available_frequencies}), {@code bios_limit}. */
+        ACPI_CPUFREQ("acpi-cpufreq", null, "ondemand",
+                List.of("scaling_available_frequencies", "cpuinfo_cur_freq", "bios_limit")),
+        /** amd-pstate in passive mode ({@code amd_pstate=passive}): a governor picks the desired performance. */
+        AMD_PSTATE_PASSIVE("amd-pstate", "passive", "schedutil", List.of("amd_pstate_highest_perf", "amd_pstate_max_freq",
+                "amd_pstate_lowest_nonlinear_freq", "amd_pstate_hw_prefcore", "amd_pstate_prefcore_ranking")),
+        /** amd-pstate in guided mode ({@code amd_pstate=guided}): the firmware picks within the governor's range. */
+        AMD_PSTATE_GUIDED("amd-pstate", "guided", "schedutil", List.of("amd_pstate_highest_perf", "amd_pstate_max_freq",
+                "amd_pstate_lowest_nonlinear_freq", "amd_pstate_hw_prefcore", "amd_pstate_prefcore_ranking")),
+        /**
+         * amd-pstate in active mode ({@code amd_pstate=active}, the {@code amd-pstate-epp} driver): the firmware picks,
+         * steered by the energy-performance preference; {@code scaling_max_freq} still bounds it (the policy's max
+         * becomes the CPPC request's max_perf, {@code amd_pstate_epp_update_limit}).
+         */
+        AMD_PSTATE_ACTIVE("amd-pstate-epp", "active", "powersave", List.of("amd_pstate_highest_perf", "amd_pstate_max_freq",
+                "amd_pstate_lowest_nonlinear_freq", "amd_pstate_hw_prefcore", "amd_pstate_prefcore_ranking",
+                "energy_performance_preference", "energy_performance_available_preferences")),
+        /** intel_pstate in active mode (HWP): {@code scaling_max_freq} bounds the hardware's choice. */
+        INTEL_PSTATE_ACTIVE("intel_pstate", "active", "powersave", List.of("base_frequency", "energy_performance_preference",
+                "energy_performance_available_preferences"));
+
+        private final String scalingDriver;
+        private final String mode;
+        private final String governor;
+        private final List<String> policyFiles;
+
+        CpufreqDriver(String scalingDriver, String mode, String governor, List<String> policyFiles) {
+            this.scalingDriver = scalingDriver;
+            this.mode = mode;
+            this.governor = governor;
+            this.policyFiles = policyFiles;
+        }
+
+        /** What {@code scaling_driver} reads. */
+        public String scalingDriver() {
+            return scalingDriver;
+        }
+
+        /** The files this driver adds to a policy's directory. */
+        public List<String> policyFiles() {
+            return policyFiles;
+        }
+    }
+
+    /**
+     * A cpufreq policy of this driver, covering CPU {@code id}: the cpufreq core's files (cpuinfo_min/max_freq,
+     * scaling_min/max_freq, scaling_cur_freq, scaling_driver, scaling_governor, affected_cpus, related_cpus) and the
+     * driver's own, with the driver's global switch ({@code cpu/amd_pstate/status}, {@code cpu/intel_pstate/status},
+     * {@code cpufreq/boost}). Returns its {@code scaling_max_freq} file.
+     */
+    public Path cpufreqPolicy(int id, CpufreqDriver driver, long minKHz, long maxKHz, long scalingMaxKHz) {
+        Path maxFile = cpufreqPolicy(id, minKHz, maxKHz, scalingMaxKHz);
+        Path dir = maxFile.getParent();
+        write(dir.resolve("scaling_min_freq"), Long.toString(minKHz));
+        write(dir.resolve("scaling_cur_freq"), Long.toString(scalingMaxKHz));
+        write(dir.resolve("scaling_driver"), driver.scalingDriver);
+        write(dir.resolve("scaling_governor"), driver.governor);
+        write(dir.resolve("affected_cpus"), Integer.toString(id));
+        write(dir.resolve("related_cpus"), Integer.toString(id));
+        for (String file : driver.policyFiles) {
+            write(dir.resolve(file), switch (file) {
+                case "scaling_available_frequencies" -> maxKHz + " " + (minKHz + maxKHz) / 2 + " " + minKHz;
+                case "cpuinfo_cur_freq", "bios_limit", "amd_pstate_max_freq" -> Long.toString(maxKHz);
+                case "base_frequency" -> Long.toString((minKHz + maxKHz) / 2);
+                case "amd_pstate_lowest_nonlinear_freq" -> Long.toString(Math.max(minKHz, maxKHz / 3));
+                case "amd_pstate_highest_perf", "amd_pstate_prefcore_ranking" -> "255";
+                case "amd_pstate_hw_prefcore" -> "enabled";
+                case "energy_performance_preference" -> "balance_performance";
+                case "energy_performance_available_preferences" -> "default performance balance_performance balance_power power";
+                default -> throw new IllegalStateException(file);
+            });
+        }
+        Path cpu = sys().resolve("devices/system/cpu");
+        switch (driver) {
+            case ACPI_CPUFREQ -> write(cpu.resolve("cpufreq/boost"), "1");
+            case AMD_PSTATE_PASSIVE, AMD_PSTATE_GUIDED, AMD_PSTATE_ACTIVE -> write(cpu.resolve("amd_pstate/status"), driver.mode);
+            case INTEL_PSTATE_ACTIVE -> write(cpu.resolve("intel_pstate/status"), driver.mode);
+        }
+        return maxFile;
     }
 
     public void cgroupV2() {

@@ -104,4 +104,51 @@ class FakeHostTest {
         assertThat(bytes.getLong((int) FakeHost.INTEL_PKG_POWER_LIMIT) & 0xFF).isEqualTo(1000 & 0xFF);
         assertThat(bytes.getLong((int) FakeHost.INTEL_PKG_ENERGY_STATUS)).isEqualTo((1L << 15 | 1000) >>> 8);
     }
+
+    @Test
+    void anAmdPackageIsAnIntelRaplZoneWithEnergyOnlyAndLimitingReadAsOff() throws IOException {
+        FakeHost host = new FakeHost(root);
+        Path zone = host.amdPackage(10, 5_000_000);
+        Path device = root.resolve("sys/devices/virtual/powercap/intel-rapl/intel-rapl:a");
+        assertThat(zone).isEqualTo(root.resolve("sys/class/powercap/intel-rapl:a"));
+        assertThat(zone.toRealPath()).isEqualTo(device.toRealPath());
+        assertThat(device.resolve("name")).hasContent("package-10");
+        assertThat(device.resolve("energy_uj")).hasContent("5000000");
+        assertThat(device.resolve("max_energy_range_uj")).hasContent(Long.toString(FakeHost.AMD_MAX_ENERGY_RANGE_UJ));
+        assertThat(device.resolve("enabled")).hasContent("0");
+        assertThat(device.resolve("intel-rapl:a:0/name")).hasContent("core");
+        try (var files = Files.walk(root.resolve("sys/devices/virtual/powercap"))) {
+            assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.startsWith("constraint_"));
+        }
+    }
+
+    @Test
+    void aCpufreqPolicyOfADriverHasTheCoreFilesTheDriversOwnAndItsModeSwitch() {
+        FakeHost host = new FakeHost(root);
+        Path max = host.cpufreqPolicy(3, FakeHost.CpufreqDriver.AMD_PSTATE_ACTIVE, 400_000, 3_700_000, 3_500_000);
+        Path policy = root.resolve("sys/devices/system/cpu/cpufreq/policy3");
+        assertThat(max).isEqualTo(policy.resolve("scaling_max_freq")).hasContent("3500000");
+        assertThat(policy.resolve("scaling_driver")).hasContent("amd-pstate-epp");
+        assertThat(policy.resolve("cpuinfo_min_freq")).hasContent("400000");
+        assertThat(policy.resolve("energy_performance_preference")).hasContent("balance_performance");
+        assertThat(root.resolve("sys/devices/system/cpu/amd_pstate/status")).hasContent("active");
+
+        host.cpufreqPolicy(0, FakeHost.CpufreqDriver.ACPI_CPUFREQ, 1_500_000, 2_400_000, 2_400_000);
+        Path acpi = root.resolve("sys/devices/system/cpu/cpufreq/policy0");
+        assertThat(acpi.resolve("scaling_driver")).hasContent("acpi-cpufreq");
+        assertThat(acpi.resolve("scaling_available_frequencies")).hasContent("2400000 1950000 1500000");
+        assertThat(acpi.resolve("energy_performance_preference")).doesNotExist();
+        assertThat(root.resolve("sys/devices/system/cpu/cpufreq/boost")).hasContent("1");
+    }
+
+    @Test
+    void theAmdEnergyHwmonNamesItsCoreChannelsThenItsSockets() {
+        Path dir = new FakeHost(root).amdEnergyHwmon(2, 2, 3);
+        assertThat(dir.resolve("name")).hasContent("amd_energy");
+        assertThat(dir.resolve("energy1_label")).hasContent("Ecore000");
+        assertThat(dir.resolve("energy3_label")).hasContent("Ecore002");
+        assertThat(dir.resolve("energy4_label")).hasContent("Esocket0");
+        assertThat(dir.resolve("energy5_label")).hasContent("Esocket1");
+        assertThat(dir.resolve("energy6_label")).doesNotExist();
+    }
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -96,7 +97,18 @@ public final class NvmlGpus implements Gpus {
 
     @Override
     public GpuReading read(int index) throws IOException {
-        return new GpuReading(index, nvml.limitMw(index), nvml.powerMw(index), nvml.energyMj(index));
+        long limitMw = nvml.limitMw(index);
+        long powerMw = nvml.powerMw(index);
+        OptionalLong energyMj;
+        try {
+            energyMj = OptionalLong.of(nvml.energyMj(index));
+        } catch (NvmlException e) {
+            if (e.error() != NvmlReturn.ERROR_NOT_SUPPORTED) {
+                throw e;
+            }
+            energyMj = OptionalLong.empty(); // a board older than Volta has no energy counter; its limit and power still count
+        }
+        return new GpuReading(index, limitMw, powerMw, energyMj);
     }
 
     @Override

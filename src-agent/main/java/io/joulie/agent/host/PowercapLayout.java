@@ -14,16 +14,20 @@ import java.util.regex.Pattern;
 
 /**
  * Where the powercap framework keeps what, under {@code <sys>/class/powercap}, read through {@link SysfsFiles}.
- * The zones the agent caps are the top-level {@code intel-rapl:N} and {@code amd-rapl:N} zones whose {@code name} the
- * kernel gives a CPU package: {@code package-P}, or {@code package-P-die-D} for each die of package P on multi-die
- * parts ({@code rapl_add_package} in drivers/powercap/intel_rapl_common.c). Every other top-level zone is left
- * alone: the platform zones {@code psys} and {@code psys-N} (one per package on multi-package TPMI systems,
- * {@code rapl_init_domains}), which would count the packages twice, and any name this agent does not know. P is the
- * physical package id (the MSR lock cross-check reads that package's registers); the directory's N is only the
- * order the driver registered the zones in. Optional files a driver leaves out or does not report read as empty.
+ * The zones the agent caps are the top-level {@code intel-rapl:N} zones whose {@code name} the kernel gives a CPU
+ * package: {@code package-P}, or {@code package-P-die-D} for each die of package P on multi-die parts
+ * ({@code rapl_add_package} in drivers/powercap/intel_rapl_common.c). {@code intel-rapl} is the control type the
+ * kernel's RAPL MSR driver registers on Intel and on AMD and Hygon alike (intel_rapl_msr.c); there is no
+ * {@code amd-rapl}. N and M are the powercap framework's zone ids, printed in hexadecimal ({@code "%s:%x"} in
+ * {@code powercap_register_zone}, drivers/powercap/powercap_sys.c): the eleventh zone is {@code intel-rapl:a}.
+ * Every other top-level zone is left alone: the platform zones {@code psys} and {@code psys-N} (one per package on
+ * multi-package TPMI systems, {@code rapl_init_domains}), which would count the packages twice, and any name this
+ * agent does not know. P is the physical package id (the MSR lock cross-check reads that package's registers); the
+ * directory's N is only the order the driver registered the zones in. Optional files a driver leaves out or does not
+ * report read as empty.
  */
 final class PowercapLayout {
-    private static final Pattern ZONE = Pattern.compile("((?:intel|amd)-rapl):(\\d+)(?::(\\d+))?");
+    private static final Pattern ZONE = Pattern.compile("(intel-rapl):([0-9a-f]+)(?::([0-9a-f]+))?");
     private static final Pattern CONSTRAINT = Pattern.compile("constraint_(\\d+)_power_limit_uw");
     private static final Pattern PACKAGE_NAME = Pattern.compile("package-(\\d+)(?:-die-(\\d+))?");
 
@@ -71,7 +75,7 @@ final class PowercapLayout {
             OptionalInt die = pkg.group(2) == null ? OptionalInt.empty() : OptionalInt.of(Integer.parseInt(pkg.group(2)));
             List<PowercapZone> subZones = new ArrayList<>();
             for (Matcher sub : subZoneIds.getOrDefault(id.group(), List.of()).stream()
-                    .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(3)))).toList()) {
+                    .sorted(Comparator.comparingInt(m -> Integer.parseInt(m.group(3), 16))).toList()) {
                 subZones.add(new PowercapZone(sub.group(), name(sub), packageIndex, die, maxEnergyRange(sub), List.of()));
             }
             packages.add(new PowercapZone(id.group(), name, packageIndex, die, maxEnergyRange(id), subZones));

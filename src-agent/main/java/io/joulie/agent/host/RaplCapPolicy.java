@@ -28,6 +28,13 @@ final class RaplCapPolicy {
     /** 0x7FFF power units of 1/8 W (the usual RAPL power unit), uW: a restore's upper bound when the MSR cannot be read. */
     static final long FIELD_MAX_AT_EIGHTH_WATT_UW = RAPL_LIMIT_FIELD_MAX * 125_000;
     private static final Logger LOG = Logger.getLogger(RaplCapPolicy.class);
+    /**
+     * A package zone without any constraint: the kernel shows a power limit only where it can read its register
+     * ({@code rapl_detect_powerlimit}, drivers/powercap/intel_rapl_common.c), and AMD's and Hygon's RAPL (families 17h,
+     * 19h, 1Ah; 18h) has energy status registers only, so their zones count energy and take no limit.
+     */
+    static final String NO_POWER_LIMIT = "no power limit, only an energy counter (no constraint files: the kernel shows none "
+            + "where the package has no RAPL power-limit register, as on AMD and Hygon)";
     private static final String FIRMWARE_LOCK = "locked by firmware (MSR 0x610 bit " + PackageMsr.PowerLimit.LOCK_BIT + ")";
 
     private final PowercapLayout layout;
@@ -319,7 +326,12 @@ final class RaplCapPolicy {
     private Target prepare(PowercapZone pkg) throws Stop {
         PowerConstraint longTerm;
         try {
-            longTerm = layout.longTerm(pkg).orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no long_term constraint"));
+            List<PowerConstraint> constraints = layout.constraints(pkg);
+            if (constraints.isEmpty()) {
+                throw new Stop(Outcome.BLOCKED, pkg.id() + " (" + pkg.name() + "): " + NO_POWER_LIMIT);
+            }
+            longTerm = constraints.stream().filter(PowerConstraint::isLongTerm).findFirst()
+                    .orElseThrow(() -> new Stop(Outcome.BLOCKED, pkg.id() + ": no long_term constraint"));
         } catch (IOException e) {
             throw new Stop(Outcome.ERROR, pkg.id() + ": cannot read constraints: " + e.getMessage());
         }

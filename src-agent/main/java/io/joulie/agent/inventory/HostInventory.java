@@ -24,10 +24,16 @@ import java.util.stream.Collectors;
 /**
  * Node mode: the host as the agent found it. The CPU part is taken once, at start (vendor, model and topology from
  * cpuinfo; per package the long-term power range from powercap and the TDP from its MSR; the cpufreq range; how the
- * CPU can be capped, from the start-up probe; why the MSRs cannot be read, when they cannot); the GPU part is NVML's
+ * CPU can be capped, from the start-up probe: powercap where the RAPL limits can be written, else DVFS where cpufreq
+ * and a package energy counter exist, else none; why the MSRs cannot be read, when they cannot); the GPU part is NVML's
  * boards with their constraints and the limits just read, or why there is no GPU control.
  */
 public final class HostInventory implements Inventory {
+    /** Why cpufreq alone is no control: the DVFS loop needs the package power, which only the powercap zones give. */
+    public static final String NO_ENERGY_FOR_DVFS = "cpufreq is present but no powercap package zone gives the package power the "
+            + "DVFS loop steers by (the agent reads energy from powercap only, not from hwmon such as amd_energy), so no CPU cap "
+            + "can be enforced";
+
     private final NodeHardwareStatus.Cpu cpu;
     private final Host host;
 
@@ -78,12 +84,18 @@ public final class HostInventory implements Inventory {
         NodeHardwareStatus.FrequencyRange cpufreq = policies.isEmpty() ? null : new NodeHardwareStatus.FrequencyRange(
                 policies.stream().mapToLong(CpufreqPolicy::cpuinfoMinKHz).min().orElseThrow(),
                 policies.stream().mapToLong(CpufreqPolicy::cpuinfoMaxKHz).max().orElseThrow());
-        Control control = raplWritable ? Control.POWERCAP : !policies.isEmpty() ? Control.DVFS : Control.NONE;
+        // the DVFS loop steers by the package power the energy counters give: without a package zone it cannot run
+        boolean measured = !host.powercap().packages().isEmpty();
+        Control control = raplWritable ? Control.POWERCAP : !policies.isEmpty() && measured ? Control.DVFS : Control.NONE;
+        String message = host.msr().unavailable().orElse(null);
+        if (!raplWritable && !policies.isEmpty() && !measured) {
+            message = (message == null ? "" : message + "; ") + NO_ENERGY_FOR_DVFS;
+        }
         var info = host.cpu();
         Integer sockets = info.sockets().isPresent() ? (Integer) info.sockets().getAsInt() : packages.isEmpty() ? null : packages.size();
         return new NodeHardwareStatus.Cpu(info.vendor().label(), info.model().isEmpty() ? null : info.model(),
                 sockets, info.cores().isPresent() ? info.cores().getAsInt() : null, info.threads() > 0 ? info.threads() : null,
-                packages.isEmpty() ? null : packages, cpufreq, control, host.msr().unavailable().orElse(null));
+                packages.isEmpty() ? null : packages, cpufreq, control, message);
     }
 
     private static OptionalDouble tdp(Host host, PowercapZone zone) {

@@ -231,7 +231,8 @@ public final class NodeTelemetry {
             try {
                 GpuReading r = host.read(board.index());
                 samples.add(new GpuSample(board.index(), board.name(), OptionalDouble.of(r.limitMw() / 1e3),
-                        OptionalDouble.of(r.powerMw() / 1e3), OptionalDouble.of(r.energyMj() / 1e3)));
+                        OptionalDouble.of(r.powerMw() / 1e3),
+                        r.energyMj().isPresent() ? OptionalDouble.of(r.energyMj().getAsLong() / 1e3) : OptionalDouble.empty()));
             } catch (IOException e) {
                 LOG.debugf("GPU %d: %s", board.index(), e.getMessage());
                 samples.add(new GpuSample(board.index(), board.name(), OptionalDouble.empty(), OptionalDouble.empty(),

@@ -59,6 +59,22 @@ class NvmlGpusTest {
         assertThat(gpus.read(1)).isEqualTo(new GpuReading(1, 350_000, 120_000, 500_000));
     }
 
+    /** A board older than Volta has no energy counter: its limit and power are still read, and it is still capped. */
+    @Test
+    void aBoardWithoutAnEnergyCounterIsStillReadAndCapped() throws IOException {
+        Gpus gpus = twoBoards();
+        fake.fail("nvmlDeviceGetTotalEnergyConsumption", 1, FakeNvml.NVML_ERROR_NOT_SUPPORTED);
+        assertThat(gpus.read(1)).isEqualTo(new GpuReading(1, 350_000, 120_000, java.util.OptionalLong.empty()));
+        assertThat(gpus.read(0).energyMj()).isPresent();
+        assertThat(gpus.apply(new CapRequest.Watts(300)).outcome()).isEqualTo(Outcome.APPLIED);
+        assertThat(fake.limitMw(1)).isEqualTo(300_000);
+
+        fake.clearFailures();
+        fake.fail("nvmlDeviceGetTotalEnergyConsumption", 1, FakeNvml.NVML_ERROR_GPU_IS_LOST);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> gpus.read(1)).isInstanceOf(NvmlException.class)
+                .hasMessageContaining("NVML_ERROR_GPU_IS_LOST");
+    }
+
     @Test
     void aPercentIsResolvedAgainstEachBoardsOwnMaximum() throws IOException {
         Gpus gpus = twoBoards();

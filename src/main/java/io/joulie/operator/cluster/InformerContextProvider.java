@@ -180,7 +180,10 @@ public class InformerContextProvider implements ContextProvider {
         return NodePower.of(view.hardware(node.getMetadata().getName()), advertisedGpus(node));
     }
 
-    /** GPU boards the Node's device plugins advertise as allocatable ({@code nvidia.com/gpu}, {@code amd.com/gpu}). */
+    /**
+     * GPU boards the Node's device plugins advertise as allocatable: {@code nvidia.com/gpu} only, the boards the agent
+     * can cap (through NVML); AMD boards ({@code amd.com/gpu}) are not capped and do not make a GPU node (decision 201).
+     */
     static int advertisedGpus(Node node) {
         return allocatable(node, GPU_RESOURCES).values().stream().mapToInt(q -> q.getNumericalAmount().intValue()).sum();
     }
@@ -196,8 +199,12 @@ public class InformerContextProvider implements ContextProvider {
     }
 
     private static final String CPU = "cpu";
-    /** The extended resources that are GPU boards: a Node's allocatable ones, a Pod's requested ones ({@link PodFacts}). */
-    static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu", "amd.com/gpu");
+    /**
+     * The extended resources that are GPU boards Joulie counts: a Node's allocatable ones, a Pod's requested ones
+     * ({@link PodFacts}). NVIDIA's only: the agent caps boards through NVML and nothing else, so an AMD board
+     * ({@code amd.com/gpu}) is neither a board to cap nor demand for the boards it caps (decision 201).
+     */
+    static final List<String> GPU_RESOURCES = List.of("nvidia.com/gpu");
     /** The allocatable resources the view keeps of a Node's status. */
     private static final List<String> KEPT_RESOURCES = java.util.stream.Stream.concat(java.util.stream.Stream.of(CPU),
             GPU_RESOURCES.stream()).toList();

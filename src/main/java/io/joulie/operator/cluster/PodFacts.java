@@ -174,8 +174,9 @@ public final class PodFacts {
     }
 
     /**
-     * The GPU boards the Pod's containers ask for: their limits of {@code nvidia.com/gpu} and {@code amd.com/gpu}
-     * (extended resources are requested by limit; a request without a limit counts too).
+     * The GPU boards the Pod's containers ask for: their limits of {@code nvidia.com/gpu} (extended resources are
+     * requested by limit; a request without a limit counts too). {@code amd.com/gpu} is not counted: those boards are
+     * not capped, and a pod that asks for them runs on none of the boards Joulie caps (decision 201).
      */
     static int gpuRequest(Pod pod) {
         if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {

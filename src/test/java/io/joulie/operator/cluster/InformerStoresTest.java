@@ -8,6 +8,8 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.ClusterContext;
+import io.joulie.planner.NodePower;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -156,13 +158,32 @@ class InformerStoresTest {
         store.put(store.getKey(gpuNode), gpuNode);
         store.put(store.getKey(cpuNode), cpuNode);
 
-        assertThat(store.get("gpu").getStatus().getAllocatable()).containsOnlyKeys("cpu", "nvidia.com/gpu", "amd.com/gpu");
+        assertThat(store.get("gpu").getStatus().getAllocatable()).as("amd.com/gpu is not kept: not a board the agent caps")
+                .containsOnlyKeys("cpu", "nvidia.com/gpu");
         assertThat(store.get("gpu").getStatus().getConditions()).isEmpty();
         assertThat(store.get("gpu").getStatus().getCapacity()).isEmpty();
-        assertThat(InformerContextProvider.advertisedGpus(store.get("gpu"))).as("what eligibility and the GPU cap read").isEqualTo(10);
+        assertThat(InformerContextProvider.advertisedGpus(store.get("gpu"))).as("what eligibility and the GPU cap read").isEqualTo(8);
         assertThat(InformerContextProvider.allocatableCpu(store.get("gpu"))).as("what demand_sized_v1 sizes pools by").isEqualTo(64);
         assertThat(store.get("cpu").getStatus().getAllocatable()).containsOnlyKeys("cpu");
         assertThat(InformerContextProvider.advertisedGpus(store.get("cpu"))).isZero();
         assertThat(InformerContextProvider.allocatableCpu(store.get("cpu"))).isEqualTo(64);
+    }
+
+    /** Decision 201: AMD boards are not capped, so they do not make a node without CPU control a GPU node. */
+    @Test
+    void anAmdGpuNodeWithoutCpuControlIsLeftOutWhileAnNvidiaOneIsPlannedThroughItsBoards() {
+        Map<String, String> noCpuKnob = Map.of(JoulieApi.FEATURE_RAPL_WRITABLE, "false", JoulieApi.FEATURE_CPUFREQ, "false");
+        Node amd = new NodeBuilder().withNewMetadata().withName("mi300").endMetadata().withNewStatus()
+                .addToAllocatable("cpu", new Quantity("192")).addToAllocatable("amd.com/gpu", new Quantity("8")).endStatus().build();
+        Node nvidia = new NodeBuilder().withNewMetadata().withName("h100").endMetadata().withNewStatus()
+                .addToAllocatable("cpu", new Quantity("192")).addToAllocatable("nvidia.com/gpu", new Quantity("8")).endStatus().build();
+        assertThat(InformerContextProvider.advertisedGpus(amd)).isZero();
+        ClusterContext.Exclusion excluded = InformerContextProvider.exclusion("mi300", noCpuKnob,
+                NodePower.of(null, InformerContextProvider.advertisedGpus(amd)));
+        assertThat(excluded).isNotNull();
+        assertThat(excluded.reason()).isEqualTo("NoPowerControl");
+        assertThat(excluded.message()).contains("advertises no GPU");
+        assertThat(InformerContextProvider.exclusion("h100", noCpuKnob, NodePower.of(null, InformerContextProvider.advertisedGpus(nvidia))))
+                .isNull();
     }
 }

@@ -44,11 +44,11 @@ class PodFactsDemandTest {
         // a request without a limit counts too
         facts.put(new PodBuilder(pod("requested", "performance", false)).editSpec().addNewContainer().withName("g").withNewResources()
                 .addToRequests("nvidia.com/gpu", new Quantity("1")).endResources().endContainer().endSpec().build(), 1);
-        assertThat(facts.gpuDemand()).as("undeclared unconstrained pods count in no demand")
-                .isEqualTo(new ClusterContext.GpuDemand(5, 8, 3));
+        assertThat(facts.gpuDemand()).as("undeclared unconstrained pods count in no demand; amd.com/gpu boards in none (decision 201)")
+                .isEqualTo(new ClusterContext.GpuDemand(5, 8, 1));
         assertThat(facts.demand()).isEqualTo(new ClusterContext.CpuDemand(4, 1, 1));
         facts.remove(withGpus(pod("train", "performance", false, "4"), "nvidia.com/gpu", "4"));
-        assertThat(facts.gpuDemand()).isEqualTo(new ClusterContext.GpuDemand(1, 8, 3));
+        assertThat(facts.gpuDemand()).isEqualTo(new ClusterContext.GpuDemand(1, 8, 1));
         assertThat(facts.gpuDemand().known()).isTrue();
     }
 

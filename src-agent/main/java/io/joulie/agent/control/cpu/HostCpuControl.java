@@ -272,7 +272,10 @@ public final class HostCpuControl implements CpuControl, HostControl {
         return new ControlOutcome(backend, result, message, observed(limitsUw), packages(limitsUw));
     }
 
-    /** Each package's limit in watts, by the index of its zone ({@code intel-rapl:1} is package 1), in index order. */
+    /**
+     * Each package's limit in watts, by the index of its zone ({@code intel-rapl:1} is package 1; the kernel prints zone
+     * ids in hexadecimal, so {@code intel-rapl:a} is 10), in index order.
+     */
     public static List<Device> packages(Map<String, Long> limitsUw) {
         return limitsUw.entrySet().stream().map(e -> new Device(zoneIndex(e.getKey()), null, e.getValue() / 1e6))
                 .sorted(java.util.Comparator.comparing(Device::index, java.util.Comparator.nullsLast(Integer::compare))).toList();
@@ -281,7 +284,7 @@ public final class HostCpuControl implements CpuControl, HostControl {
     private static Integer zoneIndex(String zone) {
         int colon = zone.lastIndexOf(':');
         try {
-            return Integer.valueOf(zone.substring(colon + 1));
+            return Integer.valueOf(zone.substring(colon + 1), 16);
         } catch (NumberFormatException e) {
             return null;
         }

@@ -138,16 +138,23 @@ class FfmSysfsPowercapTest {
         }
     }
 
-    /** The kernel's RAPL driver serves AMD packages too, under the same control type: their zones are intel-rapl:N. */
+    /**
+     * The kernel's RAPL driver serves AMD packages too, under the same control type: their zones are intel-rapl:N, with
+     * energy counters and no power limit (AMD has no power-limit register; docs/install.md, "Hardware and drivers").
+     */
     @Test
-    void amdPackagesAreCappedLikeIntelOnes() throws IOException {
+    void amdPackagesAreFoundForTheirEnergyButTakeNoLimit() throws IOException {
         host.cpuinfo("AuthenticAMD", "AMD EPYC 9654 96-Core Processor");
-        Path zone = host.zone("intel-rapl:0", "package-0", 42);
-        host.constraint(zone, 0, "long_term", 280_000_000, 400_000_000, 1_000_000);
+        Path zone = host.amdPackage(0, 42);
         try (Powercap powercap = open()) {
             assertThat(powercap.packages()).extracting(PowercapZone::id).containsExactly("intel-rapl:0");
-            assertThat(powercap.applyNodeCap(150).writtenUw()).isEqualTo(Map.of("intel-rapl:0", 150_000_000L));
-            assertThat(read(limitFile(zone))).isEqualTo("150000000");
+            assertThat(powercap.energyUj(powercap.packages().getFirst())).isEqualTo(42);
+            assertThat(powercap.writable()).isFalse();
+            CapResult result = powercap.applyNodeCap(150);
+            assertThat(result.outcome()).isEqualTo(Outcome.BLOCKED);
+            assertThat(result.message()).startsWith("intel-rapl:0 (package-0): no power limit, only an energy counter");
+            assertThat(result.writtenUw()).isEmpty();
+            assertThat(limitFile(zone)).doesNotExist();
         }
     }
 
