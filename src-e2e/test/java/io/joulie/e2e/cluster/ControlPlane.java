@@ -208,11 +208,6 @@ public final class ControlPlane implements AutoCloseable {
         return work;
     }
 
-    /** The Kubernetes minor version of this control plane's binaries (32 for v1.32.13). */
-    public int minor() {
-        return minor;
-    }
-
     /**
      * The API group version that serves MutatingAdmissionPolicy on this control plane: {@code v1alpha1} before
      * Kubernetes 1.34, {@code v1beta1} from it (the same fields in both, as far as the suite uses them).
