@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -33,6 +35,7 @@ var (
 )
 
 const usage = `Usage: kubectl joulie status [--watch] [--node NAME] [--kubeconfig FILE] [--context NAME]
+       kubectl joulie must-gather [--namespace NS] [--dest DIR] [--since DURATION]
 
 Per managed node, from its NodePowerProfile: the profile and state the operator planned, since when, the CPU and GPU
 caps it asks for (CAP, GPU CAP: watts or a percent of the hardware's maximum), the watts the agent applied (APPLIED,
@@ -49,6 +52,29 @@ func main() {
 	}
 }
 
+// executable is the path of this binary (a variable for the tests).
+var executable = os.Executable
+
+// mustGather runs the must-gather script installed beside this binary (kubectl-joulie-must_gather). kubectl runs the
+// script itself for "kubectl joulie must-gather" when it is on the PATH; a krew install puts only this binary there
+// (a link into the plugin's directory, which also holds the script), so this binary hands the command on.
+func mustGather(args []string, out io.Writer) error {
+	self, err := executable()
+	if err != nil {
+		return err
+	}
+	if resolved, err := filepath.EvalSymlinks(self); err == nil {
+		self = resolved
+	}
+	script := filepath.Join(filepath.Dir(self), "kubectl-joulie-must_gather")
+	if _, err := os.Stat(script); err != nil {
+		return fmt.Errorf("must-gather: %s not found beside %s (install it from kubectl-joulie/): %w", filepath.Base(script), self, err)
+	}
+	cmd := exec.Command(script, args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, out, os.Stderr
+	return cmd.Run()
+}
+
 func run(args []string, out io.Writer) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		fmt.Fprint(out, usage)
@@ -56,6 +82,9 @@ func run(args []string, out io.Writer) error {
 			return errors.New("no command")
 		}
 		return nil
+	}
+	if args[0] == "must-gather" {
+		return mustGather(args[1:], out)
 	}
 	if args[0] != "status" {
 		fmt.Fprint(out, usage)

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -327,4 +329,39 @@ func eventually(t *testing.T, ok func() bool, show func() string) {
 		}
 	}
 	t.Fatalf("not so within 10s:\n%s", show())
+}
+
+func TestMustGatherRunsTheScriptBesideTheResolvedBinary(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\necho \"must-gather $*\"\n"
+	if err := os.WriteFile(filepath.Join(store, "kubectl-joulie-must_gather"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, "kubectl-joulie"), nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// as krew installs it: a link on the PATH to the binary in the plugin's directory
+	link := filepath.Join(dir, "kubectl-joulie")
+	if err := os.Symlink(filepath.Join(store, "kubectl-joulie"), link); err != nil {
+		t.Fatal(err)
+	}
+	executable = func() (string, error) { return link, nil }
+	defer func() { executable = os.Executable }()
+	var out bytes.Buffer
+	if err := run([]string{"must-gather", "--dest", "x"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "must-gather --dest x\n" {
+		t.Fatalf("the script got %q", got)
+	}
+	if err := os.Remove(filepath.Join(store, "kubectl-joulie-must_gather")); err != nil {
+		t.Fatal(err)
+	}
+	if err := run([]string{"must-gather"}, &out); err == nil || !strings.Contains(err.Error(), "not found beside") {
+		t.Fatalf("without the script: %v", err)
+	}
 }

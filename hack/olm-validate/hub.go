@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blang/semver/v4"
 	"github.com/operator-framework/api/pkg/manifests"
 	operatorsv1alpha1 "github.com/operator-framework/api/pkg/operators/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	k8svalidation "k8s.io/apimachinery/pkg/util/validation"
 )
@@ -55,6 +57,55 @@ func checkOperatorHubFields(r *report, bundle *manifests.Bundle) {
 	}
 	checkInternalObjects(r, where, csv)
 	checkImages(r, where, csv)
+	checkUpgradeEdge(r, where, csv)
+	checkNamespaceTemplate(r, where, csv)
+}
+
+// checkUpgradeEdge: the CSV says which installed versions it upgrades (decision 196): an olm.skipRange that is a
+// semver range holding no version from this one on, or spec.replaces naming an earlier CSV of the package.
+func checkUpgradeEdge(r *report, where string, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	skipRange, hasRange := csv.GetAnnotations()["olm.skipRange"]
+	if !hasRange && csv.Spec.Replaces == "" {
+		r.errorf(where, "no upgrade edge: neither metadata.annotations[olm.skipRange] nor spec.replaces")
+	}
+	if hasRange {
+		inRange, err := semver.ParseRange(skipRange)
+		if err != nil {
+			r.errorf(where, "olm.skipRange %q is not a semver range: %v", skipRange, err)
+		} else if inRange(csv.Spec.Version.Version) {
+			r.errorf(where, "olm.skipRange %q holds the CSV's own version %s", skipRange, csv.Spec.Version.String())
+		}
+	}
+	if csv.Spec.Replaces != "" && csv.Spec.Replaces == csv.Name {
+		r.errorf(where, "spec.replaces names the CSV itself")
+	}
+}
+
+// checkNamespaceTemplate: the namespace the console offers to create is a Namespace (decoded strictly), named as the
+// suggested namespace, whose Pod Security level admits the agent (host paths, SYS_RAWIO: privileged).
+func checkNamespaceTemplate(r *report, where string, csv *operatorsv1alpha1.ClusterServiceVersion) {
+	const key = "operatorframework.io/suggested-namespace-template"
+	text, ok := csv.GetAnnotations()[key]
+	if !ok {
+		r.errorf(where, "metadata.annotations[%q] is missing", key)
+		return
+	}
+	var ns corev1.Namespace
+	decoder := json.NewDecoder(strings.NewReader(text))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(&ns); err != nil {
+		r.errorf(where, "%s is not a Namespace: %v", key, err)
+		return
+	}
+	if ns.APIVersion != "v1" || ns.Kind != "Namespace" {
+		r.errorf(where, "%s is a %s %s, not a v1 Namespace", key, ns.APIVersion, ns.Kind)
+	}
+	if want := csv.GetAnnotations()["operatorframework.io/suggested-namespace"]; ns.Name != want {
+		r.errorf(where, "%s names namespace %q, the suggested namespace is %q", key, ns.Name, want)
+	}
+	if level := ns.Labels["pod-security.kubernetes.io/enforce"]; level != "privileged" {
+		r.errorf(where, "%s: label pod-security.kubernetes.io/enforce is %q, the agent needs privileged", key, level)
+	}
 }
 
 func checkURL(r *report, where, field, value string) {

@@ -54,6 +54,25 @@ func TestDescriptorOfNoFieldIsRefused(t *testing.T) {
 	}, `status descriptor "agents.readyy" names no field of status`)
 }
 
+func TestCsvWithoutAnUpgradeEdgeIsRefused(t *testing.T) {
+	expectError(t, map[string][2]string{
+		"bundle/manifests/joulie.clusterserviceversion.yaml": {"olm.skipRange:", "olm.skipRangee:"},
+	}, "no upgrade edge")
+}
+
+func TestSkipRangeHoldingTheCsvItselfIsRefused(t *testing.T) {
+	expectError(t, map[string][2]string{
+		"bundle/manifests/joulie.clusterserviceversion.yaml": {`olm.skipRange: <`, `olm.skipRange: <=`},
+	}, "holds the CSV's own version")
+}
+
+func TestNamespaceTemplateWithoutPrivilegedIsRefused(t *testing.T) {
+	expectError(t, map[string][2]string{
+		"bundle/manifests/joulie.clusterserviceversion.yaml": {`"pod-security.kubernetes.io/enforce" : "privileged"`,
+			`"pod-security.kubernetes.io/enforce" : "baseline"`},
+	}, `label pod-security.kubernetes.io/enforce is "baseline"`)
+}
+
 // expectError checks a copy of the repository's manifests with the given edits (file → {old, new}) and
 // requires an error containing want.
 func expectError(t *testing.T, edits map[string][2]string, want string) {

@@ -23,5 +23,5 @@ if ! go_cached "$out" olm-validate; then
   }
   go_build_into "$out" build
 fi
-echo "operator-framework/api $api_version: validating $repo/bundle and $repo/kubernetes" >&2
+echo "operator-framework/api $api_version: validating $repo/bundle and $repo/kubernetes${*:+ (then: $*)}" >&2
 exec "$out/olm-validate" -bundle "$repo/bundle" -manifests "$repo/kubernetes" "$@"

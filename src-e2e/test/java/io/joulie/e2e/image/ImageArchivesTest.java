@@ -114,6 +114,23 @@ class ImageArchivesTest {
         assertThat(env.get("PATH")).startsWith("/opt/java/openjdk/bin:");
     }
 
+    /**
+     * The OCI labels (pom.xml, docs/releasing.md): the image's name and what it does, the release version (the tag the
+     * install names), the commit (a development build says so), the source repository and the licence.
+     */
+    @ParameterizedTest
+    @EnumSource(JoulieImage.class)
+    void carriesTheOciLabels(JoulieImage image) throws Exception {
+        JsonNode labels = OciArchive.readMetadata(image.tarball(REPO)).config().path("config").path("Labels");
+        String prefix = "org.opencontainers.image.";
+        assertThat(labels.path(prefix + "title").asText()).isEqualTo(image.reference().replaceAll("^.*/([^/:]+):.*$", "$1"));
+        assertThat(labels.path(prefix + "description").asText()).startsWith("Joulie ");
+        assertThat(labels.path(prefix + "version").asText()).isEqualTo(image.reference().replaceAll("^.*:", ""));
+        assertThat(labels.path(prefix + "revision").asText()).matches("development|[0-9a-f]{40}");
+        assertThat(labels.path(prefix + "source").asText()).isEqualTo("https://github.com/joulie-io/joulie");
+        assertThat(labels.path(prefix + "licenses").asText()).isEqualTo("Apache-2.0");
+    }
+
     /** The {@code <entrypoint>} of the module's jib-maven-plugin: the one place it is written. */
     static List<String> pomEntrypoint(Path pom) throws Exception {
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();

@@ -8,7 +8,7 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
  * installation and the monitoring controller name this bundle; the Operator SDK's generator requires a
  * single source when several reconcilers share a bundle).
  */
-@CSVMetadata(bundleName = JoulieBundle.NAME, csvName = JoulieBundle.NAME + ".v0.1.0", displayName = "Joulie",
+@CSVMetadata(bundleName = JoulieBundle.NAME, displayName = "Joulie",
         description = "Joulie saves datacenter energy without breaking performance contracts: every minute the operator "
                 + "decides which managed nodes run the performance power profile and which run eco, moves nodes between "
                 + "them through a safe two-phase downgrade, and a node agent enforces the CPU power caps (RAPL through "
@@ -47,7 +47,8 @@ public final class JoulieBundle implements SharedCSVMetadata {
      * {@code bundle/} stays stable; set it together with {@code quarkus.operator-sdk.bundle.version} on a release.
      */
     static final String CREATED_AT = "2026-11-22T00:00:00Z";
-    // csvName carries the bundle version (quarkus.operator-sdk.bundle.version); GeneratedBundleIT checks they agree.
+    // The CSV's name, joulie.v<version>, is written by GeneratedBundleIT from quarkus.operator-sdk.bundle.version (the
+    // release version, joulie.version in pom.xml): the version is in one place.
 
     private JoulieBundle() {
     }

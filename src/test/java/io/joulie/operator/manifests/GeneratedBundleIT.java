@@ -17,6 +17,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -40,6 +41,7 @@ class GeneratedBundleIT {
             .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS));
     static final ObjectMapper JSON = new ObjectMapper();
     static final String CSV = "manifests/joulie.clusterserviceversion.yaml";
+    static final String NAME_PREFIX = "joulie.v";
 
     private static final String UI = "urn:alm:descriptor:com.tectonic.ui:";
     /** The console's form for the {@code Joulie} resource: path under spec, display name, x-descriptors. */
@@ -51,8 +53,9 @@ class GeneratedBundleIT {
             new String[] {"agent.resources", "Agent resources", UI + "resourceRequirements"},
             new String[] {"agent.restoreOnExit", "Restore caps when the agent exits", UI + "booleanSwitch"},
             new String[] {"agent.reconcileInterval", "Agent reconcile interval", UI + "text"},
+            // every value the CRD's pattern allows, in its order (theConsoleOffersEveryPolicy)
             new String[] {"policy.type", "Policy", UI + "select:static_partition", UI + "select:queue_aware_v1",
-                    UI + "select:rule_swap_v1"},
+                    UI + "select:demand_sized_v1", UI + "select:rule_swap_v1"},
             new String[] {"policy.performanceCapPercent", "Performance CPU cap (% of the maximum)", UI + "number"},
             new String[] {"policy.performanceCapWatts", "Performance CPU cap (W)", UI + "number"},
             new String[] {"policy.ecoCapPercent", "Eco CPU cap (% of the maximum)", UI + "number"},
@@ -90,6 +93,15 @@ class GeneratedBundleIT {
                 x.add(d[i]);
             }
         }
+    }
+
+    /** The Namespace of {@code kubernetes/00-namespace.yml}: apiVersion, kind, name and labels. */
+    static ObjectNode namespaceTemplate() throws IOException {
+        JsonNode ns = YAML.readTree(Files.readString(Manifests.repository().resolve("kubernetes/00-namespace.yml")));
+        ObjectNode template = JSON.createObjectNode().put("apiVersion", "v1").put("kind", "Namespace");
+        template.putObject("metadata").put("name", ns.at("/metadata/name").asText())
+                .set("labels", ns.at("/metadata/labels").deepCopy());
+        return template;
     }
 
     static Map<String, String> generate() throws IOException {
@@ -152,7 +164,15 @@ class GeneratedBundleIT {
         JsonNode sample = YAML.readTree(Files.readString(repo.resolve("kubernetes/" + Manifests.SAMPLE)));
         ((ObjectNode) csv.get("metadata").get("annotations")).put("alm-examples",
                 JSON.writerWithDefaultPrettyPrinter().writeValueAsString(JSON.createArrayNode().add(sample)));
-        ((ObjectNode) csv.get("metadata").get("annotations")).put("containerImage", operatorImage);
+        // The CSV's name carries the release version (the generator's would be a second place for it).
+        ((ObjectNode) csv.get("metadata")).put("name", NAME_PREFIX + csv.at("/spec/version").asText());
+        ObjectNode annotations = (ObjectNode) csv.get("metadata").get("annotations");
+        annotations.put("containerImage", operatorImage);
+        // The upgrade edge (decision 196): this version replaces every earlier one directly.
+        annotations.put("olm.skipRange", "<" + csv.at("/spec/version").asText());
+        // The namespace the console offers to create: kubernetes/00-namespace.yml's, with its Pod Security labels.
+        annotations.put("operatorframework.io/suggested-namespace-template",
+                JSON.writerWithDefaultPrettyPrinter().writeValueAsString(namespaceTemplate()));
         files.put(CSV, YAML.writeValueAsString(csv));
         return files;
     }
@@ -223,6 +243,15 @@ class GeneratedBundleIT {
             assertThat(bundle.get("manifests/" + crd + "-v1.crd.yml")).as(crd + " as in kubernetes/").isEqualTo(plainCrd(crd));
         }
         assertThat(csv.at("/metadata/name").asText()).isEqualTo("joulie.v" + csv.at("/spec/version").asText());
+        // The upgrade edge (decision 196): no replaces before a first release, a skipRange up to this version.
+        assertThat(csv.at("/metadata/annotations/olm.skipRange").asText()).isEqualTo("<" + csv.at("/spec/version").asText());
+        assertThat(csv.at("/spec/replaces").isMissingNode()).as("spec.replaces: nothing was released before 0.1.0").isTrue();
+        // The namespace the console creates admits the agent (Pod Security: privileged) and is the suggested one.
+        JsonNode namespace = JSON.readTree(csv.at("/metadata/annotations/operatorframework.io~1suggested-namespace-template").asText());
+        assertThat(namespace.at("/kind").asText()).isEqualTo("Namespace");
+        assertThat(namespace.at("/metadata/name").asText())
+                .isEqualTo(csv.at("/metadata/annotations/operatorframework.io~1suggested-namespace").asText());
+        assertThat(namespace.at("/metadata/labels/pod-security.kubernetes.io~1enforce").asText()).isEqualTo("privileged");
         assertThat(csv.at("/spec/keywords")).isNotEmpty();
         assertThat(csv.at("/spec/maturity").asText()).isEqualTo("alpha");
         assertThat(csv.at("/spec/minKubeVersion").asText()).isNotBlank();
@@ -243,6 +272,60 @@ class GeneratedBundleIT {
             assertThat(csvNamespaced.getOrDefault(e.getKey(), Set.of())).as("CSV permissions of " + e.getKey())
                     .containsAll(e.getValue());
         }
+    }
+
+    /**
+     * The release version is in one place (joulie.version in pom.xml, decision 198): the committed manifests, bundle,
+     * chart and kustomize example carry it and nothing else, and no snapshot version.
+     */
+    @Test
+    void everyInstallPathCarriesTheOneReleaseVersion() throws IOException {
+        Path repo = Manifests.repository();
+        Properties p = new Properties();
+        try (var in = Files.newInputStream(repo.resolve("src/target/classes/application.properties"))) {
+            p.load(in);
+        }
+        String version = p.getProperty("quarkus.application.version");
+        assertThat(version).matches("[0-9]+\\.[0-9]+\\.[0-9]+(-[0-9A-Za-z.-]+)?").doesNotContain("SNAPSHOT");
+        assertThat(p.getProperty("quarkus.operator-sdk.bundle.version")).isEqualTo(version);
+        assertThat(p.getProperty("quarkus.container-image.tag")).isEqualTo(version);
+        for (String dir : List.of("kubernetes", "bundle", "charts", "examples")) {
+            try (Stream<Path> s = Files.walk(repo.resolve(dir))) {
+                for (Path f : s.filter(Files::isRegularFile).toList()) {
+                    String text = Files.readString(f);
+                    assertThat(text).as(repo.relativize(f).toString()).doesNotContain("SNAPSHOT");
+                    var labels = java.util.regex.Pattern.compile("app\\.kubernetes\\.io/version: \"?([^\"\\s]+)").matcher(text);
+                    while (labels.find()) {
+                        assertThat(labels.group(1)).as("app.kubernetes.io/version in " + repo.relativize(f)).isIn(version,
+                                "{{"); // the chart's helpers: its appVersion
+                    }
+                    var images = java.util.regex.Pattern.compile("quay\\.io/joulie/joulie-(?:operator|agent):([^\"\\s]+)").matcher(text);
+                    while (images.find()) {
+                        assertThat(images.group(1)).as("image tag in " + repo.relativize(f)).isEqualTo(version);
+                    }
+                }
+            }
+        }
+        JsonNode chart = YAML.readTree(repo.resolve("charts/joulie/Chart.yaml").toFile());
+        assertThat(chart.get("version").asText()).isEqualTo(version);
+        assertThat(chart.get("appVersion").asText()).isEqualTo(version);
+        JsonNode csv = YAML.readTree(repo.resolve("bundle/" + CSV).toFile());
+        assertThat(csv.at("/spec/version").asText()).isEqualTo(version);
+        assertThat(csv.at("/metadata/name").asText()).isEqualTo(NAME_PREFIX + version);
+        assertThat(Files.readString(repo.resolve("examples/kustomize/kustomization.yaml"))).contains("newTag: " + version)
+                .contains("joulie-agent:" + version);
+    }
+
+    @Test
+    void theConsoleOffersEveryPolicy() throws IOException {
+        JsonNode crd = YAML.readTree(Manifests.repository().resolve("kubernetes/10-crd-joulies.joulie.io.yml").toFile());
+        String pattern = crd.at("/spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/policy/properties/type/pattern")
+                .asText();
+        var m = java.util.regex.Pattern.compile("\\^\\((.*)\\)\\$").matcher(pattern);
+        assertThat(m.matches()).as("policy.type pattern %s", pattern).isTrue();
+        String[] descriptor = SPEC_DESCRIPTORS.stream().filter(d -> d[0].equals("policy.type")).findFirst().orElseThrow();
+        List<String> offered = java.util.Arrays.stream(descriptor).skip(2).map(x -> x.substring((UI + "select:").length())).toList();
+        assertThat(offered).containsExactly(m.group(1).split("\\|"));
     }
 
     /** serviceAccount → "group/resource:verb" for every rule of a permissions list. */

@@ -412,7 +412,8 @@ public final class InstallPaths {
     /** The version the bundle is cut at ({@code quarkus.operator-sdk.bundle.version}); the chart has the same. */
     private static String bundleVersion() {
         Properties p = new Properties();
-        try (var in = Files.newInputStream(Manifests.repository().resolve("src/main/resources/application.properties"))) {
+        // the filtered copy: the version is the release's (joulie.version in pom.xml)
+        try (var in = Files.newInputStream(Manifests.repository().resolve("src/target/classes/application.properties"))) {
             p.load(in);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
