@@ -57,16 +57,18 @@ public final class RealNode implements AutoCloseable {
     private final ControlPlane controlPlane;
     private final Path work;
     private final FakeHost host;
+    private final Path sockets;
     private final Path socket;
     private final Process process;
     private final Instant started = Instant.now();
     private final FileChannel lock;
 
-    private RealNode(ControlPlane controlPlane, Path work, FakeHost host, Path socket, Process process,
+    private RealNode(ControlPlane controlPlane, Path work, FakeHost host, Path sockets, Path socket, Process process,
             FileChannel lock) {
         this.controlPlane = controlPlane;
         this.work = work;
         this.host = host;
+        this.sockets = sockets;
         this.socket = socket;
         this.process = process;
         this.lock = lock;
@@ -126,8 +128,11 @@ public final class RealNode implements AutoCloseable {
                     + " (-De2e.realnode=skip skips the real-node scenarios explicitly)");
         }
         Path work = Files.createDirectories(controlPlane.workDir().resolve("real-node"));
-        Path socket = work.resolve("containerd/containerd.sock");
-        Files.createDirectories(socket.getParent());
+        // A Unix socket's path holds at most 107 bytes (containerd refuses more than 104) and a checkout may lie deep:
+        // containerd's sockets and the kubelet's root directory (device-plugins/, pod-resources/ and plugins_registry/
+        // sockets) go to a short directory of their own, removed when the node stops. Everything else stays in work.
+        Path sockets = Files.createTempDirectory(Path.of("/tmp"), "joulie-node-");
+        Path socket = sockets.resolve("containerd.sock");
         Path cni = Files.createDirectories(work.resolve("cni"));
         Files.writeString(cni.resolve("10-loopback.conflist"), """
                 {"cniVersion": "1.0.0", "name": "loopback", "plugins": [{"type": "loopback"}]}
@@ -195,7 +200,7 @@ public final class RealNode implements AutoCloseable {
         Path kubelet = controlPlane.binary("kubelet");
         List<String> command = new ArrayList<>(List.of("unshare", "--mount", "--propagation", "private", "--pid", "--fork",
                 "--mount-proc", "--kill-child=SIGTERM", "bash", script.toString(),
-                "--config=" + kubeletConfig, "--kubeconfig=" + kubeconfig, "--root-dir=" + work.resolve("kubelet"),
+                "--config=" + kubeletConfig, "--kubeconfig=" + kubeconfig, "--root-dir=" + sockets.resolve("kubelet"),
                 "--cert-dir=" + work.resolve("kubelet-pki"), "--hostname-override=" + NAME, "--cloud-provider=external",
                 "--v=1"));
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(work.resolve("node.log").toFile());
@@ -204,7 +209,7 @@ public final class RealNode implements AutoCloseable {
         FileChannel lock = machineLock();
         RealNode node;
         try {
-            node = new RealNode(controlPlane, work, host, socket, pb.start(), lock);
+            node = new RealNode(controlPlane, work, host, sockets, socket, pb.start(), lock);
         } catch (IOException | RuntimeException e) {
             lock.close();
             throw e;
@@ -479,10 +484,29 @@ public final class RealNode implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         removeKubeletCgroups();
+        removeSockets();
         try {
             lock.close();
         } catch (IOException e) {
             System.err.println("real node: the machine lock was not released: " + e);
+        }
+    }
+
+    /**
+     * Removes the short directory of sockets and the kubelet's root once the node's namespace has ended (its mounts,
+     * the Pods' volumes among them, went with it); symbolic links are removed, never followed.
+     */
+    private void removeSockets() {
+        if (process.isAlive() || containerdRuns()) {
+            System.err.println("real node: " + sockets + " is kept: the node still runs");
+            return;
+        }
+        try (Stream<Path> entries = Files.walk(sockets)) {
+            for (Path p : entries.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("real node: " + sockets + " was not all removed: " + e);
         }
     }
 
