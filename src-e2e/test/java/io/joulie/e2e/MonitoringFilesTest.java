@@ -21,19 +21,23 @@ class MonitoringFilesTest {
     static final String DATASOURCE = "${datasource}";
 
     @Test
-    void theDashboardIsAGrafanaModelWithADatasourceAndANodeVariable() throws Exception {
+    void theDashboardIsAGrafanaModelWithADatasourceAClusterAndANodeVariable() throws Exception {
         JsonNode d = Monitoring.dashboard();
         assertThat(d.path("uid").asText()).isEqualTo("joulie");
         assertThat(d.path("title").asText()).isEqualTo("Joulie");
         assertThat(d.path("schemaVersion").asInt()).isEqualTo(39);
         Map<String, JsonNode> vars = new HashMap<>();
         d.path("templating").path("list").forEach(v -> vars.put(v.path("name").asText(), v));
-        assertThat(vars).containsOnlyKeys("datasource", "node");
+        assertThat(vars).containsOnlyKeys("datasource", "cluster", "node");
         assertThat(vars.get("datasource").path("type").asText()).isEqualTo("datasource");
         assertThat(vars.get("datasource").path("query").asText()).isEqualTo("prometheus");
         assertThat(vars.get("node").path("datasource").path("uid").asText()).isEqualTo(DATASOURCE);
         assertThat(vars.get("node").path("query").path("query").asText())
-                .isEqualTo("label_values(joulie_agent_package_power_watts, node)");
+                .isEqualTo("label_values(joulie_agent_package_power_watts{cluster=~\"$cluster\"}, node)");
+        // one Grafana for several clusters (Thanos, Mimir): the label their Prometheus adds; "All" matches no label too
+        assertThat(vars.get("cluster").path("query").path("query").asText()).isEqualTo("label_values(joulie_build_info, cluster)");
+        assertThat(vars.get("cluster").path("includeAll").asBoolean()).isTrue();
+        assertThat(vars.get("cluster").path("allValue").asText()).isEqualTo(".*");
     }
 
     @Test
@@ -64,10 +68,18 @@ class MonitoringFilesTest {
                 "joulie_oldest_drain_seconds", "joulie_transitions_total", "joulie_reassignments_total",
                 "joulie_evictions_total", "joulie_errors_total", "joulie_tick_duration_seconds_bucket", "joulie_leader",
                 "joulie_agent_package_power_watts", "joulie_agent_package_energy_joules_total",
-                "joulie_agent_cap_per_package_watts", "joulie_agent_throttle_percent", "joulie_agent_actions_total",
+                "joulie_agent_cap_per_package_watts", "joulie_agent_throttle_ratio", "joulie_agent_actions_total",
                 "joulie_agent_errors_total", "joulie_agent_apply_duration_seconds_bucket", "joulie_contract_violations_total",
                 "joulie_contract_violation_seconds_bucket", "joulie_performance_caps_unconfirmed");
         assertThat(used).as("the dashboard shows Joulie's metrics only").allMatch(n -> n.startsWith("joulie_"));
+        // every selector of a Joulie metric follows the cluster variable, every join keeps clusters apart
+        Monitoring.dashboardQueries(Monitoring.dashboard()).stream().filter(q -> !q.where().startsWith("variable")).forEach(q -> {
+            assertThat(q.expr()).as(q.where()).doesNotContainPattern("joulie_[a-z_]+(?![a-z_{])")
+                    .doesNotContainPattern("joulie_[a-z_]+\\{(?!cluster=~\"\\$cluster\")");
+            if (q.expr().contains(" on (")) {
+                assertThat(q.expr()).as(q.where()).contains("on (cluster, instance)");
+            }
+        });
         // every agent panel follows the node variable
         Monitoring.dashboardQueries(Monitoring.dashboard()).stream().filter(q -> q.expr().contains("joulie_agent_"))
                 .filter(q -> !q.where().startsWith("variable"))
@@ -91,7 +103,10 @@ class MonitoringFilesTest {
             assertThat(r.path("annotations").path("description").asText()).as("description of %s", name).isNotBlank();
         });
         assertThat(alerts.get("JoulieDrainBlocked").path("expr").asText()).contains("joulie_oldest_drain_seconds > 3600");
-        assertThat(alerts.get("JoulieAgentDown").path("expr").asText()).contains("up{job=\"joulie-agent\"} == 0");
+        // no rule depends on how Prometheus was told to scrape Joulie (ServiceMonitor, annotations, static)
+        alerts.forEach((name, r) -> assertThat(r.path("expr").asText()).as("expr of %s", name).doesNotContain("job"));
+        assertThat(alerts.get("JoulieAgentDown").path("expr").asText()).contains("up == 0", "joulie_agent_build_info");
+        assertThat(alerts.get("JoulieOperatorDown").path("expr").asText()).isEqualTo("absent(joulie_build_info)");
         assertThat(alerts.get("JoulieNotPlanning").path("expr").asText())
                 .contains("joulie_last_tick_timestamp_seconds", "joulie_leader == 1");
         assertThat(alerts.get("JoulieContractViolation").path("expr").asText()).contains("joulie_contract_violations_total");

@@ -1,6 +1,7 @@
 package io.joulie.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -8,6 +9,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.joulie.api.BuildInfo;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.harness.JavaApp;
@@ -68,7 +70,8 @@ class OperatorAndAgentIT {
         apps.add(JavaApp.start("operator", JavaApp.Packaged.OPERATOR.jar(REPO), operator, LOGS));
         Map<String, String> agent = new HashMap<>(JavaApp.apiServer(server.url("/")));
         agent.putAll(host.agentEnvironment());
-        agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s"));
+        // the agent logs JSON, as an admin switches it on (docs/configuration.md#logs); the operator keeps text
+        agent.putAll(Map.of("NODE_NAME", NODE, "AGENT_RECONCILE_INTERVAL", "1s", "QUARKUS_LOG_CONSOLE_JSON_ENABLED", "true"));
         apps.add(JavaApp.start("agent", JavaApp.Packaged.AGENT.jar(REPO), agent, LOGS));
     }
 
@@ -114,6 +117,41 @@ class OperatorAndAgentIT {
         });
     }
 
+    /**
+     * The day-2 conventions on live scrapes of both applications (decision 203): a build-info metric with this
+     * build's version, the DVFS throttle as a 0-1 ratio, the operator's count of agent pods under its own prefix,
+     * _configured gauges and no NaN or -1 sentinel among Joulie's samples.
+     */
+    static void theScrapesFollowTheConventions() {
+        String operator = PrometheusText.scrape(apps.get(0).managementPort());
+        String agent = PrometheusText.scrape(apps.get(1).managementPort());
+        String version = "version=\"" + BuildInfo.current().version() + "\"";
+        assertThat(PrometheusText.sum(operator, "joulie_build_info", version)).isEqualTo(1);
+        assertThat(PrometheusText.sum(agent, "joulie_agent_build_info", version)).isEqualTo(1);
+        assertThat(PrometheusText.sum(agent, "joulie_agent_throttle_ratio", "node=\"" + NODE + "\"")).isBetween(0.0, 1.0);
+        assertThat(Monitoring.exported(operator)).contains("joulie_operand_pods", "joulie_telemetry_configured",
+                "joulie_rules_power_budget_configured").doesNotContain("joulie_agent_pods");
+        assertThat(Monitoring.exported(agent)).doesNotContain("joulie_agent_throttle_percent");
+        for (String scrape : List.of(operator, agent)) {
+            assertThat(scrape.lines().filter(l -> l.startsWith("joulie_"))
+                    .filter(l -> l.endsWith(" NaN") || l.endsWith(" -1.0") || l.endsWith(" -1")))
+                    .as("Joulie samples with a sentinel value").isEmpty();
+        }
+    }
+
+    /** The agent ran with QUARKUS_LOG_CONSOLE_JSON_ENABLED=true: its log records are JSON objects, none a text line. */
+    static void theAgentLogsJson() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        List<String> lines = Files.readAllLines(LOGS.resolve("agent.log"));
+        assertThat(lines).as("Quarkus text log lines in the agent's log").noneMatch(l -> l.matches("^\\d{4}-\\d\\d-\\d\\d \\d\\d:.*"));
+        List<JsonNode> records = new ArrayList<>();
+        for (String l : lines.stream().filter(l -> l.startsWith("{")).toList()) {
+            records.add(json.readTree(l));
+        }
+        assertThat(records).as("JSON log records").isNotEmpty().allSatisfy(r -> assertThat(r.has("level") && r.has("message")).isTrue());
+        assertThat(records).anySatisfy(r -> assertThat(r.path("loggerName").asText()).startsWith("io.joulie.agent"));
+    }
+
     @Test
     void theOperatorsPlanReachesTheLimitFilesAChangeWithinASecondAndSigtermRestores() throws Exception {
         managedNode(NODE);
@@ -134,6 +172,8 @@ class OperatorAndAgentIT {
 
         // The dashboard and the alerts name only metrics that the two applications export.
         theMonitoringQueriesNameOnlyExportedMetrics();
+        theScrapesFollowTheConventions();
+        theAgentLogsJson();
 
         // SIGTERM, as the kubelet sends it: the agent puts back the limits it found at start before it exits.
         Process agent = apps.get(1).process();

@@ -4,6 +4,7 @@ import io.joulie.agent.control.ControlOutcome;
 import io.joulie.agent.control.Observed;
 import io.joulie.agent.control.cpu.CpuBackend;
 import io.joulie.agent.control.gpu.GpuBackend;
+import io.joulie.api.BuildInfo;
 import io.joulie.api.v1alpha1.ControlResult;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -21,6 +22,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The agent's Prometheus metrics, all tagged {@code node} (docs/agent.md). Micrometer names map to
@@ -37,28 +39,54 @@ public class AgentMetrics {
 
     /** The per-node values the gauges read. */
     static final class NodeGauges {
-        volatile double packageWatts = Double.NaN;
-        volatile double capPerPackageWatts = Double.NaN;
-        volatile double throttlePct;
+        volatile double throttleRatio;
         volatile String backend = "";
         volatile String gpuBackend = "";
     }
 
-    /** The per-board values the GPU gauges read, and the energy counter's last value (to count its increase). */
+    /** The energy counter's last value of a GPU board (to count its increase). */
     static final class GpuGauges {
-        volatile double powerWatts = Double.NaN;
-        volatile double capWatts = Double.NaN;
         double lastEnergyJoules = Double.NaN;
+    }
+
+    /**
+     * Gauges of values that may be unknown (not read yet, or the last read failed): the series exists while the value
+     * is known and is removed while it is not, never a NaN or -1 sentinel (decision 203).
+     */
+    private final Map<Meter.Id, Known> known = new ConcurrentHashMap<>();
+
+    /** A gauge of a value that is known, and the value it reads. */
+    private record Known(AtomicReference<Double> value, Gauge gauge) {
+    }
+
+    private void known(String name, String description, Tags tags, OptionalDouble value) {
+        Meter.Id id = new Meter.Id(PREFIX + name, tags, null, description, Meter.Type.GAUGE);
+        if (value.isEmpty() || !Double.isFinite(value.getAsDouble())) {
+            Known gone = known.remove(id);
+            if (gone != null) {
+                registry.remove(gone.gauge());
+            }
+            return;
+        }
+        known.computeIfAbsent(id, k -> {
+            AtomicReference<Double> ref = new AtomicReference<>(value.getAsDouble());
+            return new Known(ref, Gauge.builder(k.getName(), ref, AtomicReference::get).description(description).tags(tags)
+                    .register(registry));
+        }).value().set(value.getAsDouble());
     }
 
     public AgentMetrics(MeterRegistry registry) {
         this.registry = registry;
         registry.gauge(PREFIX + "last.reconcile.timestamp.seconds", Tags.empty(), lastReconcile);
+        BuildInfo build = BuildInfo.current();
+        Gauge.builder(PREFIX + "build.info", () -> 1).description("The build this agent runs (value 1)")
+                .tags("version", build.version(), "revision", build.revision()).register(registry);
     }
 
     /** Removes this instance's meters so that a restarted application registers fresh ones (as the operator does). */
     @PreDestroy
     void close() {
+        known.clear();
         registry.getMeters().stream().filter(m -> m.getId().getName().startsWith(PREFIX)).toList().forEach(registry::remove);
     }
 
@@ -66,12 +94,8 @@ public class AgentMetrics {
         return nodes.computeIfAbsent(node, n -> {
             NodeGauges g = new NodeGauges();
             Tags tags = Tags.of("node", n);
-            Gauge.builder(PREFIX + "package.power.watts", g, x -> x.packageWatts)
-                    .description("CPU package power of the node (sum over packages)").tags(tags).register(registry);
-            Gauge.builder(PREFIX + "cap.per.package.watts", g, x -> x.capPerPackageWatts)
-                    .description("long_term power limit in force per package, as read back").tags(tags).register(registry);
-            Gauge.builder(PREFIX + "throttle.percent", g, x -> x.throttlePct)
-                    .description("DVFS throttle: share of cpufreq policies held at their minimum").tags(tags).register(registry);
+            Gauge.builder(PREFIX + "throttle.ratio", g, x -> x.throttleRatio)
+                    .description("DVFS throttle: share (0-1) of cpufreq policies held at their minimum").tags(tags).register(registry);
             for (CpuBackend b : CpuBackend.values()) {
                 Gauge.builder(PREFIX + "backend", g, x -> b.label().equals(x.backend) ? 1 : 0)
                         .description("1 for the backend that acted last on the node").tags(tags.and("backend", b.label())).register(registry);
@@ -92,7 +116,9 @@ public class AgentMetrics {
     }
 
     public void packagePower(String node, double watts, double joules) {
-        gauges(node).packageWatts = watts;
+        gauges(node);
+        known("package.power.watts", "CPU package power of the node (sum over packages)", Tags.of("node", node),
+                OptionalDouble.of(watts));
         if (joules > 0) {
             energyCounter(node).increment(joules);
         }
@@ -112,9 +138,10 @@ public class AgentMetrics {
         g.backend = out.backend().label();
         Double perPackage = out.observed().get(Observed.CAP_WATTS_PER_PACKAGE);
         if (perPackage != null) {
-            g.capPerPackageWatts = perPackage;
+            known("cap.per.package.watts", "long_term power limit in force per package, as read back", Tags.of("node", node),
+                    OptionalDouble.of(perPackage));
         }
-        g.throttlePct = out.observed().getOrDefault(Observed.THROTTLE_PCT, 0.0);
+        g.throttleRatio = out.observed().getOrDefault(Observed.THROTTLE_PCT, 0.0) / 100;
         kind.ifPresent(k -> registry.counter(PREFIX + "actions", "node", node, "kind", k.label(), "backend", out.backend().label(),
                 "result", out.result().name().toLowerCase(Locale.ROOT)).increment());
         if (out.result() == ControlResult.ERROR) {
@@ -142,17 +169,12 @@ public class AgentMetrics {
     public void gpu(String node, int index, OptionalDouble capWatts, OptionalDouble powerWatts, OptionalDouble energyJoules) {
         String gpu = Integer.toString(index);
         GpuGauges g = gpus.computeIfAbsent(node + "/" + gpu, k -> {
-            GpuGauges n = new GpuGauges();
-            Tags tags = Tags.of("node", node, "gpu", gpu);
-            Gauge.builder(PREFIX + "gpu.power.watts", n, x -> x.powerWatts).description("Power drawn by a GPU board")
-                    .tags(tags).register(registry);
-            Gauge.builder(PREFIX + "gpu.cap.watts", n, x -> x.capWatts).description("Power limit in force on a GPU board, as read back")
-                    .tags(tags).register(registry);
             gpuEnergyCounter(node, gpu); // at 0 from the first reading, as the package's (see gauges)
-            return n;
+            return new GpuGauges();
         });
-        g.powerWatts = powerWatts.orElse(Double.NaN);
-        g.capWatts = capWatts.orElse(Double.NaN);
+        Tags tags = Tags.of("node", node, "gpu", gpu);
+        known("gpu.power.watts", "Power drawn by a GPU board", tags, powerWatts);
+        known("gpu.cap.watts", "Power limit in force on a GPU board, as read back", tags, capWatts);
         if (energyJoules.isPresent()) {
             double now = energyJoules.getAsDouble();
             if (now > g.lastEnergyJoules) {
@@ -191,6 +213,7 @@ public class AgentMetrics {
     /** Drops a node's meters (a pool agent no longer serves it). */
     public void forget(String node) {
         nodes.remove(node);
+        known.keySet().removeIf(id -> node.equals(id.getTag("node")));
         gpus.keySet().removeIf(k -> k.startsWith(node + "/"));
         for (Meter m : registry.getMeters()) {
             if (m.getId().getName().startsWith(PREFIX) && node.equals(m.getId().getTag("node"))) {

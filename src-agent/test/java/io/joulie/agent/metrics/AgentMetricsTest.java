@@ -38,8 +38,12 @@ class AgentMetricsTest {
         metrics.packagePower("n1", 60, 0); // the first reading has no interval to count energy over
         assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isZero();
         metrics.packagePower("n1", 60, 120);
+        assertThat(registry.get("joulie.agent.package.power.watts").tag("node", "n1").gauge().value()).isEqualTo(60);
         metrics.packagePower("n1", Double.NaN, 0);
         assertThat(registry.get("joulie.agent.package.energy.joules").tag("node", "n1").counter().count()).isEqualTo(120.0);
+        assertThat(registry.find("joulie.agent.package.power.watts").gauges()).as("an unknown power is no series, not NaN").isEmpty();
+        metrics.packagePower("n1", 65, 130);
+        assertThat(registry.get("joulie.agent.package.power.watts").tag("node", "n1").gauge().value()).isEqualTo(65);
         metrics.forget("n1");
         assertThat(registry.find("joulie.agent.package.energy.joules").counters()).isEmpty();
     }
@@ -48,6 +52,8 @@ class AgentMetricsTest {
     void anOutcomeSetsTheBackendCapAndThrottleGaugesAndCountsOnlyAnActionWithAKind() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         AgentMetrics metrics = new AgentMetrics(registry);
+        metrics.outcome("n1", Optional.empty(), new ControlOutcome(CpuBackend.NONE, ControlResult.NONE, "no control", Map.of()));
+        assertThat(registry.find("joulie.agent.cap.per.package.watts").gauges()).as("no limit read back yet: no series").isEmpty();
         ControlOutcome applied = new ControlOutcome(CpuBackend.POWERCAP, ControlResult.APPLIED, "applied",
                 Map.of(Observed.CAP_WATTS_PER_PACKAGE, 60.0, Observed.CAP_WATTS, 120.0));
         metrics.outcome("n1", Optional.empty(), applied);
@@ -62,7 +68,7 @@ class AgentMetricsTest {
 
         metrics.outcome("n1", Optional.of(Action.APPLY), new ControlOutcome(CpuBackend.DVFS, ControlResult.ERROR, "cpufreq write failed",
                 Map.of(Observed.THROTTLE_PCT, 30.0)));
-        assertThat(registry.get("joulie.agent.throttle.percent").tag("node", "n1").gauge().value()).isEqualTo(30.0);
+        assertThat(registry.get("joulie.agent.throttle.ratio").tag("node", "n1").gauge().value()).isEqualTo(0.3);
         assertThat(registry.get("joulie.agent.cap.per.package.watts").tag("node", "n1").gauge().value()).isEqualTo(60.0);
         assertThat(registry.get("joulie.agent.backend").tags("node", "n1", "backend", "dvfs").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("joulie.agent.errors").tags("node", "n1", "kind", "control").counter().count()).isEqualTo(1);
@@ -82,7 +88,10 @@ class AgentMetricsTest {
         metrics.gpu("n1", 0, OptionalDouble.of(420), OptionalDouble.of(310), OptionalDouble.of(100));
         assertThat(registry.get("joulie.agent.gpu.energy.joules").tags("node", "n1", "gpu", "0").counter().count()).isEqualTo(310);
         metrics.gpu("n1", 0, OptionalDouble.empty(), OptionalDouble.empty(), OptionalDouble.empty());
-        assertThat(registry.get("joulie.agent.gpu.power.watts").tags("node", "n1", "gpu", "0").gauge().value()).isNaN();
+        assertThat(registry.find("joulie.agent.gpu.power.watts").gauges()).as("a failed read is no series, not NaN").isEmpty();
+        assertThat(registry.find("joulie.agent.gpu.cap.watts").gauges()).isEmpty();
+        metrics.gpu("n1", 0, OptionalDouble.of(400), OptionalDouble.of(290), OptionalDouble.of(150));
+        assertThat(registry.get("joulie.agent.gpu.cap.watts").tags("node", "n1", "gpu", "0").gauge().value()).isEqualTo(400);
 
         metrics.gpuOutcome("n1", Optional.of(Action.APPLY), new ControlOutcome(GpuBackend.NVML, ControlResult.ERROR, "GPU 0: ...", Map.of()));
         assertThat(registry.get("joulie.agent.gpu.actions").tags("node", "n1", "kind", "apply", "backend", "nvml", "result", "error")

@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The agent pods as the installation controller last saw them (docs/metrics.md): {@code joulie_agent_pods{state}}
+ * The agent pods as the installation controller last saw them (docs/metrics.md):
+ * {@code joulie_operand_pods{operand="agent",state}} (the operator's own prefix: the agent exports {@code joulie_agent_*})
  * with the nodes that should run an agent ({@code desired}), the agents ready, and the pods that do not run and why:
  * not created ({@code not_created}: admission refused them), not placed ({@code unschedulable}), placed but not
  * starting ({@code failing}). The {@code JoulieAgentPodsNotRunning} alert reads them.
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 @Startup // the series exist from the start, at 0, before any Joulie resource is reconciled
 @ApplicationScoped
 public class AgentPodMetrics {
-    static final String NAME = "joulie.agent.pods";
+    static final String NAME = "joulie.operand.pods";
 
     /** One observation of the agent pods. */
     public record Counts(int desired, int ready, int notCreated, int unschedulable, int failing) {
@@ -32,7 +33,7 @@ public class AgentPodMetrics {
         this.registry = registry;
         Map.<String, java.util.function.ToIntFunction<Counts>>of("desired", Counts::desired, "ready", Counts::ready,
                 "not_created", Counts::notCreated, "unschedulable", Counts::unschedulable, "failing", Counts::failing)
-                .forEach((state, f) -> registry.gauge(NAME, Tags.of("state", state), last, ref -> f.applyAsInt(ref.get())));
+                .forEach((state, f) -> registry.gauge(NAME, Tags.of("operand", "agent", "state", state), last, ref -> f.applyAsInt(ref.get())));
     }
 
     public void record(Counts counts) {

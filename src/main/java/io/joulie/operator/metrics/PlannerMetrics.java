@@ -1,9 +1,11 @@
 package io.joulie.operator.metrics;
 
+import io.joulie.api.BuildInfo;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ActuationAdapter;
 import io.joulie.planner.Outcome;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
@@ -63,6 +65,9 @@ public class PlannerMetrics {
                 .minimumExpectedValue(Duration.ofMillis(1))
                 .maximumExpectedValue(Duration.ofSeconds(60))
                 .register(registry);
+        BuildInfo build = BuildInfo.current();
+        Gauge.builder("joulie.build.info", () -> 1).description("The build this replica runs (value 1)")
+                .tags("version", build.version(), "revision", build.revision()).register(registry);
         registry.gauge("joulie.managed.nodes", managed);
         for (PowerState s : PowerState.values()) {
             AtomicLong v = new AtomicLong();

@@ -21,12 +21,15 @@ public class TelemetrySource {
 
     private final MeterRegistry registry;
     private final AtomicReference<PrometheusTelemetry> source = new AtomicReference<>();
-    private final AtomicLong available = new AtomicLong(-1);
+    private final AtomicLong configured = new AtomicLong();
+    private final AtomicLong available = new AtomicLong();
     private volatile Telemetry last = Telemetry.DISABLED;
     private volatile java.util.Map<PrometheusTelemetry.Signal, Integer> lastRefused = java.util.Map.of();
 
     public TelemetrySource(MeterRegistry registry) {
         this.registry = registry;
+        // two gauges, no sentinel: configured 0/1, available 0/1 (0 also before the first read and when not configured)
+        registry.gauge("joulie.telemetry.configured", configured);
         registry.gauge("joulie.telemetry.available", available);
         for (PrometheusTelemetry.Signal signal : PrometheusTelemetry.Signal.values()) {
             registry.counter("joulie.telemetry.refused", "signal", signal.label()); // at 0 from the start (decision 18)
@@ -46,8 +49,9 @@ public class TelemetrySource {
             return;
         }
         source.set(config.map(PrometheusTelemetry::new).orElse(null));
+        configured.set(config.isPresent() ? 1 : 0);
         if (config.isEmpty()) {
-            available.set(-1);
+            available.set(0);
             last = Telemetry.DISABLED;
         }
         LOG.infof("Telemetry: %s", config.map(c -> "Prometheus at " + c.url()).orElse("none"));

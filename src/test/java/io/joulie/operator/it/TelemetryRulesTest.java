@@ -151,6 +151,8 @@ class TelemetryRulesTest extends OperatorTest {
         await().atMost(SLOW).untilAsserted(() -> {
             assertThat(eco(nodes)).containsExactly("pw-a");
             assertThat(reason("pw-a")).isEqualTo("selected for eco by static_partition; power budget 1300 W");
+            assertThat(Cluster.metric("joulie_rules_power_budget_configured")).isEqualTo(1);
+            assertThat(Cluster.metric("joulie_rules_power_budget_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_estimate_watts")).isEqualTo(1300);
             assertThat(Cluster.metric("joulie_rules_power_budget_met")).isEqualTo(1);
             JoulieStatus s = client.resources(Joulie.class).withName("joulie").get().getStatus();
@@ -199,6 +201,7 @@ class TelemetryRulesTest extends OperatorTest {
                 assertThat(reason("out-a")).contains("schedule 'always'");
                 assertThat(Cluster.metric("joulie_telemetry_reads_total", "result=\"unreachable\"")).isGreaterThan(unreachableBefore);
                 assertThat(Cluster.metric("joulie_telemetry_available")).isZero();
+                assertThat(Cluster.metric("joulie_telemetry_configured")).isEqualTo(1);
             });
             assertThat(eco(nodes)).containsExactly("out-d");
         } finally {
