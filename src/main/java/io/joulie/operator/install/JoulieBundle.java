@@ -34,6 +34,16 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 @CSVMetadata.Annotations.Annotation(name = "description",
                         value = "Plans per-node power profiles (performance or eco) and enforces the CPU and GPU caps with a node agent."),
                 @CSVMetadata.Annotations.Annotation(name = "operatorframework.io/suggested-namespace", value = "joulie-system"),
+                // OperatorHub's infrastructure features (decision 207): both images are relatedImages, by digest in a
+                // release's bundle (hack/release/pin-bundle.sh), and nothing is fetched from outside the cluster; the
+                // rest was not built for or not tested, so it says false.
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/disconnected", value = "true"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/fips-compliant", value = "false"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/proxy-aware", value = "false"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/tls-profiles", value = "false"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/token-auth-aws", value = "false"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/token-auth-azure", value = "false"),
+                @CSVMetadata.Annotations.Annotation(name = "features.operators.openshift.io/token-auth-gcp", value = "false"),
                 // Written by the operator and its agents, not by users: the console lists only Joulie.
                 @CSVMetadata.Annotations.Annotation(name = "operators.operatorframework.io/internal-objects",
                         value = "[\"nodepowerprofiles.joulie.io\",\"telemetryprofiles.joulie.io\",\"nodehardwares.joulie.io\"]")}))

@@ -252,6 +252,20 @@ class GeneratedBundleIT {
         assertThat(namespace.at("/metadata/name").asText())
                 .isEqualTo(csv.at("/metadata/annotations/operatorframework.io~1suggested-namespace").asText());
         assertThat(namespace.at("/metadata/labels/pod-security.kubernetes.io~1enforce").asText()).isEqualTo("privileged");
+        // Air-gapped installs (decision 207): the images the operator runs and deploys are the relatedImages a mirror
+        // copies (by digest once hack/release/pin-bundle.sh pinned them), so the CSV says disconnected; the other
+        // infrastructure features are said, each "true" or "false".
+        assertThat(csv.at("/metadata/annotations/features.operators.openshift.io~1disconnected").asText()).isEqualTo("true");
+        List<String> features = new java.util.ArrayList<>();
+        csv.at("/metadata/annotations").fieldNames().forEachRemaining(k -> {
+            if (k.startsWith("features.operators.openshift.io/")) {
+                features.add(k.substring(k.indexOf('/') + 1) + "=" + csv.at("/metadata/annotations").get(k).asText());
+            }
+        });
+        assertThat(features).containsExactlyInAnyOrder("disconnected=true", "fips-compliant=false", "proxy-aware=false",
+                "tls-profiles=false", "token-auth-aws=false", "token-auth-azure=false", "token-auth-gcp=false");
+        assertThat(csv.at("/metadata/annotations/operators.openshift.io~1infrastructure-features").isMissingNode())
+                .as("the annotation the features replaced").isTrue();
         assertThat(csv.at("/spec/keywords")).isNotEmpty();
         assertThat(csv.at("/spec/maturity").asText()).isEqualTo("alpha");
         assertThat(csv.at("/spec/minKubeVersion").asText()).isNotBlank();
