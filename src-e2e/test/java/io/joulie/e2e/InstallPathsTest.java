@@ -136,6 +136,59 @@ public class InstallPathsTest {
         assertThat(overlay).containsKey("Namespace//power-management");
     }
 
+    /**
+     * A copy of the example outside the repository names the base by its release tag (the URL in the example's comment,
+     * decision 208): served here by a git repository holding kubernetes/ alone, tagged as the release, it renders what
+     * the example in the repository does. So the base needs nothing outside kubernetes/, and the tag in the comment is
+     * this release's.
+     */
+    @Test
+    void anOutOfTreeCopyOfTheExampleTakesTheBaseByItsReleaseTag() throws Exception {
+        String tag = "v" + io.joulie.api.BuildInfo.current().version();
+        String example = Files.readString(REPO.resolve("examples/kustomize/kustomization.yaml"));
+        String remote = "https://github.com/joulie-io/joulie//kubernetes?ref=" + tag;
+        assertThat(example).as("the remote base in the example's comment").contains("# - " + remote + "\n");
+        Path dir = Files.createTempDirectory("joulie-kustomize-remote");
+        Path repo = dir.resolve("joulie");
+        copyTree(REPO.resolve("kubernetes"), repo.resolve("kubernetes"));
+        for (List<String> git : List.of(List.of("init", "-q"), List.of("add", "."),
+                List.of("-c", "user.name=e2e", "-c", "user.email=e2e@joulie.invalid", "commit", "-q", "-m", "release"),
+                List.of("tag", tag))) {
+            List<String> command = new ArrayList<>(List.of("git", "-C", repo.toString()));
+            command.addAll(git);
+            run(command);
+        }
+        Path copy = Files.createDirectories(dir.resolve("overlay"));
+        Files.writeString(copy.resolve("kustomization.yaml"), example.replace("- ../../kubernetes\n",
+                "- " + remote.replace("https://github.com/joulie-io/joulie", "file://" + repo) + "\n"));
+        assertSameObjects(objects(run(List.of("kubectl", "kustomize", copy.toString()))),
+                objects(run(List.of("kubectl", "kustomize", "examples/kustomize/"))), "the copy with the base by its tag");
+    }
+
+    private static void copyTree(Path from, Path to) throws IOException {
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : files.toList()) {
+                Path target = to.resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(f, target);
+                }
+            }
+        }
+    }
+
+    /** Quarkus' "managed-by: quarkus" is not on what kubectl, kustomize or OLM install (decision 208). */
+    @Test
+    void noInstalledObjectSaysQuarkusManagesIt() throws Exception {
+        List<Path> files = new ArrayList<>();
+        try (Stream<Path> s = Stream.concat(Files.list(REPO.resolve("kubernetes")), Files.list(REPO.resolve("bundle/manifests")))) {
+            s.filter(Files::isRegularFile).forEach(files::add);
+        }
+        assertThat(files).isNotEmpty().allSatisfy(f -> assertThat(Files.readString(f)).as(f.toString())
+                .doesNotContainPattern("app.kubernetes.io/managed-by: \"?quarkus"));
+    }
+
     /** The chart's version and appVersion, as Chart.yaml says. */
     static JsonNode chartYaml() throws IOException {
         return YAML.readTree(REPO.resolve("charts/joulie/Chart.yaml").toFile());

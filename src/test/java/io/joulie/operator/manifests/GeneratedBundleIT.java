@@ -141,6 +141,10 @@ class GeneratedBundleIT {
         String agentImage = null;
         String operatorImage = null;
         for (JsonNode d : csv.at("/spec/install/spec/deployments")) {
+            // OLM manages this Deployment, not Quarkus (decision 208)
+            if (d.at("/spec/template/metadata/labels") instanceof ObjectNode labels) {
+                labels.remove(Manifests.MANAGED_BY);
+            }
             ((ObjectNode) d.at("/spec/template/spec")).set("securityContext", JSON.readTree(Manifests.OPERATOR_POD_SECURITY));
             JsonNode c = d.at("/spec/template/spec/containers/0");
             ((ObjectNode) c).set("securityContext", JSON.readTree(Manifests.OPERATOR_CONTAINER_SECURITY));

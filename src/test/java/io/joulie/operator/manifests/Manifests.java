@@ -136,12 +136,20 @@ public final class Manifests {
      * The operator's objects, with lists the generator emits in varying order (ports; env, where the SDK
      * adds one variable per controller) sorted by name. No variable refers to another, so order is free.
      */
+    static final String MANAGED_BY = "app.kubernetes.io/managed-by";
+
     private static String operator(KubernetesSerialization yaml, String generated) {
         Object parsed = yaml.unmarshal(generated);
         List<?> objects = parsed instanceof List<?> list ? list : List.of(parsed);
         StringBuilder out = new StringBuilder();
         for (Object o : objects) {
+            // Quarkus labels what it generates "managed-by: quarkus", but kubectl, kustomize, Helm or OLM manage these
+            // objects once installed (decision 208): the label goes; Helm's chart writes its own.
+            if (o instanceof HasMetadata h && h.getMetadata().getLabels() != null) {
+                h.getMetadata().getLabels().remove(MANAGED_BY);
+            }
             if (o instanceof Deployment d) {
+                d.getSpec().getTemplate().getMetadata().getLabels().remove(MANAGED_BY);
                 d.getSpec().getTemplate().getSpec().setSecurityContext(
                         yaml.unmarshal(OPERATOR_POD_SECURITY, io.fabric8.kubernetes.api.model.PodSecurityContext.class));
                 d.getSpec().getTemplate().getSpec().getContainers().forEach(c -> {
