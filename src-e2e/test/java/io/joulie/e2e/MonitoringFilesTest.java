@@ -70,7 +70,9 @@ class MonitoringFilesTest {
                 "joulie_agent_package_power_watts", "joulie_agent_package_energy_joules_total",
                 "joulie_agent_cap_per_package_watts", "joulie_agent_throttle_ratio", "joulie_agent_actions_total",
                 "joulie_agent_errors_total", "joulie_agent_apply_duration_seconds_bucket", "joulie_contract_violations_total",
-                "joulie_contract_violation_seconds_bucket", "joulie_performance_caps_unconfirmed");
+                "joulie_contract_violation_seconds_bucket", "joulie_performance_caps_unconfirmed",
+                "joulie_energy_saved_joules_total", "joulie_managed_energy_joules_total",
+                "joulie_energy_saved_unestimated_seconds_total");
         assertThat(used).as("the dashboard shows Joulie's metrics only").allMatch(n -> n.startsWith("joulie_"));
         // every selector of a Joulie metric follows the cluster variable, every join keeps clusters apart
         Monitoring.dashboardQueries(Monitoring.dashboard()).stream().filter(q -> !q.where().startsWith("variable")).forEach(q -> {
@@ -84,6 +86,19 @@ class MonitoringFilesTest {
         Monitoring.dashboardQueries(Monitoring.dashboard()).stream().filter(q -> q.expr().contains("joulie_agent_"))
                 .filter(q -> !q.where().startsWith("variable"))
                 .forEach(q -> assertThat(q.expr()).as(q.where()).contains("node=~\"$node\""));
+    }
+
+    /** The product's headline first: the share of energy eco saved over the range, from the operator's counters. */
+    @Test
+    void theFirstPanelIsTheEnergySavedAgainstAllPerformance() throws Exception {
+        JsonNode first = Monitoring.dashboard().path("panels").get(0);
+        assertThat(first.path("title").asText()).isEqualTo("Energy saved vs all performance");
+        assertThat(first.path("gridPos").path("y").asInt()).isZero();
+        assertThat(first.path("fieldConfig").path("defaults").path("unit").asText()).isEqualTo("percentunit");
+        String expr = first.path("targets").get(0).path("expr").asText();
+        String saved = "sum(increase(joulie_energy_saved_joules_total{cluster=~\"$cluster\"}[$__range]))";
+        String used = "sum(increase(joulie_managed_energy_joules_total{cluster=~\"$cluster\"}[$__range]))";
+        assertThat(expr).isEqualTo(saved + " / (" + saved + " + " + used + ")");
     }
 
     @Test

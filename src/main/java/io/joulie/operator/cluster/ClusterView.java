@@ -323,6 +323,11 @@ public class ClusterView {
         return podFacts.demand();
     }
 
+    /** The CPU cores the active pods bound to {@code node} request (any class): the node's load for the energy estimate. */
+    public double requestedCores(String node) {
+        return podFacts.requestedCores(node);
+    }
+
     /** The GPU boards the same pods request, cluster-wide, scheduled or pending. */
     public ClusterContext.GpuDemand gpuDemand() {
         return podFacts.gpuDemand();

@@ -78,6 +78,8 @@ public final class PodFacts {
     /** GPU boards requested, by {@link Demand} ordinal; guarded by {@code this}. */
     private final long[] gpus = new long[Demand.values().length];
     private int counted;
+    /** Cores requested by the active Pods bound to each node; guarded by {@code this}. */
+    private final Map<String, Double> coresByNode = new java.util.HashMap<>();
 
     PodFacts() {
         this((key, before, after) -> {
@@ -105,8 +107,9 @@ public final class PodFacts {
         String key = keyOf(pod);
         String node = pod.getSpec() == null || pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName().intern();
         Demand demand = Demand.of(pod, node.isEmpty() ? null : nodeLabels.apply(node));
-        Facts now = new Facts(node, demand, demand == Demand.NONE ? 0 : cpuRequest(pod), demand == Demand.NONE ? 0 : gpuRequest(pod),
-                listing);
+        // cores: every active Pod's, for the requests by node (the energy estimate's load); GPUs: the demands' only
+        Facts now = new Facts(node, demand, PodClassifier.isActive(pod) ? cpuRequest(pod) : 0,
+                demand == Demand.NONE ? 0 : gpuRequest(pod), listing);
         Facts before = pods.put(key, now);
         if (before != null && before.performance() && !(now.performance() && before.node().equals(node))) {
             unindex(key, before.node());
@@ -150,6 +153,9 @@ public final class PodFacts {
     }
 
     private void add(Facts f, int sign) {
+        if (f != null && !f.node().isEmpty() && f.cores() != 0) {
+            coresByNode.merge(f.node(), sign * f.cores(), (a, b) -> Math.abs(a + b) < 1e-9 ? null : a + b);
+        }
         if (f != null && f.demand() != Demand.NONE) {
             cores[f.demand().ordinal()] += sign * f.cores();
             gpus[f.demand().ordinal()] += (long) sign * f.gpus();
@@ -198,6 +204,11 @@ public final class PodFacts {
             }
         }
         return total;
+    }
+
+    /** The CPU cores the active Pods bound to {@code node} request now (0 for none). */
+    synchronized double requestedCores(String node) {
+        return Math.max(0, coresByNode.getOrDefault(node, 0.0));
     }
 
     /** The GPU boards requested now by the Pods of each demand. */

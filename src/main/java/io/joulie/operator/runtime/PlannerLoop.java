@@ -3,6 +3,7 @@ package io.joulie.operator.runtime;
 import io.joulie.api.text.Durations;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.operator.metrics.EnergyMetrics;
 import io.joulie.operator.metrics.TickResult;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.ContextProvider;
@@ -57,6 +58,7 @@ public class PlannerLoop {
     private final ContextProvider context;
     private final PlanExecutor executor;
     private final TickRecorder recorder;
+    private final EnergyMetrics energy;
     private final ContractLedger ledger;
     private Duration scheduledInterval;
     private final AtomicBoolean tickRequested = new AtomicBoolean();
@@ -80,14 +82,15 @@ public class PlannerLoop {
 
     @Inject
     public PlannerLoop(Scheduler scheduler, TickGate gate, PolicyReloader policy, ContextProvider context,
-                       PlanExecutor executor, TickRecorder recorder, ContractLedger ledger) {
-        this(gate, policy, context, executor, recorder, ledger);
+                       PlanExecutor executor, TickRecorder recorder, ContractLedger ledger, EnergyMetrics energy) {
+        this(gate, policy, context, executor, recorder, ledger, energy);
         this.scheduler = scheduler;
     }
 
     /** A loop without a scheduler: its caller runs the ticks (the fault-injection tests). */
     PlannerLoop(TickGate gate, PolicyReloader policy, ContextProvider context, PlanExecutor executor, TickRecorder recorder,
-                ContractLedger ledger) {
+                ContractLedger ledger, EnergyMetrics energy) {
+        this.energy = energy;
         this.gate = gate;
         this.policy = policy;
         this.context = context;
@@ -190,6 +193,7 @@ public class PlannerLoop {
             lastPlan = new LastPlan(thisTerm, plan.plan().policyName(), plan.plan().targets());
             Map<String, Instant> due = ledger.observe(ctx, plan, planner.settings(), true);
             recorder.completed(ctx, plan, written.failures(), PolicyReloader.held(planner), ledger.overdue());
+            energy.record(ctx, planner.settings().reconcileInterval());
             if (written.unwritten() > 0) {
                 LOG.warnf("Tick deadline (%s) passed with %d node writes not started; the next tick or a recheck makes them",
                         Durations.format(planner.settings().reconcileInterval()), written.unwritten());

@@ -35,6 +35,32 @@ class PodFactsDemandTest {
                 .addToLimits(resource, new Quantity(boards)).endResources().endContainer().endSpec().build();
     }
 
+    private static Pod on(Pod pod, String node) {
+        return new PodBuilder(pod).editSpec().withNodeName(node).endSpec().build();
+    }
+
+    /** A node's load for the energy estimate: every active Pod bound there, whatever its class (decision 205). */
+    @Test
+    void sumsTheCpuEveryActivePodRequestsByNode() {
+        facts.put(on(pod("perf", "performance", false, "2", "500m"), "n1"), 1);
+        facts.put(on(pod("other", null, false, "8"), "n1"), 1);
+        facts.put(on(pod("elsewhere", null, false, "1"), "n2"), 1);
+        facts.put(pod("pending", null, false, "4"), 1);
+        assertThat(facts.requestedCores("n1")).isEqualTo(10.5);
+        assertThat(facts.requestedCores("n2")).isEqualTo(1);
+        assertThat(facts.requestedCores("")).as("unscheduled pods load no node").isZero();
+
+        Pod done = on(pod("other", null, false, "8"), "n1");
+        done.setStatus(new PodStatusBuilder().withPhase("Failed").build());
+        facts.put(done, 1);
+        assertThat(facts.requestedCores("n1")).isEqualTo(2.5);
+        facts.put(on(pod("perf", "performance", false, "2", "500m"), "n2"), 1); // rebound elsewhere (a new incarnation)
+        assertThat(facts.requestedCores("n1")).isZero();
+        assertThat(facts.requestedCores("n2")).isEqualTo(3.5);
+        facts.sweep(2);
+        assertThat(facts.requestedCores("n2")).isZero();
+    }
+
     @Test
     void sumsTheGpuBoardsOfTheSameClasses() {
         facts.put(withGpus(pod("train", "performance", false, "4"), "nvidia.com/gpu", "4"), 1);

@@ -174,6 +174,35 @@ class TelemetryRulesTest extends OperatorTest {
         });
     }
 
+    /**
+     * The energy-saved counters on the operator's live scrape (decision 205): both nodes run half loaded at 300 W at
+     * performance, which they learn; then one goes eco and draws 200 W at the same load: 100 W saved, counted while it
+     * stays there, and its measured energy counted as eco.
+     */
+    @Test
+    void anEcoNodeAtItsLearntLoadCountsTheEnergyItSaves() {
+        List<String> nodes = List.of("es-a", "es-b");
+        for (String n : nodes) {
+            cluster.typedNode(n, "t1", 32);
+            cluster.podRequesting("default", "load-" + n, n, null, "16", false);
+            exporter.set("it_power_watts", n, 300);
+        }
+        double performance = Cluster.metric("joulie_managed_energy_joules_total", "profile=\"performance\"");
+        cluster.joulie(policy(1.0, null, null, null, telemetry("it_power_watts", null)));
+        await().atMost(SLOW).until(() -> Cluster.metric("joulie_managed_energy_joules_total", "profile=\"performance\"")
+                > performance + 2 * 300 * 3); // both nodes learnt for a few seconds
+        double saved = Cluster.metric("joulie_energy_saved_joules_total");
+        double eco = Cluster.metric("joulie_managed_energy_joules_total", "profile=\"eco\"");
+
+        exporter.set("it_power_watts", "es-a", 200);
+        cluster.setJoulieSpec(new JoulieSpec(null, policy(0.5, null, null, null, telemetry("it_power_watts", null)), null));
+        await().atMost(SLOW).untilAsserted(() -> {
+            assertThat(eco(nodes)).containsExactly("es-a");
+            assertThat(Cluster.metric("joulie_energy_saved_joules_total")).isGreaterThan(saved + 100 * 3);
+            assertThat(Cluster.metric("joulie_managed_energy_joules_total", "profile=\"eco\"")).isGreaterThan(eco + 200 * 3);
+        });
+    }
+
     @Test
     void stoppingPrometheusIsTelemetryUnavailableWhileTheScheduleAppliesAndARestartRecovers() throws Exception {
         List<String> nodes = List.of("out-a", "out-b", "out-c", "out-d");

@@ -30,6 +30,7 @@ import io.joulie.operator.cluster.PodSightings;
 import io.joulie.operator.config.EffectivePolicy;
 import io.joulie.operator.config.OperatorSettings;
 import io.joulie.operator.config.TestConfig;
+import io.joulie.operator.metrics.EnergyMetrics;
 import io.joulie.operator.metrics.PlannerMetrics;
 import io.joulie.operator.metrics.RuleMetrics;
 import io.joulie.operator.telemetry.TelemetrySource;
@@ -1648,7 +1649,7 @@ final class ContractFaultInjection {
             };
             TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), status, events, clock);
             ContractLedger ledger = new ContractLedger(metrics, events, clock, view::performancePodSeen);
-            loop = new PlannerLoop(gate, policy, context, executor, recorder, ledger);
+            loop = new PlannerLoop(gate, policy, context, executor, recorder, ledger, new EnergyMetrics(registry, node -> 0.0));
             watch = new ContractWatch(loop::recheck, clock);
             view.onNodeEvent(node -> {
                 reportedSinceRun = true;

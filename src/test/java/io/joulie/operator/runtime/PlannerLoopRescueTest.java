@@ -3,6 +3,7 @@ package io.joulie.operator.runtime;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.operator.config.EffectivePolicy;
+import io.joulie.operator.metrics.EnergyMetrics;
 import io.joulie.operator.metrics.PlannerMetrics;
 import io.joulie.operator.metrics.RuleMetrics;
 import io.joulie.planner.ActuationAdapter;
@@ -129,7 +130,7 @@ class PlannerLoopRescueTest {
         PlanExecutor executor = new PlanExecutor(actuation, name -> null, events, metrics, () -> true, 1, clock);
         TickRecorder recorder = new TickRecorder(metrics, new RuleMetrics(registry), new PlannerStatus(), events, clock);
         ContractLedger ledger = new ContractLedger(metrics, events, clock, pod -> null);
-        return new PlannerLoop(gate, policy, provider, executor, recorder, ledger);
+        return new PlannerLoop(gate, policy, provider, executor, recorder, ledger, new EnergyMetrics(registry, node -> 0.0));
     }
 
     @Test
