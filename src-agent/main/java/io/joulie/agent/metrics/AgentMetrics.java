@@ -163,7 +163,7 @@ public class AgentMetrics {
     }
 
     /**
-     * One GPU board read: its power limit and power draw (gauges; NaN when not read), and the increase of its energy
+     * One GPU board read: its power limit and power draw (gauges, without a series while not read), and the increase of its energy
      * counter since the last reading (a counter that went back, after a driver reload, starts counting again).
      */
     public void gpu(String node, int index, OptionalDouble capWatts, OptionalDouble powerWatts, OptionalDouble energyJoules) {

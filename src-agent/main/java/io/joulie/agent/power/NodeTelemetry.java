@@ -137,7 +137,7 @@ public final class NodeTelemetry {
             metrics.packagePower(node, watts.getAsDouble(), joules);
             l.at = now;
         } else {
-            metrics.packagePower(node, Double.NaN, 0); // no reading: the gauge says so instead of repeating an old one
+            metrics.packagePower(node, Double.NaN, 0); // no reading: the series goes instead of repeating an old value
             l.at = null;
         }
         l.watts = watts;

@@ -52,8 +52,10 @@ class NodeTelemetryTest {
         return reader.read(node, route, periodic).packageWatts();
     }
 
-    double gauge(String node) {
-        return registry.get("joulie.agent.package.power.watts").tag("node", node).gauge().value();
+    /** The node's power gauge; empty while it has no series (no reading: no NaN sentinel, decision 203). */
+    OptionalDouble gauge(String node) {
+        var g = registry.find("joulie.agent.package.power.watts").tag("node", node).gauge();
+        return g == null ? OptionalDouble.empty() : OptionalDouble.of(g.value());
     }
 
     double energy(String node) {
@@ -68,11 +70,12 @@ class NodeTelemetryTest {
             NodeTelemetry reader = new NodeTelemetry(new PackagePowerMeter(powercap, clock), null, fetch, metrics, clock);
             Route hostSource = source(SourceType.HOST, null);
             assertThat(watts(reader, "a", hostSource, true)).isEmpty();
-            assertThat(gauge("a")).isNaN();
+            assertThat(gauge("a")).isEmpty();
 
             host.addEnergy(50_000_000);
             clock.advance(Duration.ofSeconds(2));
             assertThat(watts(reader, "a", hostSource, false)).hasValue(50.0); // 100 J in 2 s; the host is read on events too
+            assertThat(gauge("a")).hasValue(50.0);
             assertThat(energy("a")).isZero(); // no earlier reading to count from
 
             host.addEnergy(30_000_000);
@@ -102,14 +105,15 @@ class NodeTelemetryTest {
     }
 
     @Test
-    void noReadingLeavesTheGaugeAtNaNCountsATelemetryErrorAndCountsNoEnergy() {
+    void noReadingRemovesTheGaugeCountsATelemetryErrorAndCountsNoEnergy() {
         NodeTelemetry reader = new NodeTelemetry(null, null, fetch, metrics, clock);
         Route http = source(SourceType.HTTP, new Source(SourceType.HTTP, new HttpEndpoint("http://sim/{node}", null), null));
         watts(reader, "sim-1", http, true);
+        assertThat(gauge("sim-1")).isPresent();
         answer = null;
         clock.advance(Duration.ofSeconds(1));
         assertThat(watts(reader, "sim-1", http, true)).isEmpty();
-        assertThat(gauge("sim-1")).isNaN();
+        assertThat(gauge("sim-1")).as("a failed reading: the series goes, no NaN").isEmpty();
         assertThat(registry.get("joulie.agent.errors").tags("node", "sim-1", "kind", "telemetry").counter().count()).isEqualTo(1);
         assertThat(fetched.getLast()).endsWith(" 5");
 
@@ -129,7 +133,7 @@ class NodeTelemetryTest {
         assertThat(refused.packageWatts()).isEmpty();
         assertThat(refused.refusal()).contains("package power reading 99999.0 W from the http source refused: above the "
                 + "physical bound of 10000 W");
-        assertThat(Double.isNaN(gauge("n1"))).isTrue();
+        assertThat(gauge("n1")).isEmpty();
         assertThat(registry.get("joulie.agent.errors").tag("node", "n1").tag("kind", "telemetry").counter().count()).isEqualTo(1);
 
         answer = "{\"packagePowerWatts\": 9999}";
