@@ -12,6 +12,7 @@ import io.joulie.api.v1alpha1.NodePowerProfile;
 import io.joulie.api.v1alpha1.NodePowerProfileStatus;
 import io.joulie.planner.AgentReport;
 import io.joulie.planner.ClusterContext;
+import io.joulie.planner.NodeLoads;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -43,7 +44,7 @@ import java.util.function.Consumer;
  * {@link #onNodeEvent} listeners at once.
  */
 @ApplicationScoped
-public class ClusterView {
+public class ClusterView implements NodeLoads {
     private static final Logger LOG = Logger.getLogger(ClusterView.class);
     /**
      * Objects per page of an informer's initial LIST (and of a relist). Unpaged, the API server answers a LIST of every
@@ -324,6 +325,7 @@ public class ClusterView {
     }
 
     /** The CPU cores the active pods bound to {@code node} request (any class): the node's load for the energy estimate. */
+    @Override
     public double requestedCores(String node) {
         return podFacts.requestedCores(node);
     }

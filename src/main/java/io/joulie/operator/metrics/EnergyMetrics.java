@@ -1,10 +1,10 @@
 package io.joulie.operator.metrics;
 
 import io.joulie.api.v1alpha1.PowerState;
-import io.joulie.operator.cluster.ClusterView;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.EnergyEstimate;
 import io.joulie.planner.ManagedNode;
+import io.joulie.planner.NodeLoads;
 import io.joulie.planner.Telemetry;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
-import java.util.function.ToDoubleFunction;
 
 /**
  * The energy eco saved against all performance, and the energy the managed nodes used, as counters the dashboard's
@@ -31,22 +30,18 @@ public class EnergyMetrics {
     static final String UNESTIMATED = "joulie.energy.saved.unestimated.seconds";
 
     private final MeterRegistry registry;
-    private final ToDoubleFunction<String> requestedCores;
+    private final NodeLoads loads;
     private final EnergyEstimate estimate = new EnergyEstimate();
     private final Counter saved;
     private final Counter performance;
     private final Counter eco;
     private final Counter unestimated;
 
+    /** @param loads the cores the active Pods bound to a node request (the operator's view of the Pods) */
     @Inject
-    public EnergyMetrics(MeterRegistry registry, ClusterView view) {
-        this(registry, view::requestedCores);
-    }
-
-    /** @param requestedCores the cores the active Pods bound to a node request */
-    public EnergyMetrics(MeterRegistry registry, ToDoubleFunction<String> requestedCores) {
+    public EnergyMetrics(MeterRegistry registry, NodeLoads loads) {
         this.registry = registry;
-        this.requestedCores = requestedCores;
+        this.loads = loads;
         // at 0 from the start (decision 18): increase() sees the first joules
         saved = Counter.builder(SAVED).description("Energy eco saved against all performance, estimated (CPU packages)")
                 .register(registry);
@@ -72,7 +67,7 @@ public class EnergyMetrics {
         for (ManagedNode m : ctx.nodes()) {
             OptionalDouble watts = t.live() ? t.power(m.name()).map(s -> OptionalDouble.of(s.value())).orElse(OptionalDouble.empty())
                     : OptionalDouble.empty();
-            double load = m.cpuCores() > 0 ? requestedCores.applyAsDouble(m.name()) / m.cpuCores() : Double.NaN;
+            double load = m.cpuCores() > 0 ? loads.requestedCores(m.name()) / m.cpuCores() : Double.NaN;
             samples.add(new EnergyEstimate.Sample(m.name(), m.state() == null ? PowerState.ActivePerformance : m.state(), watts,
                     load));
         }
