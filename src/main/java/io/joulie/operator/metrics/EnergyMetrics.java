@@ -1,6 +1,5 @@
 package io.joulie.operator.metrics;
 
-import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.planner.ClusterContext;
 import io.joulie.planner.EnergyEstimate;
 import io.joulie.planner.ManagedNode;
@@ -68,8 +67,7 @@ public class EnergyMetrics {
             OptionalDouble watts = t.live() ? t.power(m.name()).map(s -> OptionalDouble.of(s.value())).orElse(OptionalDouble.empty())
                     : OptionalDouble.empty();
             double load = m.cpuCores() > 0 ? loads.requestedCores(m.name()) / m.cpuCores() : Double.NaN;
-            samples.add(new EnergyEstimate.Sample(m.name(), m.state() == null ? PowerState.ActivePerformance : m.state(), watts,
-                    load));
+            samples.add(new EnergyEstimate.Sample(m.name(), m.state(), watts, load));
         }
         EnergyEstimate.Step step = estimate.record(ctx.now(), interval.multipliedBy(2), samples);
         saved.increment(step.savedJoules());
