@@ -31,10 +31,56 @@ public record JoulieSpec(
         @JsonPropertyDescription("The node agent DaemonSet.") Agent agent,
         @JsonPropertyDescription("Planner settings: the one place for them (an unset field takes its default). "
                 + "status.effectivePolicy shows what is in force.") Policy policy,
-        @JsonPropertyDescription("Prometheus and Grafana integration.") Monitoring monitoring) {
+        @JsonPropertyDescription("Prometheus and Grafana integration.") Monitoring monitoring,
+        @JsonPropertyDescription("Where eco-tolerant Pods are placed: the operator's mutating admission webhook.") Placement placement) {
 
     public JoulieSpec(Agent agent) {
-        this(agent, null, null);
+        this(agent, null, null, null);
+    }
+
+    public JoulieSpec(Agent agent, Policy policy, Monitoring monitoring) {
+        this(agent, policy, monitoring, null);
+    }
+
+    /**
+     * The placement of eco-tolerant Pods (decision 209): the operator registers a mutating admission webhook that gives
+     * Pods annotated {@code joulie.io/workload-class: eco} a preferred node affinity for eco nodes.
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Placement(
+            @JsonPropertyDescription("Register the webhook that gives Pods annotated joulie.io/workload-class: eco, which say "
+                    + "nothing of joulie.io/power-profile themselves, a preferred node affinity for eco nodes (default true).")
+            Boolean ecoPreference,
+            @JsonPropertyDescription("What the API server does with a Pod when the webhook cannot answer: Ignore (default: "
+                    + "the Pod is created without the preference) or Fail (the Pod is refused).")
+            @Pattern("^(Ignore|Fail)$") @Size(max = Limits.WORD) String failurePolicy,
+            @JsonPropertyDescription("How long the API server waits for the webhook, 1 to 30 seconds (default 5).")
+            @Min(1) @Max(30) Integer timeoutSeconds,
+            @JsonPropertyDescription("Namespaces whose Pods the webhook never changes, besides kube-system and the "
+                    + "operator's own.")
+            @Size(max = Limits.ENTRIES) List<String> excludedNamespaces) {
+
+        public static final Placement DEFAULT = new Placement(null, null, null, null);
+
+        public static Placement of(JoulieSpec spec) {
+            return spec == null || spec.placement() == null ? DEFAULT : spec.placement();
+        }
+
+        public boolean ecoPreferenceEnabled() {
+            return ecoPreference == null || ecoPreference;
+        }
+
+        public String failurePolicyOrDefault() {
+            return failurePolicy == null ? "Ignore" : failurePolicy;
+        }
+
+        public int timeoutSecondsOrDefault() {
+            return timeoutSeconds == null ? 5 : timeoutSeconds;
+        }
+
+        public List<String> excludedNamespacesOrEmpty() {
+            return excludedNamespaces == null ? List.of() : excludedNamespaces;
+        }
     }
 
     /**

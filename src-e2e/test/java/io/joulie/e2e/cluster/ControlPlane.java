@@ -52,6 +52,8 @@ public final class ControlPlane implements AutoCloseable {
     private final Map<Process, String> names = new ConcurrentHashMap<>();
     private final Thread shutdownHook = new Thread(this::stopAll, "control-plane-stop");
     private int apiPort;
+    /** The kube-scheduler's credentials, for a second scheduler ({@link #startScheduler}). */
+    private Path schedulerKubeconfig;
     /** The Kubernetes minor of the binaries (the compatibility matrix runs more than one; docs/install.md). */
     private int minor;
 
@@ -164,6 +166,7 @@ public final class ControlPlane implements AutoCloseable {
                 "--controllers=*,-nodeipam,-service-lb-controller,-cloud-node-lifecycle-controller"
                         + (tuning.nodeLifecycle() ? "" : ",-node-lifecycle-controller"), "--v=1"));
         Path scheduler = kubeconfig("kube-scheduler", schedulerToken);
+        schedulerKubeconfig = scheduler;
         launch("kube-scheduler", List.of(bin.resolve("kube-scheduler").toString(),
                 "--kubeconfig=" + scheduler, "--authentication-kubeconfig=" + scheduler, "--authorization-kubeconfig=" + scheduler,
                 "--leader-elect=false", "--bind-address=127.0.0.1", "--secure-port=" + freePort(), "--profiling=false", "--v=1"));
@@ -206,6 +209,23 @@ public final class ControlPlane implements AutoCloseable {
 
     public Path workDir() {
         return work;
+    }
+
+    /**
+     * Starts a second kube-scheduler, as the control plane's own (same credentials), with this configuration file
+     * (which names its kubeconfig: {@link #schedulerKubeconfig()}); it runs until the control plane stops. Its log is
+     * {@code <name>.log} in the work directory.
+     */
+    public Path startScheduler(String name, Path config) throws IOException {
+        launch(name, List.of(bin.resolve("kube-scheduler").toString(), "--config=" + config,
+                "--authentication-kubeconfig=" + schedulerKubeconfig, "--authorization-kubeconfig=" + schedulerKubeconfig,
+                "--bind-address=127.0.0.1", "--secure-port=" + freePort(), "--profiling=false", "--v=1"));
+        return work.resolve(name + ".log");
+    }
+
+    /** The kubeconfig the control plane's kube-scheduler uses. */
+    public Path schedulerKubeconfig() {
+        return schedulerKubeconfig;
     }
 
     /**

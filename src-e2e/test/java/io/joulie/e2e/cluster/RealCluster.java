@@ -58,6 +58,9 @@ public final class RealCluster implements AutoCloseable {
     private final Map<String, JavaApp> operators = new LinkedHashMap<>();
     private final List<JavaApp> started = new ArrayList<>();
     private Result install;
+    /** The port the API server calls the operators' placement webhook on, and the operator listening there. */
+    private final int webhookPort = JavaApp.freePort();
+    private JavaApp webhookHolder;
     private boolean nodes;
     private JavaApp operator;
     /** The kwok nodes handed to Joulie for the whole suite (scenarios change the policy, not the node set). */
@@ -296,6 +299,11 @@ public final class RealCluster implements AutoCloseable {
         return startOperator(NAMESPACE, podName, env, jvmOptions);
     }
 
+    /** The URL the suite's operators register their placement webhook at. */
+    public String webhookUrl() {
+        return "https://127.0.0.1:" + webhookPort + "/mutate-pods";
+    }
+
     /** {@link #startOperator(String, Map, List)} for an installation in another namespace. */
     public synchronized JavaApp startOperator(String namespace, String podName, Map<String, String> env,
                                               List<String> jvmOptions) throws IOException {
@@ -304,9 +312,18 @@ public final class RealCluster implements AutoCloseable {
                 "KUBERNETES_NAMESPACE", namespace, "POD_NAMESPACE", namespace, "POD_NAME", podName,
                 "QUARKUS_KUBERNETES_CLIENT_NAMESPACE", namespace, "RECONCILE_INTERVAL", Durations.format(INTERVAL),
                 "SETTLE_TIME", Durations.format(SETTLE)));
+        // The placement webhook: every replica registers the same URL (the replicas agree on the webhook configuration,
+        // as in a cluster where the Service fronts them all); the replica started when no live one holds the port
+        // listens on it, the others on ports nobody calls.
+        boolean holds = webhookHolder == null || !webhookHolder.isAlive();
+        all.put("JOULIE_WEBHOOK_URL", webhookUrl());
+        all.put("JOULIE_WEBHOOK_PORT", String.valueOf(holds ? webhookPort : JavaApp.freePort()));
         all.putAll(env);
         JavaApp p = JavaApp.start(podName, JavaApp.Packaged.OPERATOR.jar(REPO), all,
                 controlPlane.workDir(), jvmOptions);
+        if (holds) {
+            webhookHolder = p;
+        }
         operators.put(podName, p);
         started.add(p);
         return p;

@@ -59,6 +59,32 @@ public interface OperatorConfig {
     /** Defaults of the agent DaemonSet that a Joulie resource does not set. */
     AgentDefaults agent();
 
+    /** The placement webhook this replica serves (decision 209). */
+    Webhook webhook();
+
+    interface Webhook {
+        /**
+         * Whether this replica serves the placement webhook (HTTPS on {@link #port()}) and the active Joulie resource
+         * registers it (with spec.placement.ecoPreference not false).
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The HTTPS port the webhook listens on. */
+        @WithDefault("9443")
+        int port();
+
+        /** The Service the API server calls the webhook through (made by the operator, in its namespace). */
+        @WithDefault("joulie-operator-webhook")
+        String service();
+
+        /**
+         * The URL the API server calls instead of the Service, e.g. https://127.0.0.1:9443/mutate-pods for an operator
+         * run outside the cluster (development, the e2e suite); its host is added to the certificate's names.
+         */
+        Optional<String> url();
+    }
+
     interface AgentDefaults {
         /** RELATED_IMAGE_AGENT: the agent image released with this operator. */
         String image();

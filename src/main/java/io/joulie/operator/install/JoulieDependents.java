@@ -3,6 +3,7 @@ package io.joulie.operator.install;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -82,6 +83,15 @@ final class JoulieDependents {
         public boolean isMet(DependentResource<ConfigMap, Joulie> dependent, Joulie primary, Context<Joulie> context) {
             return Joulie.ACTIVE_NAME.equals(primary.getMetadata().getName())
                     && MonitoringTemplate.monitoring(primary).grafanaDashboardEnabled();
+        }
+    }
+
+    /** The placement webhook's objects, for the active resource when the operator serves it and spec.placement wants it. */
+    public static final class PlacementWanted implements Condition<HasMetadata, Joulie> {
+        @Override
+        public boolean isMet(DependentResource<HasMetadata, Joulie> dependent, Joulie primary, Context<Joulie> context) {
+            return Joulie.ACTIVE_NAME.equals(primary.getMetadata().getName())
+                    && ((FromWebhookTemplate<?>) dependent).template().wanted(primary);
         }
     }
 
@@ -276,6 +286,35 @@ final class JoulieDependents {
         @Override
         MonitoringTemplate template() {
             return template;
+        }
+    }
+
+    abstract static class FromWebhookTemplate<R extends HasMetadata> extends FromTemplate<R, WebhookTemplate> {
+        @Inject
+        WebhookTemplate template;
+
+        FromWebhookTemplate(Class<R> type, BiFunction<WebhookTemplate, Joulie, R> desired) {
+            super(type, desired);
+        }
+
+        @Override
+        WebhookTemplate template() {
+            return template;
+        }
+    }
+
+    @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))
+    public static final class WebhookService extends FromWebhookTemplate<Service> {
+        public WebhookService() {
+            super(Service.class, WebhookTemplate::service);
+        }
+    }
+
+    /** Cluster-scoped: registers the placement webhook for Pod creations. */
+    @KubernetesDependent
+    public static final class PlacementWebhook extends FromWebhookTemplate<MutatingWebhookConfiguration> {
+        public PlacementWebhook() {
+            super(MutatingWebhookConfiguration.class, WebhookTemplate::configuration);
         }
     }
 

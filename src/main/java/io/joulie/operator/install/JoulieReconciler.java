@@ -34,6 +34,7 @@ import io.joulie.operator.config.PlanningVariable;
 import io.joulie.operator.metrics.AgentPodMetrics;
 import io.joulie.operator.runtime.LeaderElection;
 import io.joulie.operator.runtime.PlannerStatus;
+import io.joulie.operator.webhook.PlacementWebhookServer;
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import org.jboss.logging.Logger;
 
@@ -64,6 +65,10 @@ import java.util.Set;
                 reconcilePrecondition = JoulieDependents.Active.class),
         @Dependent(name = "operator-metrics-service", type = JoulieDependents.OperatorMetricsService.class,
                 reconcilePrecondition = JoulieDependents.Active.class),
+        @Dependent(name = "webhook-service", type = JoulieDependents.WebhookService.class,
+                reconcilePrecondition = JoulieDependents.PlacementWanted.class),
+        @Dependent(name = "placement-webhook", type = JoulieDependents.PlacementWebhook.class,
+                reconcilePrecondition = JoulieDependents.PlacementWanted.class),
         @Dependent(name = "agent-admission-policy", type = JoulieDependents.AgentAdmissionPolicy.class,
                 reconcilePrecondition = JoulieDependents.Active.class),
         @Dependent(name = JoulieReconciler.AGENT_ADMISSION_BINDING, type = JoulieDependents.AgentAdmissionPolicyBinding.class,
@@ -100,8 +105,11 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     private final AgentPodMetrics agentPods;
     private final Duration crdRecheck;
 
+    private final PlacementWebhookServer webhook;
+
     public JoulieReconciler(EffectivePolicy policy, PlannerStatus planner, LeaderElection leader, CrdOwnership crds,
-                            Clock clock, AgentPodMetrics agentPods, OperatorConfig config) {
+                            Clock clock, AgentPodMetrics agentPods, OperatorConfig config, PlacementWebhookServer webhook) {
+        this.webhook = webhook;
         this.agentPods = agentPods;
         this.policy = policy;
         this.clock = clock;
@@ -116,6 +124,8 @@ public class JoulieReconciler implements Reconciler<Joulie> {
     public List<EventSource<?, Joulie>> prepareEventSources(EventSourceContext<Joulie> context) {
         SimpleInboundEventSource<Joulie> signals = new SimpleInboundEventSource<>("joulie-signals");
         planner.onChange(() -> signals.propagateEvent(ACTIVE));
+        // a renewed webhook certificate goes into the webhook configuration's caBundle
+        webhook.onCertificateChange(() -> signals.propagateEvent(ACTIVE));
         // What the cluster says about the agent pods (why they are refused, unschedulable or failing) re-runs this
         // reconciler: the DaemonSet's status alone does not change when the controller keeps failing to create pods.
         InformerEventSource<Pod, Joulie> pods = new InformerEventSource<>(InformerEventSourceConfiguration.from(Pod.class, Joulie.class)

@@ -83,6 +83,36 @@ public final class TestConfig implements OperatorConfig {
         return () -> "quay.io/joulie/joulie-agent:test";
     }
 
+    /** The placement webhook as configured by default, optionally with a URL instead of the Service. */
+    public static Webhook webhook(boolean enabled, java.util.Optional<String> url) {
+        return new Webhook() {
+            @Override
+            public boolean enabled() {
+                return enabled;
+            }
+
+            @Override
+            public int port() {
+                return 9443;
+            }
+
+            @Override
+            public String service() {
+                return "joulie-operator-webhook";
+            }
+
+            @Override
+            public java.util.Optional<String> url() {
+                return url;
+            }
+        };
+    }
+
+    @Override
+    public Webhook webhook() {
+        return webhook(false, java.util.Optional.empty());
+    }
+
     @Override
     public LeaderElection leaderElection() {
         return new LeaderElection() {

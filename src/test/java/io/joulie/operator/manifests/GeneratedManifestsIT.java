@@ -138,7 +138,22 @@ class GeneratedManifestsIT {
         // What a Joulie resource owns is namespaced: the operator may not touch DaemonSets, Services,
         // ServiceAccounts or ConfigMaps outside its own namespace.
         assertThat(namespaced.get("joulie-operator-install").getRules()).flatExtracting(r -> r.getResources())
-                .containsExactlyInAnyOrder("daemonsets", "services", "configmaps", "servicemonitors", "prometheusrules", "events");
+                .containsExactlyInAnyOrder("daemonsets", "services", "configmaps", "servicemonitors", "prometheusrules", "events",
+                        "secrets", "secrets");
+        // Secrets: only the webhook's certificate, read and renewed by its name; made once (create takes no name)
+        assertThat(namespaced.get("joulie-operator-install").getRules()).filteredOn(r -> r.getResources().contains("secrets"))
+                .satisfiesExactlyInAnyOrder(r -> {
+                    assertThat(r.getVerbs()).containsExactly("create");
+                    assertThat(r.getResourceNames()).isEmpty();
+                }, r -> {
+                    assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "update");
+                    assertThat(r.getResourceNames()).containsExactly("joulie-webhook-tls");
+                });
+        // the webhook's Service is the operator's; the Deployment exposes the webhook port
+        assertThat(c.getPorts()).anySatisfy(p -> {
+            assertThat(p.getName()).isEqualTo("webhook");
+            assertThat(p.getContainerPort()).isEqualTo(9443);
+        });
         // Events in its namespace are only read (why agent pods are refused); the operator writes its own cluster-wide.
         assertThat(namespaced.get("joulie-operator-install").getRules()).filteredOn(r -> r.getResources().contains("events"))
                 .singleElement().satisfies(r -> assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch"));
@@ -160,10 +175,12 @@ class GeneratedManifestsIT {
         // writes them names them (server-side apply authorizes its create with the name)
         assertThat(operator.getRules()).filteredOn(r -> (r.getApiGroups().contains("admissionregistration.k8s.io")
                         || r.getApiGroups().contains("security.openshift.io")) && r.getResourceNames().isEmpty())
-                .hasSize(2).allSatisfy(r -> assertThat(r.getVerbs()).as("verbs not limited to a name: " + r.getResources())
+                .hasSize(3).allSatisfy(r -> assertThat(r.getVerbs()).as("verbs not limited to a name: " + r.getResources())
                         .containsExactlyInAnyOrder("list", "watch"));
         assertThat(operator.getRules()).filteredOn(r -> r.getVerbs().contains("create") && r.getApiGroups().contains("admissionregistration.k8s.io"))
-                .singleElement().satisfies(r -> assertThat(r.getResourceNames()).containsExactly("joulie-agent-node-scope"));
+                .satisfiesExactlyInAnyOrder(
+                        r -> assertThat(r.getResourceNames()).containsExactly("joulie-agent-node-scope"),
+                        r -> assertThat(r.getResourceNames()).containsExactly("joulie-pod-placement"));
     }
 
     /** The policy that narrows the operator's Node writes ships before the operator, bound, for its ServiceAccount. */

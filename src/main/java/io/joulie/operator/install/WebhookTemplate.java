@@ -1,0 +1,104 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.webhook.PlacementWebhookServer;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The placement webhook's objects (decision 209): a Service in front of the operator's webhook port and the
+ * MutatingWebhookConfiguration that registers it for Pod creations. The API server calls the webhook only for Pods
+ * that carry the {@code joulie.io/workload-class} annotation (a match condition), never in kube-system, the operator's
+ * namespace or {@code spec.placement.excludedNamespaces}; it lets Pods through unchanged when the webhook cannot answer
+ * unless {@code spec.placement.failurePolicy} is Fail. Its {@code caBundle} is the webhook's own certificate.
+ */
+@ApplicationScoped
+public class WebhookTemplate {
+    public static final String CONFIGURATION = "joulie-pod-placement";
+    static final String WEBHOOK = "pod-placement.joulie.io";
+    static final int SERVICE_PORT = 443;
+    static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", "joulie-operator", "app.kubernetes.io/part-of",
+            "joulie", "app.kubernetes.io/component", "webhook", "app.kubernetes.io/managed-by", "joulie-operator");
+    /** Only Pods that carry the annotation are sent to the webhook at all. */
+    static final String MATCH = "has(object.metadata.annotations) && '" + JoulieApi.WORKLOAD_CLASS_ANNOTATION
+            + "' in object.metadata.annotations";
+
+    private final String namespace;
+    private final OperatorConfig.Webhook config;
+    private final Supplier<String> caBundle;
+
+    @Inject
+    public WebhookTemplate(KubernetesClient client, OperatorConfig config, PlacementWebhookServer server) {
+        this(Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system"), config.webhook(),
+                server::caBundle);
+    }
+
+    /** @param caBundle the served certificate, base64 PEM (may throw while there is none) */
+    WebhookTemplate(String namespace, OperatorConfig.Webhook config, Supplier<String> caBundle) {
+        this.namespace = namespace;
+        this.config = config;
+        this.caBundle = caBundle;
+    }
+
+    /** Whether the webhook is registered for this resource: served by the operator and wanted by the spec. */
+    boolean wanted(Joulie j) {
+        return config.enabled() && JoulieSpec.Placement.of(j.getSpec()).ecoPreferenceEnabled();
+    }
+
+    public Service service(Joulie j) {
+        return new ServiceBuilder().withNewMetadata().withName(config.service()).withNamespace(namespace).withLabels(LABELS)
+                .endMetadata().withNewSpec().withSelector(AgentTemplate.OPERATOR_POD)
+                .addNewPort().withName("webhook").withProtocol("TCP").withPort(SERVICE_PORT)
+                .withTargetPort(new IntOrString(config.port())).endPort().endSpec().build();
+    }
+
+    public MutatingWebhookConfiguration configuration(Joulie j) {
+        JoulieSpec.Placement p = JoulieSpec.Placement.of(j.getSpec());
+        List<String> excluded = new ArrayList<>(new LinkedHashSet<>(concat(List.of("kube-system", namespace),
+                p.excludedNamespacesOrEmpty())));
+        WebhookClientConfigBuilder client = new WebhookClientConfigBuilder().withCaBundle(caBundle.get());
+        if (config.url().isPresent()) {
+            client.withUrl(config.url().get());
+        } else {
+            client.withNewService().withName(config.service()).withNamespace(namespace).withPort(SERVICE_PORT)
+                    .withPath(PlacementWebhookServer.PATH).endService();
+        }
+        WebhookClientConfig clientConfig = client.build();
+        return new MutatingWebhookConfigurationBuilder().withNewMetadata().withName(CONFIGURATION).withLabels(LABELS).endMetadata()
+                .addNewWebhook().withName(WEBHOOK).withAdmissionReviewVersions("v1").withSideEffects("None")
+                .withFailurePolicy(p.failurePolicyOrDefault()).withTimeoutSeconds(p.timeoutSecondsOrDefault())
+                .withMatchPolicy("Equivalent").withReinvocationPolicy("Never")
+                .addNewRule().withOperations("CREATE").withApiGroups("").withApiVersions("v1").withResources("pods")
+                .withScope("Namespaced").endRule()
+                .withNewNamespaceSelector().withMatchExpressions(new LabelSelectorRequirement("kubernetes.io/metadata.name",
+                        "NotIn", excluded)).endNamespaceSelector()
+                .withNewObjectSelector().endObjectSelector()
+                .addNewMatchCondition().withName("declares-workload-class").withExpression(MATCH).endMatchCondition()
+                .withClientConfig(clientConfig).endWebhook().build();
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
+    }
+}

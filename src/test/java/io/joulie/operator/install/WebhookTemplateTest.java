@@ -1,0 +1,78 @@
+package io.joulie.operator.install;
+
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.joulie.api.v1alpha1.Joulie;
+import io.joulie.api.v1alpha1.JoulieSpec;
+import io.joulie.operator.config.TestConfig;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WebhookTemplateTest {
+    static Joulie joulie(JoulieSpec.Placement placement) {
+        Joulie j = new Joulie();
+        j.getMetadata().setName(Joulie.ACTIVE_NAME);
+        j.setSpec(new JoulieSpec(null, null, null, placement));
+        return j;
+    }
+
+    static WebhookTemplate template(boolean enabled, Optional<String> url) {
+        return new WebhookTemplate("joulie-system", TestConfig.webhook(enabled, url), () -> "Q0E=");
+    }
+
+    @Test
+    void byDefaultThePodsThatDeclareAClassAreSentThroughTheServiceAndLetThroughWhenItCannotAnswer() {
+        MutatingWebhook w = template(true, Optional.empty()).configuration(joulie(null)).getWebhooks().get(0);
+
+        assertThat(w.getClientConfig().getService().getName()).isEqualTo("joulie-operator-webhook");
+        assertThat(w.getClientConfig().getService().getNamespace()).isEqualTo("joulie-system");
+        assertThat(w.getClientConfig().getService().getPath()).isEqualTo("/mutate-pods");
+        assertThat(w.getClientConfig().getUrl()).isNull();
+        assertThat(w.getClientConfig().getCaBundle()).isEqualTo("Q0E=");
+        assertThat(w.getFailurePolicy()).isEqualTo("Ignore");
+        assertThat(w.getTimeoutSeconds()).isEqualTo(5);
+        assertThat(w.getSideEffects()).isEqualTo("None");
+        assertThat(w.getRules()).singleElement().satisfies(r -> {
+            assertThat(r.getOperations()).containsExactly("CREATE");
+            assertThat(r.getResources()).containsExactly("pods");
+        });
+        assertThat(w.getMatchConditions()).singleElement()
+                .satisfies(c -> assertThat(c.getExpression()).contains("'joulie.io/workload-class' in object.metadata.annotations"));
+        assertThat(w.getNamespaceSelector().getMatchExpressions()).singleElement().satisfies(e -> {
+            assertThat(e.getKey()).isEqualTo("kubernetes.io/metadata.name");
+            assertThat(e.getOperator()).isEqualTo("NotIn");
+            assertThat(e.getValues()).containsExactly("kube-system", "joulie-system");
+        });
+        Service s = template(true, Optional.empty()).service(joulie(null));
+        assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
+            assertThat(p.getPort()).isEqualTo(443);
+            assertThat(p.getTargetPort().getIntVal()).isEqualTo(9443);
+        });
+        assertThat(s.getSpec().getSelector()).isEqualTo(AgentTemplate.OPERATOR_POD);
+    }
+
+    @Test
+    void theSpecSetsFailurePolicyTimeoutAndExclusions() {
+        MutatingWebhook w = template(true, Optional.of("https://127.0.0.1:9443/mutate-pods"))
+                .configuration(joulie(new JoulieSpec.Placement(true, "Fail", 2, List.of("batch", "kube-system"))))
+                .getWebhooks().get(0);
+
+        assertThat(w.getClientConfig().getUrl()).isEqualTo("https://127.0.0.1:9443/mutate-pods");
+        assertThat(w.getClientConfig().getService()).isNull();
+        assertThat(w.getFailurePolicy()).isEqualTo("Fail");
+        assertThat(w.getTimeoutSeconds()).isEqualTo(2);
+        assertThat(w.getNamespaceSelector().getMatchExpressions().get(0).getValues())
+                .containsExactly("kube-system", "joulie-system", "batch");
+    }
+
+    @Test
+    void itIsWantedOnlyWhenServedAndNotTurnedOff() {
+        assertThat(template(true, Optional.empty()).wanted(joulie(null))).isTrue();
+        assertThat(template(true, Optional.empty()).wanted(joulie(new JoulieSpec.Placement(false, null, null, null)))).isFalse();
+        assertThat(template(false, Optional.empty()).wanted(joulie(null))).isFalse();
+    }
+}
