@@ -43,8 +43,10 @@ class ArchitectureTest {
                         + "(the operator and the simulator run the same classes)")
                 .check(main);
         classes().that().resideInAPackage("io.joulie.planner..").and().doNotHaveSimpleName("PodClassifier")
+                .and().doNotHaveSimpleName("EcoPlacement")
                 .should().onlyDependOnClassesThat().resideOutsideOfPackage("io.fabric8..")
-                .because("only the pod classifier reads the Kubernetes model (Pod specs as the API serves them)")
+                .because("only the pod classifier and the eco placement rule read (and the rule writes) the Kubernetes model: "
+                        + "Pod specs as the API serves them")
                 .check(main);
         noClasses().that().resideInAPackage("io.joulie.planner..")
                 .should().callMethod(Instant.class, "now").orShould().callMethod(System.class, "currentTimeMillis")

@@ -51,7 +51,10 @@ class TeardownIT extends ClusterScenario {
         await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             assertThat(cluster.admin.apps().daemonSets().inNamespace(RealCluster.NAMESPACE).withName("joulie-agent").get()).isNull();
             assertThat(cluster.admin.services().inNamespace(RealCluster.NAMESPACE).list().getItems())
-                    .noneMatch(s -> s.getMetadata().getName().startsWith("joulie-agent") || s.getMetadata().getName().equals("joulie-operator-metrics"));
+                    .noneMatch(s -> s.getMetadata().getName().startsWith("joulie-agent") || s.getMetadata().getName().equals("joulie-operator-metrics")
+                            || s.getMetadata().getName().equals("joulie-operator-webhook"));
+            assertThat(cluster.admin.admissionRegistration().v1().mutatingWebhookConfigurations().withName("joulie-pod-placement").get())
+                    .isNull();
             assertThat(cluster.admin.pods().inNamespace(RealCluster.NAMESPACE).withLabel("app.kubernetes.io/name", "joulie-agent").list().getItems())
                     .isEmpty();
         });

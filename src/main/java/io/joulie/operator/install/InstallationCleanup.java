@@ -37,10 +37,12 @@ public class InstallationCleanup {
 
     private final KubernetesClient client;
     private final MonitoringTemplate monitoring;
+    private final String webhookService;
 
-    public InstallationCleanup(KubernetesClient client, MonitoringTemplate monitoring) {
+    public InstallationCleanup(KubernetesClient client, MonitoringTemplate monitoring, io.joulie.operator.config.OperatorConfig config) {
         this.client = client;
         this.monitoring = monitoring;
+        this.webhookService = config.webhook().service();
     }
 
     void register(@Observes StartupEvent ev, ClusterView view) {
@@ -58,6 +60,8 @@ public class InstallationCleanup {
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.NAME).get(), uid);
         deleteOwned(client.services().inNamespace(ns).withName(AgentTemplate.OPERATOR_METRICS).get(), uid);
         deleteOwned(client.configMaps().inNamespace(ns).withName(MonitoringTemplate.DASHBOARD).get(), uid);
+        deleteOwned(client.services().inNamespace(ns).withName(webhookService).get(), uid);
+        deleteOwned(client.admissionRegistration().v1().mutatingWebhookConfigurations().withName(WebhookTemplate.CONFIGURATION).get(), uid);
         deleteOwned(client.admissionRegistration().v1().validatingAdmissionPolicyBindings().withName(AgentTemplate.ADMISSION_POLICY).get(), uid);
         deleteOwned(client.admissionRegistration().v1().validatingAdmissionPolicies().withName(AgentTemplate.ADMISSION_POLICY).get(), uid);
         for (String name : List.of(AgentTemplate.OPERATOR_METRICS, AgentTemplate.NAME)) {
