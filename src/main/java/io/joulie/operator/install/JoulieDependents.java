@@ -316,6 +316,12 @@ final class JoulieDependents {
         public PlacementWebhook() {
             super(MutatingWebhookConfiguration.class, WebhookTemplate::configuration);
         }
+
+        @Override
+        protected MutatingWebhookConfiguration desired(Joulie primary, Context<Joulie> context) {
+            template().registered(getSecondaryResource(primary, context).orElse(null));
+            return super.desired(primary, context);
+        }
     }
 
     @KubernetesDependent(informer = @Informer(namespaces = Constants.WATCH_CURRENT_NAMESPACE))

@@ -45,18 +45,37 @@ public class WebhookTemplate {
     private final String namespace;
     private final OperatorConfig.Webhook config;
     private final Supplier<String> caBundle;
+    private final Runnable reread;
 
     @Inject
     public WebhookTemplate(KubernetesClient client, OperatorConfig config, PlacementWebhookServer server) {
         this(Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system"), config.webhook(),
-                server::caBundle);
+                server::caBundle, server::look);
     }
 
-    /** @param caBundle the served certificate, base64 PEM (may throw while there is none) */
-    WebhookTemplate(String namespace, OperatorConfig.Webhook config, Supplier<String> caBundle) {
+    /**
+     * @param caBundle the served certificate, base64 PEM (may throw while there is none)
+     * @param reread   reads the certificate's Secret again (another replica may have renewed it)
+     */
+    WebhookTemplate(String namespace, OperatorConfig.Webhook config, Supplier<String> caBundle, Runnable reread) {
         this.namespace = namespace;
         this.config = config;
         this.caBundle = caBundle;
+        this.reread = reread;
+    }
+
+    /**
+     * Before the configuration is compared with the one registered: a {@code caBundle} there that is not this replica's
+     * certificate means another replica renewed it (or this one did and the other has not seen it yet); reading the
+     * Secret again now, rather than at the next periodic look, keeps replicas from writing each other's bundle back.
+     */
+    void registered(MutatingWebhookConfiguration current) {
+        String seen = current == null || current.getWebhooks() == null || current.getWebhooks().isEmpty()
+                || current.getWebhooks().get(0).getClientConfig() == null ? null
+                : current.getWebhooks().get(0).getClientConfig().getCaBundle();
+        if (seen != null && !seen.equals(caBundle.get())) {
+            reread.run();
+        }
     }
 
     /** Whether the webhook is registered for this resource: served by the operator and wanted by the spec. */
@@ -64,11 +83,15 @@ public class WebhookTemplate {
         return config.enabled() && JoulieSpec.Placement.of(j.getSpec()).ecoPreferenceEnabled();
     }
 
+    /**
+     * The Service forwards to the container port named {@code webhook} (9443 in the shipped Deployment), not to a number
+     * of this replica's configuration: every replica keeps this object, and they must agree on it.
+     */
     public Service service(Joulie j) {
         return new ServiceBuilder().withNewMetadata().withName(config.service()).withNamespace(namespace).withLabels(LABELS)
                 .endMetadata().withNewSpec().withSelector(AgentTemplate.OPERATOR_POD)
                 .addNewPort().withName("webhook").withProtocol("TCP").withPort(SERVICE_PORT)
-                .withTargetPort(new IntOrString(config.port())).endPort().endSpec().build();
+                .withTargetPort(new IntOrString("webhook")).endPort().endSpec().build();
     }
 
     public MutatingWebhookConfiguration configuration(Joulie j) {

@@ -123,7 +123,7 @@ public class PlacementWebhookServer {
     }
 
     /** Reads or renews the certificate; starts serving with it, or serves the new one. */
-    synchronized void look() {
+    public synchronized void look() {
         try {
             boolean changed = tls.ensure();
             if (changed) {

@@ -21,7 +21,23 @@ class WebhookTemplateTest {
     }
 
     static WebhookTemplate template(boolean enabled, Optional<String> url) {
-        return new WebhookTemplate("joulie-system", TestConfig.webhook(enabled, url), () -> "Q0E=");
+        return new WebhookTemplate("joulie-system", TestConfig.webhook(enabled, url), () -> "Q0E=", () -> {
+        });
+    }
+
+    @Test
+    void aBundleRegisteredByAnotherReplicaMakesThisOneReadTheSecretAgain() {
+        int[] rereads = {0};
+        WebhookTemplate t = new WebhookTemplate("joulie-system", TestConfig.webhook(true, Optional.empty()), () -> "Q0E=",
+                () -> rereads[0]++);
+        t.registered(null);
+        t.registered(t.configuration(joulie(null)));
+        assertThat(rereads[0]).isZero();
+
+        var other = t.configuration(joulie(null));
+        other.getWebhooks().get(0).getClientConfig().setCaBundle("b3RoZXI=");
+        t.registered(other);
+        assertThat(rereads[0]).isEqualTo(1);
     }
 
     @Test
@@ -50,7 +66,7 @@ class WebhookTemplateTest {
         Service s = template(true, Optional.empty()).service(joulie(null));
         assertThat(s.getSpec().getPorts()).singleElement().satisfies(p -> {
             assertThat(p.getPort()).isEqualTo(443);
-            assertThat(p.getTargetPort().getIntVal()).isEqualTo(9443);
+            assertThat(p.getTargetPort().getStrVal()).isEqualTo("webhook");
         });
         assertThat(s.getSpec().getSelector()).isEqualTo(AgentTemplate.OPERATOR_POD);
     }
