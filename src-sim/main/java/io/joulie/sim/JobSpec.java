@@ -2,13 +2,17 @@ package io.joulie.sim;
 
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.EcoPlacement;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.PodClassifier;
 
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One job of the workload, immutable (a run keeps its progress elsewhere, so baselines share the list).
@@ -28,13 +32,25 @@ import java.util.Map;
  * @param activity     the share of its requested cores it keeps busy, in (0, 1]: its cores put {@code cores · activity}
  *                     of load on the node's SPECpower curve (which is throughput, every core partly busy). Its work is
  *                     in requested core-seconds, so its duration does not depend on it
+ * @param prefersEco   whether its pod, as the operator's admission webhook leaves it ({@link EcoPlacement#apply}),
+ *                     has a preferred node affinity for eco nodes: the scheduler then takes an eco node first
  */
 public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
-                      PodClass podClass, boolean declaresEco, int gpus, double activity) {
+                      PodClass podClass, boolean declaresEco, int gpus, double activity, boolean prefersEco) {
+
+    /** {@link #prefersEco(String, boolean)} by (profile, declaresEco): a day has hundreds of thousands of jobs. */
+    private static final Map<Pod, Boolean> PREFERS_ECO = new ConcurrentHashMap<>();
 
     public JobSpec {
         SimConfig.require(gpus >= 0, "job " + id + ": GPU boards must be ≥ 0, got " + gpus);
         SimConfig.require(activity > 0 && activity <= 1, "job " + id + ": activity must be in (0, 1], got " + activity);
+    }
+
+    /** A job whose eco preference is what {@link EcoPlacement} gives its pod. */
+    public JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile, PodClass podClass,
+                   boolean declaresEco, int gpus, double activity) {
+        this(id, arrival, cores, work, sensitivity, profile, podClass, declaresEco, gpus, activity,
+                prefersEco(profile, declaresEco));
     }
 
     /** A job that keeps every requested core busy. */
@@ -46,7 +62,7 @@ public record JobSpec(int id, double arrival, int cores, double work, double sen
     /** The same job with another activity. */
     public JobSpec withActivity(double activity) {
         return activity == this.activity ? this
-                : new JobSpec(id, arrival, cores, work, sensitivity, profile, podClass, declaresEco, gpus, activity);
+                : new JobSpec(id, arrival, cores, work, sensitivity, profile, podClass, declaresEco, gpus, activity, prefersEco);
     }
 
     public static JobSpec of(int id, double arrival, int cores, double work, double sensitivity, String profile) {
@@ -77,6 +93,19 @@ public record JobSpec(int id, double arrival, int cores, double work, double sen
             b.addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, JoulieApi.WORKLOAD_CLASS_ECO);
         }
         return b.build();
+    }
+
+    /** The pod the job would be submitted with, before admission: {@link #metadata} and {@link #podSpec}. */
+    public static Pod pod(String profile, boolean declaresEco) {
+        return new PodBuilder().withMetadata(metadata(declaresEco)).withSpec(podSpec(profile)).build();
+    }
+
+    /**
+     * Whether a job's pod prefers eco nodes once the operator's admission webhook applied {@link EcoPlacement} to it (the
+     * one rule the twin and the operator share): it declares eco and does not name a power profile itself.
+     */
+    public static boolean prefersEco(String profile, boolean declaresEco) {
+        return PREFERS_ECO.computeIfAbsent(pod(profile, declaresEco), p -> EcoPlacement.prefersEco(EcoPlacement.apply(p).getSpec()));
     }
 
     /** The pod spec the job would be submitted with. */

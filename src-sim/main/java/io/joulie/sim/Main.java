@@ -1,6 +1,7 @@
 package io.joulie.sim;
 
 import io.joulie.planner.Planner;
+import io.joulie.planner.PodClass;
 import io.joulie.planner.Transition;
 import io.joulie.sim.cluster.ClusterControlPlane;
 import io.joulie.sim.optimum.EnergyBound;
@@ -18,6 +19,7 @@ import java.util.Map;
  *
  * <pre>
  * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|hetero|demo|all] [--out DIR] [--threads N] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar bench --runs A,D [--scenario NAME|all] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C|D] [--scenario NAME] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar demo [--baseline B|C|D] [--speed N] [--scenario NAME] [--repo DIR] [--out DIR] [--kubeconfig FILE] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar params
@@ -122,6 +124,9 @@ public final class Main {
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
         int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
         List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
+        if (options.containsKey("runs")) {
+            return runs(names, options.get("runs"), overrides);
+        }
         for (String name : names) {
             SimConfig config = config(name, overrides);
             long start = System.nanoTime();
@@ -146,6 +151,30 @@ public final class Main {
             System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
+        }
+        return 0;
+    }
+
+    /**
+     * {@code bench --runs A,D}: only the named runs (A and the policies), one after the other, no bound, no search and no
+     * report: their energy to finish and the performance-only jobs' completion times, for comparing parameters.
+     */
+    private static int runs(List<String> names, String runs, Map<String, String> overrides) {
+        List<Baseline> baselines = java.util.Arrays.stream(runs.split(",")).map(String::trim).map(v -> v.equalsIgnoreCase("A")
+                ? Baseline.A : policy(v)).toList();
+        for (String name : names) {
+            SimConfig config = config(name, overrides);
+            List<JobSpec> jobs = Workload.of(config.workload());
+            System.out.printf(Locale.ROOT, "%s: %d nodes, %d jobs, scheduler.score=%s%n", name, config.nodes(), jobs.size(),
+                    config.score().value());
+            for (Baseline b : baselines) {
+                RunResult r = Simulation.standalone(config, jobs, b).run();
+                double[] perf = r.completionTimes().getOrDefault(PodClass.PERFORMANCE, new double[0]);
+                System.out.printf(Locale.ROOT, "  %s %-18s %10.2f kWh to finish  %d/%d jobs  makespan %.2f h  performance-only "
+                                + "completion mean %.1f s p95 %.1f s  violations %.0f s  %.1f s wall%n",
+                        b, b.title(), r.energyKWh(), r.jobsCompleted(), r.jobsTotal(), r.makespanSeconds() / 3600,
+                        RunResult.mean(perf), RunResult.quantile(perf, 0.95), r.violationSeconds(), r.wallMillis() / 1e3);
+            }
         }
         return 0;
     }
@@ -281,6 +310,7 @@ public final class Main {
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
                   bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bounds, the hindsight
                          [--out DIR] [--threads N]                                  optimum and the clairvoyant schedule; CSV, Markdown, PNG
+                         [--runs A,D]                                               only these runs, one after the other: no bound, search, report
                   bounds [--scenario NAME|all] [--slot 900] [--steps 5]             the θ and the time-indexed lower bounds only
                          [--slowdown Infinity] [--round-cores true]                 (the LP's slot, grouping, performance deadline)
                   watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves

@@ -41,6 +41,10 @@ public final class Params {
                 + "e.g. gpu-h100x8=3.2 (empty: the catalog's)");
         def("cluster.interference", "0", "γ: a CPU job runs 1 − γ·(the other jobs' cores / the node's cores) as fast as alone "
                 + "(contention for caches and memory bandwidth); 0 assumes co-located jobs do not slow each other");
+        def("scheduler.score", "least-allocated", "how the twin's scheduler scores the nodes a job fits: least-allocated "
+                + "(kube-scheduler's default, the largest share of free cores) or efficient-load (the profile Joulie ships: "
+                + "NodeResourcesFit RequestedToCapacityRatio on CPU peaking at " + io.joulie.planner.EfficientLoadScore.TARGET_PERCENT
+                + " % of a node's cores, which fills a node up to the peak before opening another); ties to the lowest node index, A included");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");

@@ -1,5 +1,6 @@
 package io.joulie.sim;
 
+import io.joulie.planner.EfficientLoadScore;
 import io.joulie.planner.PodClass;
 
 import java.util.BitSet;
@@ -15,12 +16,18 @@ import java.util.List;
  * weight outranks the spread. With {@code ignoreProfiles} (baseline A:
  * no Joulie) every node fits every job's profile.
  *
+ * <p>With {@link PlacementScore#EFFICIENT_LOAD} ({@code scheduler.score=efficient-load}) it takes instead the fitting
+ * node with the highest {@link EfficientLoadScore} (the scheduler profile Joulie ships), ties to the lowest index, with
+ * the same rules otherwise: a job that declares eco takes the best-scoring eco node that fits first, GPU jobs are
+ * scored by cores among the GPU nodes they fit.
+ *
  * <p>GPU nodes are tainted, as GPU clusters commonly taint them ({@code nvidia.com/gpu:NoSchedule}): only GPU jobs,
  * which tolerate the taint, land there, and only on a node with enough free boards as well as cores (least-allocated
  * by free cores, like the others); CPU jobs land only on nodes without GPUs.
  *
  * <p>Nodes without GPUs are indexed by (label, type, free cores) in bit sets, so a placement costs
- * O(labels × types × cores); GPU nodes, few, are scanned.
+ * O(labels × types × cores) (the efficient-load score depends only on a node's type and free cores: it is tabulated
+ * per type and cores wanted, and the buckets are visited best score first); GPU nodes, few, are scanned.
  */
 final class Scheduler {
     static final int PERFORMANCE = 0;
@@ -32,14 +39,25 @@ final class Scheduler {
     static final String[] LABEL_VALUES = {"performance", "eco", "draining-performance", null};
 
     private final boolean ignoreProfiles;
+    private final PlacementScore score;
     private final List<NodeType> types;
     /** [label][type][free cores] → node indexes. */
     private final BitSet[][][] index;
+    /** With the efficient-load score, [type][cores wanted][free cores] → the score (0 for buckets that do not fit). */
+    private final long[][][] efficientLoadScores;
+    /** [type][cores wanted] → the free-core counts that fit, best score first. */
+    private final int[][][] byScore;
     /** The nodes with GPU boards, by index. */
     private final List<SimNode> gpuNodes;
 
+    /** A least-allocated scheduler. */
     Scheduler(List<SimNode> nodes, List<NodeType> types, boolean ignoreProfiles) {
+        this(nodes, types, ignoreProfiles, PlacementScore.LEAST_ALLOCATED);
+    }
+
+    Scheduler(List<SimNode> nodes, List<NodeType> types, boolean ignoreProfiles, PlacementScore score) {
         this.ignoreProfiles = ignoreProfiles;
+        this.score = score;
         this.types = List.copyOf(types);
         this.gpuNodes = nodes.stream().filter(n -> n.type.hasGpus()).toList();
         index = new BitSet[LABELS][types.size()][];
@@ -48,6 +66,23 @@ final class Scheduler {
                 byType[t] = new BitSet[types.get(t).model().cores() + 1];
                 for (int f = 0; f < byType[t].length; f++) {
                     byType[t][f] = new BitSet(nodes.size());
+                }
+            }
+        }
+        efficientLoadScores = new long[types.size()][][];
+        byScore = new int[types.size()][][];
+        if (score == PlacementScore.EFFICIENT_LOAD) {
+            for (int t = 0; t < types.size(); t++) {
+                int cores = types.get(t).model().cores();
+                efficientLoadScores[t] = new long[cores + 1][cores + 1];
+                byScore[t] = new int[cores + 1][];
+                for (int want = 0; want <= cores; want++) {
+                    long[] scores = efficientLoadScores[t][want];
+                    for (int free = want; free <= cores; free++) {
+                        scores[free] = efficientLoad(cores, free, want);
+                    }
+                    byScore[t][want] = java.util.stream.IntStream.rangeClosed(want, cores).boxed()
+                            .sorted(java.util.Comparator.comparingLong((Integer f) -> -scores[f])).mapToInt(Integer::intValue).toArray();
                 }
             }
         }
@@ -122,16 +157,33 @@ final class Scheduler {
         }
     }
 
-    /** The GPU node for a GPU job: least allocated by free cores among those it fits, ties to the lowest index; −1 when none. */
+    /**
+     * The GPU node for a GPU job: the best by the score on cores (least allocated by free cores, or efficient load) among
+     * those it fits, ties to the lowest index; −1 when none.
+     */
     int pickGpu(PodClass c, int cores, int gpus) {
         SimNode best = null;
+        long bestScore = -1;
         for (SimNode n : gpuNodes) {
-            if (allows(c, n.label) && n.freeGpus() >= gpus && n.freeCores() >= cores && (best == null
-                    || (double) n.freeCores() / n.cores() > (double) best.freeCores() / best.cores())) {
+            if (!allows(c, n.label) || n.freeGpus() < gpus || n.freeCores() < cores) {
+                continue;
+            }
+            if (score == PlacementScore.EFFICIENT_LOAD) {
+                long s = efficientLoad(n.cores(), n.freeCores(), cores);
+                if (s > bestScore) {
+                    best = n;
+                    bestScore = s;
+                }
+            } else if (best == null || (double) n.freeCores() / n.cores() > (double) best.freeCores() / best.cores()) {
                 best = n;
             }
         }
         return best == null ? -1 : best.index;
+    }
+
+    /** {@link EfficientLoadScore} of a node of {@code cores} cores with {@code free} free for a job of {@code want}. */
+    static long efficientLoad(int cores, int free, int want) {
+        return EfficientLoadScore.score((cores - free) * 1000L, want * 1000L, cores * 1000L);
     }
 
     /** The node for a CPU job of class {@code c} asking {@code want} cores, or −1 when none fits. */
@@ -150,8 +202,43 @@ final class Scheduler {
         return pick(c, want, -1);
     }
 
-    /** Least-allocated among the nodes labelled {@code onlyLabel} (or every allowed label when −1). */
+    /** The best-scoring among the nodes labelled {@code onlyLabel} (or every allowed label when −1). */
     private int pick(PodClass c, int want, int onlyLabel) {
+        return score == PlacementScore.EFFICIENT_LOAD ? efficientLoad(c, want, onlyLabel) : leastAllocated(c, want, onlyLabel);
+    }
+
+    /**
+     * The highest {@link EfficientLoadScore}, ties to the lowest index. The score depends only on a node's type and free
+     * cores: the (type, free cores) buckets that fit are visited best score first, and the scan of a type stops at the
+     * first bucket scoring less than the best node found.
+     */
+    private int efficientLoad(PodClass c, int want, int onlyLabel) {
+        int best = -1;
+        long bestScore = -1;
+        for (int t = 0; t < types.size(); t++) {
+            int cores = index[0][t].length - 1;
+            if (types.get(t).hasGpus() || want > cores) {
+                continue;
+            }
+            int[] order = byScore[t][want];
+            long[] scores = efficientLoadScores[t][want];
+            for (int free : order) {
+                long s = scores[free];
+                if (s < bestScore) {
+                    break;
+                }
+                int i = lowest(c, t, free, onlyLabel);
+                if (i >= 0 && (s > bestScore || i < best)) {
+                    best = i;
+                    bestScore = s;
+                }
+            }
+        }
+        return best;
+    }
+
+    /** Least-allocated: the largest share of free cores. */
+    private int leastAllocated(PodClass c, int want, int onlyLabel) {
         int best = -1;
         double bestShare = -1;
         for (int t = 0; t < types.size(); t++) {

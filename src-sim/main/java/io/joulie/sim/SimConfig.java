@@ -24,10 +24,19 @@ import java.util.Map;
  * @param maxPerformanceSlowdown the hindsight optimum keeps performance-only jobs' mean completion time within this
  *                               multiple of all-performance's
  * @param interference γ of co-located CPU jobs ({@code cluster.interference}; 0: jobs do not slow each other)
+ * @param score        how the twin's scheduler scores the nodes a job fits ({@code scheduler.score})
  */
 public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes,
                         double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner,
-                        int optimizerEvaluations, double maxPerformanceSlowdown, double interference) {
+                        int optimizerEvaluations, double maxPerformanceSlowdown, double interference, PlacementScore score) {
+
+    /** A configuration whose scheduler scores least-allocated. */
+    public SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes, double stepSeconds,
+                     double tickSeconds, double maxSeconds, PlannerSettings planner, int optimizerEvaluations,
+                     double maxPerformanceSlowdown, double interference) {
+        this(nodeTypes, typeShares, workload, nodes, stepSeconds, tickSeconds, maxSeconds, planner, optimizerEvaluations,
+                maxPerformanceSlowdown, interference, PlacementScore.LEAST_ALLOCATED);
+    }
 
     /** A configuration whose co-located jobs do not slow each other. */
     public SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes, double stepSeconds,
@@ -51,6 +60,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         require(optimizerEvaluations >= 1, "optimizer.evaluations must be ≥ 1, got " + optimizerEvaluations);
         require(maxPerformanceSlowdown >= 1, "optimizer.maxPerformanceSlowdown must be ≥ 1, got " + maxPerformanceSlowdown);
         require(interference >= 0 && interference < 1, "cluster.interference must be in [0, 1), got " + interference);
+        require(score != null, "scheduler.score is required");
     }
 
     public static SimConfig defaults() {
@@ -90,7 +100,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         }
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
-                r.d("optimizer.maxPerformanceSlowdown"), r.d("cluster.interference"));
+                r.d("optimizer.maxPerformanceSlowdown"), r.d("cluster.interference"), PlacementScore.of(r.s("scheduler.score")));
     }
 
     /**

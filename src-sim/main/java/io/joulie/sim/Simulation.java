@@ -99,7 +99,7 @@ public final class Simulation {
         ProfileCaps perf = config.planner().caps(Profile.PERFORMANCE);
         performanceCap = config.nodeTypes().stream().mapToDouble(t -> t.model().capWatts(perf.cpu())).toArray();
         performanceGpuCap = config.nodeTypes().stream().mapToDouble(t -> t.hasGpus() ? t.gpu().capWatts(perf.gpu()) : 0).toArray();
-        scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement());
+        scheduler = new Scheduler(nodes, config.nodeTypes(), !control.profilesConstrainPlacement(), config.score());
         queue = new JobQueue(jobs, maxCores, maxBoards);
         maxFree = new int[CLASSES.length][maxBoards + 1];
         remaining = new double[jobs.size()];
@@ -175,7 +175,7 @@ public final class Simulation {
                 return;
             }
             SimNode n = nodes.get(j.usesGpus() ? scheduler.pickGpu(j.podClass(), j.cores(), j.gpus())
-                    : scheduler.pick(j.podClass(), j.cores(), j.declaresEco()));
+                    : scheduler.pick(j.podClass(), j.cores(), j.prefersEco()));
             touch(n);
             scheduler.remove(n);
             n.attach(j);

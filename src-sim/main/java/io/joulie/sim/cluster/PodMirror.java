@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.api.v1alpha1.JoulieApi;
+import io.joulie.planner.EcoPlacement;
 import io.joulie.sim.JobSpec;
 
 import java.util.Map;
@@ -48,14 +49,8 @@ final class PodMirror implements AutoCloseable {
                     .addNewToleration().withKey(TwinObjects.GPU_RESOURCE).withOperator("Exists").withEffect("NoSchedule").endToleration()
                     .endSpec();
         }
-        if (job.declaresEco()) {
-            // what a job that declares eco asks of a scheduler: eco nodes preferred, not required
-            b.editSpec().withNewAffinity().withNewNodeAffinity().addNewPreferredDuringSchedulingIgnoredDuringExecution()
-                    .withWeight(100).withNewPreference().addNewMatchExpression().withKey(JoulieApi.POWER_PROFILE_LABEL)
-                    .withOperator("In").withValues(io.joulie.api.v1alpha1.PowerState.ActiveEco.labelValue()).endMatchExpression().endPreference()
-                    .endPreferredDuringSchedulingIgnoredDuringExecution().endNodeAffinity().endAffinity().endSpec();
-        }
-        Pod pod = b.build();
+        // what a job that declares eco asks of a scheduler, as the operator's webhook leaves it: eco nodes preferred
+        Pod pod = EcoPlacement.apply(b.build());
         writer.execute(() -> client.resource(pod).create());
     }
 
