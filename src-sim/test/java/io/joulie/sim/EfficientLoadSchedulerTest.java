@@ -15,16 +15,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The twin's scheduler with {@code scheduler.score=efficient-load}, and the eco preference its jobs get. */
 class EfficientLoadSchedulerTest {
     /** 16 cores. */
-    private static final NodeType TYPE = new NodeType("model", NodeModel.defaults());
+    private static final NodeType TYPE = SchedulerTest.TYPE;
 
     private static List<SimNode> nodes(int... labels) {
-        List<SimNode> list = new ArrayList<>();
-        for (int i = 0; i < labels.length; i++) {
-            SimNode n = new SimNode(i, "n" + i, TYPE, 0, Simulation.EPOCH);
-            n.label = labels[i];
-            list.add(n);
-        }
-        return list;
+        return SchedulerTest.nodes(labels);
     }
 
     /** Places a CPU job as the simulation does, returning the node's index. */

@@ -10,9 +10,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 class SchedulerTest {
     /** 16 cores. */
-    private static final NodeType TYPE = new NodeType("model", NodeModel.defaults());
+    static final NodeType TYPE = new NodeType("model", NodeModel.defaults());
 
-    private static List<SimNode> nodes(int... labels) {
+    /** Nodes of {@link #TYPE} with these labels (Scheduler's constants), indexed in order. */
+    static List<SimNode> nodes(int... labels) {
         List<SimNode> list = new ArrayList<>();
         for (int i = 0; i < labels.length; i++) {
             SimNode n = new SimNode(i, "n" + i, TYPE, 0, Simulation.EPOCH);
