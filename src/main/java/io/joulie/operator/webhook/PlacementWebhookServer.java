@@ -94,10 +94,6 @@ public class PlacementWebhookServer {
         listeners.add(listener);
     }
 
-    public boolean enabled() {
-        return config.enabled();
-    }
-
     void start(@Observes StartupEvent ev) {
         if (!config.enabled()) {
             LOG.info("placement webhook off (joulie.webhook.enabled=false)");
@@ -157,6 +153,12 @@ public class PlacementWebhookServer {
             request.response().setStatusCode(404).end();
             return;
         }
+        String length = request.getHeader("Content-Length");
+        if (length != null && (!length.matches("\\d{1,9}") || Integer.parseInt(length) > MAX_BODY)) {
+            errors.increment();
+            request.response().setStatusCode(413).end("request body over " + MAX_BODY + " bytes");
+            return;
+        }
         request.body().onComplete(ar -> {
             if (ar.failed() || ar.result().length() > MAX_BODY) {
                 errors.increment();
@@ -173,11 +175,5 @@ public class PlacementWebhookServer {
                 request.response().setStatusCode(400).end(e.getMessage());
             }
         });
-    }
-
-    /** The port served, once serving (0 asks for any free port). */
-    public Optional<Integer> port() {
-        HttpServer s = server;
-        return s == null ? Optional.empty() : Optional.of(s.actualPort());
     }
 }
