@@ -76,6 +76,20 @@ final class JobQueue {
         return best;
     }
 
+    /** The cores of every waiting CPU job (no GPU boards), any class. */
+    List<Integer> waitingCpuCores() {
+        List<Integer> cores = new java.util.ArrayList<>();
+        for (ArrayDeque<Integer>[][] byBoards : pending) {
+            ArrayDeque<Integer>[] row = byBoards[0];
+            for (int c = 1; c < row.length; c++) {
+                for (int k = row[c].size(); k > 0; k--) {
+                    cores.add(c);
+                }
+            }
+        }
+        return cores;
+    }
+
     int size() {
         return size;
     }

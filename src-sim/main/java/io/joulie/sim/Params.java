@@ -45,6 +45,16 @@ public final class Params {
                 + "(kube-scheduler's default, the largest share of free cores) or efficient-load (the profile Joulie ships: "
                 + "NodeResourcesFit RequestedToCapacityRatio on CPU peaking at " + io.joulie.planner.EfficientLoadScore.TARGET_PERCENT
                 + " % of a node's cores, which fills a node up to the peak before opening another); ties to the lowest node index, A included");
+        def("parking.enabled", "false", "true: at each planner tick, nodes empty for parking.idleSeconds are cordoned and "
+                + "powered off, and woken when pending jobs fit no powered node or the warm pool falls short (ParkingPolicy)");
+        def("parking.idleSeconds", "900", "a node must have held no pod this long before it may be parked");
+        def("parking.warmFraction", "0.4", "warm pool of free cores on powered nodes: this share of the peak requested cores "
+                + "over parking.windowSeconds, plus the largest job's cores");
+        def("parking.windowSeconds", "3600", "window of the peak of requested cores (running and pending jobs)");
+        def("parking.minNodes", "1", "never fewer powered (on or booting) nodes than this");
+        def("parking.bootSeconds", "300", "a woken node draws its idle power this long and takes no pod before it is on");
+        def("parking.offWatts", "5", "power of a parked (off) node: BMC standby, an assumption");
+        def("parking.wakeJoules", "0", "energy of a wake on top of the idle power drawn while booting (0: none modelled)");
         def("workload.jobs", "300", "jobs to generate (0: no limit, arrivals until workload.horizonSeconds)");
         def("workload.horizonSeconds", "0", "last arrival time (0: no limit, workload.jobs jobs)");
         def("workload.meanInterarrivalSeconds", "5", "mean of the exponential inter-arrival time");

@@ -118,6 +118,9 @@ final class Scheduler {
 
     /** ... and this after. */
     void add(SimNode n) {
+        if (n.power != io.joulie.planner.ParkingPolicy.Power.ON) {
+            return; // parked or booting: cordoned, takes no pod
+        }
         index[n.label][typeIndex(n)][n.freeCores()].set(n.index);
     }
 
@@ -149,7 +152,7 @@ final class Scheduler {
     void maxFreeWithGpus(PodClass c, int[] most) {
         java.util.Arrays.fill(most, 1, most.length, 0);
         for (SimNode n : gpuNodes) {
-            if (allows(c, n.label)) {
+            if (allows(c, n.label) && n.power == io.joulie.planner.ParkingPolicy.Power.ON) {
                 for (int g = Math.min(n.freeGpus(), most.length - 1); g >= 1; g--) {
                     most[g] = Math.max(most[g], n.freeCores());
                 }
@@ -165,7 +168,7 @@ final class Scheduler {
         SimNode best = null;
         long bestScore = -1;
         for (SimNode n : gpuNodes) {
-            if (!allows(c, n.label) || n.freeGpus() < gpus || n.freeCores() < cores) {
+            if (!allows(c, n.label) || n.power != io.joulie.planner.ParkingPolicy.Power.ON || n.freeGpus() < gpus || n.freeCores() < cores) {
                 continue;
             }
             if (score == PlacementScore.EFFICIENT_LOAD) {

@@ -25,10 +25,20 @@ import java.util.Map;
  *                               multiple of all-performance's
  * @param interference γ of co-located CPU jobs ({@code cluster.interference}; 0: jobs do not slow each other)
  * @param score        how the twin's scheduler scores the nodes a job fits ({@code scheduler.score})
+ * @param parking      parking of empty nodes ({@code parking.*}; off by default)
  */
 public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes,
                         double stepSeconds, double tickSeconds, double maxSeconds, PlannerSettings planner,
-                        int optimizerEvaluations, double maxPerformanceSlowdown, double interference, PlacementScore score) {
+                        int optimizerEvaluations, double maxPerformanceSlowdown, double interference, PlacementScore score,
+                        ParkingConfig parking) {
+
+    /** A configuration without parking. */
+    public SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes, double stepSeconds,
+                     double tickSeconds, double maxSeconds, PlannerSettings planner, int optimizerEvaluations,
+                     double maxPerformanceSlowdown, double interference, PlacementScore score) {
+        this(nodeTypes, typeShares, workload, nodes, stepSeconds, tickSeconds, maxSeconds, planner, optimizerEvaluations,
+                maxPerformanceSlowdown, interference, score, ParkingConfig.OFF);
+    }
 
     /** A configuration whose scheduler scores least-allocated. */
     public SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, WorkloadSpec workload, int nodes, double stepSeconds,
@@ -61,6 +71,7 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         require(maxPerformanceSlowdown >= 1, "optimizer.maxPerformanceSlowdown must be ≥ 1, got " + maxPerformanceSlowdown);
         require(interference >= 0 && interference < 1, "cluster.interference must be in [0, 1), got " + interference);
         require(score != null, "scheduler.score is required");
+        require(parking != null, "parking is required");
     }
 
     public static SimConfig defaults() {
@@ -100,7 +111,10 @@ public record SimConfig(List<NodeType> nodeTypes, List<Double> typeShares, Workl
         }
         return new SimConfig(types, shares, workload, r.i("cluster.nodes"), r.d("sim.stepSeconds"), tick,
                 r.d("sim.maxSeconds"), planner, r.i("optimizer.evaluations"),
-                r.d("optimizer.maxPerformanceSlowdown"), r.d("cluster.interference"), PlacementScore.of(r.s("scheduler.score")));
+                r.d("optimizer.maxPerformanceSlowdown"), r.d("cluster.interference"), PlacementScore.of(r.s("scheduler.score")),
+                new ParkingConfig(r.bool("parking.enabled"), r.d("parking.idleSeconds"), r.d("parking.warmFraction"),
+                        r.d("parking.windowSeconds"), r.i("parking.minNodes"), r.d("parking.bootSeconds"),
+                        r.d("parking.offWatts"), r.d("parking.wakeJoules")));
     }
 
     /**

@@ -57,6 +57,14 @@ public final class SimNode {
     boolean touched;
     /** Counts the node's wake-ups, so that a superseded one is recognised. */
     int version;
+    /** Parking: on, parked (cordoned and off) or booting; always on without parking. */
+    io.joulie.planner.ParkingPolicy.Power power = io.joulie.planner.ParkingPolicy.Power.ON;
+    /** Simulated seconds since which it holds no job, NaN while it holds one. */
+    double emptySince;
+    /** While booting: when it is on. */
+    double bootDoneAt;
+    /** What it draws while parked ({@code parking.offWatts}). */
+    double offWatts;
 
     SimNode(int index, String name, NodeType type, int typeIndex, Instant since) {
         this.index = index;
@@ -175,6 +183,14 @@ public final class SimNode {
      * advances the throttle ramp.
      */
     void refresh(double dt) {
+        if (power == io.joulie.planner.ParkingPolicy.Power.PARKED) {
+            f = 1;
+            duty = 1;
+            powerWatts = offWatts;
+            gpuPowerWatts = 0;
+            dirty = false;
+            return;
+        }
         NodeModel model = type.model();
         double u = busyCores() / model.cores();
         boolean ramping = Math.abs(throttleF - model.throttleTarget(throttlePct)) > 1e-9;

@@ -2,9 +2,11 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.PowerState;
 import io.joulie.api.v1alpha1.Profile;
+import io.joulie.planner.ParkingPolicy;
 import io.joulie.planner.PodClass;
 import io.joulie.planner.ProfileCaps;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -68,6 +70,20 @@ public final class Simulation {
             : Long.compare(a[1], b[1]));
     /** Pod names by job id, made when first asked for. */
     private final String[] podNames;
+    /** Parking ({@code parking.*}): its settings, the nodes booting, the requested cores at recent ticks {t, cores}. */
+    private final ParkingConfig parking;
+    private final ParkingPolicy.Settings parkingSettings;
+    private final List<SimNode> booting = new ArrayList<>();
+    private final java.util.ArrayDeque<double[]> requestedHistory = new java.util.ArrayDeque<>();
+    /** Cores requested by waiting or running CPU jobs, any class. */
+    private long requestedCores;
+    private final int largestCpuJob;
+    private double nextParkingTick;
+    private int parks;
+    private int wakes;
+    /** Σ over parking ticks of the nodes parked, to report the mean. */
+    private long parkedNodeTicks;
+    private long parkingTicks;
 
     /**
      * @param baseline what the results are labelled with
@@ -93,6 +109,7 @@ public final class Simulation {
             int t = types.get(i);
             SimNode n = new SimNode(i, names.get(i), config.nodeTypes().get(t), t, EPOCH);
             n.interference = config.interference();
+            n.offWatts = config.parking().offWatts();
             nodes.add(n);
             byName.put(n.name, n);
         }
@@ -105,6 +122,10 @@ public final class Simulation {
         remaining = new double[jobs.size()];
         podNames = new String[jobs.size()];
         accounting = new Accounting(jobs);
+        parking = config.parking();
+        parkingSettings = new ParkingPolicy.Settings(Duration.ofMillis(Math.round(parking.idleSeconds() * 1000)),
+                parking.warmFraction(), parking.minNodes());
+        largestCpuJob = jobs.stream().filter(j -> !j.usesGpus()).mapToInt(JobSpec::cores).max().orElse(0);
     }
 
     /** The run of a baseline in standalone mode: A without Joulie, the others with the operator's planner in-process. */
@@ -136,14 +157,25 @@ public final class Simulation {
             while (nextArrival < jobs.size() && jobs.get(nextArrival).arrival() <= t) {
                 enqueue(jobs.get(nextArrival++), false);
             }
+            if (parking.enabled()) {
+                finishBoots(t);
+            }
             if (scheduleNeeded) {
                 schedule();
+            }
+            if (parking.enabled() && t >= nextParkingTick - 1e-9) {
+                parkingTick(t);
+                nextParkingTick += config.tickSeconds();
             }
             runStep(t);
             t += dt;
             step++;
         }
         sample(t);
+        if (parking.enabled()) {
+            System.err.printf(java.util.Locale.ROOT, "%s parking: %d parks, %d wakes, %.1f nodes parked on average over %d ticks%n",
+                    baseline.name(), parks, wakes, parkingTicks == 0 ? 0.0 : (double) parkedNodeTicks / parkingTicks, parkingTicks);
+        }
         return accounting.result(baseline, jobs.size(), (System.nanoTime() - wallStart) / 1_000_000);
     }
 
@@ -181,6 +213,7 @@ public final class Simulation {
             n.attach(j);
             scheduler.add(n);
             n.running.add(j.id());
+            n.emptySince = Double.NaN;
             running++;
             if (j.podClass() == PodClass.PERFORMANCE) {
                 runningPerformance++;
@@ -276,8 +309,76 @@ public final class Simulation {
         }
     }
 
+    /** Booting nodes whose boot is over come on, empty since now, and take pods from this step. */
+    private void finishBoots(double t) {
+        for (int k = booting.size() - 1; k >= 0; k--) {
+            SimNode n = booting.get(k);
+            if (n.bootDoneAt <= t + 1e-9) {
+                booting.remove(k);
+                touch(n);
+                n.power = ParkingPolicy.Power.ON;
+                n.emptySince = t;
+                scheduler.add(n);
+                scheduleNeeded = true;
+            }
+        }
+    }
+
+    /** A planner tick of parking: {@link ParkingPolicy} on the nodes without GPUs (GPU nodes are never parked). */
+    private void parkingTick(double t) {
+        requestedHistory.addLast(new double[] {t, requestedCores});
+        while (requestedHistory.peekFirst()[0] < t - parking.windowSeconds() - 1e-9) {
+            requestedHistory.pollFirst();
+        }
+        long peak = 0;
+        for (double[] h : requestedHistory) {
+            peak = Math.max(peak, (long) h[1]);
+        }
+        List<ParkingPolicy.NodeFacts> facts = new ArrayList<>(nodes.size());
+        int parked = 0;
+        for (SimNode n : nodes) {
+            if (n.type.hasGpus()) {
+                continue;
+            }
+            parked += n.power == ParkingPolicy.Power.PARKED ? 1 : 0;
+            facts.add(new ParkingPolicy.NodeFacts(n.name, n.type.name(), n.cores(), n.freeCores(),
+                    Double.isNaN(n.emptySince) ? null : at(n.emptySince), n.power));
+        }
+        parkedNodeTicks += parked;
+        parkingTicks++;
+        ParkingPolicy.Decision d = ParkingPolicy.decide(parkingSettings, at(t), facts,
+                new ParkingPolicy.Demand(peak, largestCpuJob, queue.waitingCpuCores()));
+        for (String name : d.park()) {
+            SimNode n = byName.get(name);
+            SimConfig.require(n.running.isEmpty(), "parking chose " + name + ", which holds jobs");
+            touch(n);
+            scheduler.remove(n);
+            n.power = ParkingPolicy.Power.PARKED;
+            parks++;
+        }
+        for (String name : d.wake()) {
+            SimNode n = byName.get(name);
+            touch(n);
+            n.power = ParkingPolicy.Power.BOOTING;
+            n.bootDoneAt = t + parking.bootSeconds();
+            accounting.energyJoules += parking.wakeJoules();
+            booting.add(n);
+            wakes++;
+        }
+        if (parking.bootSeconds() == 0) {
+            finishBoots(t);
+        }
+    }
+
+    private static Instant at(double t) {
+        return EPOCH.plus(Duration.ofMillis(Math.round(t * 1000)));
+    }
+
     /** A job enters (+1, on arrival) or leaves (−1, when done) the demand the policies see. */
     private void demand(JobSpec j, int sign) {
+        if (!j.usesGpus()) {
+            requestedCores += sign * j.cores();
+        }
         switch (j.podClass()) {
             case PERFORMANCE -> {
                 performanceCores += sign * j.cores();
@@ -298,6 +399,9 @@ public final class Simulation {
     private void detach(SimNode n, int k, JobSpec j) {
         control.finished(j);
         n.running.remove(k);
+        if (n.running.isEmpty()) {
+            n.emptySince = (step + 1) * dt;
+        }
         scheduler.remove(n);
         n.detach(j);
         scheduler.add(n);
