@@ -49,7 +49,8 @@ import java.util.Set;
 /**
  * The one controller of the {@code Joulie} resource. Its workflow converges the objects the active resource owns
  * ({@link JoulieDependents}): the agent DaemonSet (only once the agent's admission policy and its binding are in
- * force: {@link JoulieDependents.AdmissionInForce}), the metrics Services and the agent's admission policy always; the
+ * force: {@link JoulieDependents.AdmissionInForce}), the metrics Services and the agent's admission policy always, the
+ * placement webhook's Service and registration unless {@code spec.placement} turns it off (decision 209); the
  * Grafana dashboard ConfigMap, ServiceMonitors and a PrometheusRule as {@code spec.monitoring} says; the OpenShift SCC.
  * The optional kinds are dependents only where their CRD is installed (activation conditions); missing, they make a
  * {@code MonitoringReady=False} condition, not a failure, and the controller comes back to look for them. Then it
