@@ -38,8 +38,11 @@ import java.util.concurrent.ConcurrentHashMap;
 public record JobSpec(int id, double arrival, int cores, double work, double sensitivity, String profile,
                       PodClass podClass, boolean declaresEco, int gpus, double activity, boolean prefersEco) {
 
-    /** {@link #prefersEco(String, boolean)} by (profile, declaresEco): a day has hundreds of thousands of jobs. */
-    private static final Map<Pod, Boolean> PREFERS_ECO = new ConcurrentHashMap<>();
+    /**
+     * {@link #prefersEco(String, boolean)} by (profile, declaresEco), the only inputs of a job's pod: a day has hundreds
+     * of thousands of jobs, and the rule runs once per pair.
+     */
+    private static final Map<String, Boolean> PREFERS_ECO = new ConcurrentHashMap<>();
 
     public JobSpec {
         SimConfig.require(gpus >= 0, "job " + id + ": GPU boards must be ≥ 0, got " + gpus);
@@ -105,7 +108,8 @@ public record JobSpec(int id, double arrival, int cores, double work, double sen
      * one rule the twin and the operator share): it declares eco and does not name a power profile itself.
      */
     public static boolean prefersEco(String profile, boolean declaresEco) {
-        return PREFERS_ECO.computeIfAbsent(pod(profile, declaresEco), p -> EcoPlacement.prefersEco(EcoPlacement.apply(p).getSpec()));
+        return PREFERS_ECO.computeIfAbsent(profile + "/" + declaresEco,
+                k -> EcoPlacement.prefersEco(EcoPlacement.apply(pod(profile, declaresEco)).getSpec()));
     }
 
     /** The pod spec the job would be submitted with. */

@@ -34,13 +34,13 @@ import io.joulie.api.text.LabelSelector;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.OperatorNamespace;
 import io.joulie.operator.config.OperatorSettings;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 
 /**
@@ -104,7 +104,7 @@ public class AgentTemplate {
 
     public AgentTemplate(KubernetesClient client, OperatorConfig config, OperatorSettings settings) {
         // The namespace the operator runs in (the client's, in a pod); the dependents watch the same one.
-        this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
+        this.namespace = OperatorNamespace.of(client, config);
         this.defaultImage = config.agent().image();
         this.settings = settings;
         List<?> admission = (List<?>) client.getKubernetesSerialization().unmarshal(

@@ -16,6 +16,7 @@ import io.fabric8.openshift.api.model.monitoring.v1.ServiceMonitorBuilder;
 import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.OperatorNamespace;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.io.IOException;
@@ -25,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * The desired monitoring objects of a {@code Joulie} resource, in the operator's namespace: the Grafana
@@ -51,7 +51,7 @@ public class MonitoringTemplate {
     private final PrometheusRuleSpec alerts;
 
     public MonitoringTemplate(KubernetesClient client, OperatorConfig config) {
-        this.namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
+        this.namespace = OperatorNamespace.of(client, config);
         this.dashboard = read(DASHBOARD_FILE);
         Map<?, ?> rules = client.getKubernetesSerialization().unmarshal(read(ALERTS_FILE), Map.class);
         if (!(rules.get("groups") instanceof List<?>)) {

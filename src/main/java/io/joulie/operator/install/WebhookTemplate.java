@@ -13,6 +13,7 @@ import io.joulie.api.v1alpha1.Joulie;
 import io.joulie.api.v1alpha1.JoulieApi;
 import io.joulie.api.v1alpha1.JoulieSpec;
 import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.OperatorNamespace;
 import io.joulie.operator.webhook.PlacementWebhookServer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -21,7 +22,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
@@ -49,7 +49,7 @@ public class WebhookTemplate {
 
     @Inject
     public WebhookTemplate(KubernetesClient client, OperatorConfig config, PlacementWebhookServer server) {
-        this(Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system"), config.webhook(),
+        this(OperatorNamespace.of(client, config), config.webhook(),
                 server::caBundle, server::look);
     }
 

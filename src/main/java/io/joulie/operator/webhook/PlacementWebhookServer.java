@@ -2,6 +2,7 @@ package io.joulie.operator.webhook;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.joulie.operator.config.OperatorConfig;
+import io.joulie.operator.config.OperatorNamespace;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -22,7 +23,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -56,7 +56,7 @@ public class PlacementWebhookServer {
     @Inject
     public PlacementWebhookServer(OperatorConfig config, KubernetesClient client, Vertx vertx, MeterRegistry registry, Clock clock) {
         this.config = config.webhook();
-        String namespace = Optional.ofNullable(client.getNamespace()).or(config::podNamespace).orElse("joulie-system");
+        String namespace = OperatorNamespace.of(client, config);
         this.tls = new WebhookTls(client, namespace, WebhookTls.names(this.config.service(), namespace, this.config.url()), clock);
         this.vertx = vertx;
         this.admission = new PlacementAdmission(client.getKubernetesSerialization());
