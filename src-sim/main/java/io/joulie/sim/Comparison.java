@@ -67,7 +67,7 @@ public record Comparison(String name, SimConfig config, Map<Baseline, RunResult>
         HindsightOptimizer.Result optimum = HindsightOptimizer.optimize(config, jobs, seeds,
                 new HindsightOptimizer.Options(config.optimizerEvaluations(), threads, serviceLevel));
         results.put(Baseline.H, optimum.run());
-        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum, TimeIndexedBound.of(config, jobs), constructive);
+        return new Comparison(name, config, results, EnergyBound.of(config, jobs), optimum, TimeIndexedBound.solvedOrCoarser(config, jobs), constructive);
     }
 
     /** What a run may choose: its action space, as the report states it next to its result. */

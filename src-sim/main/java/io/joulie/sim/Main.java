@@ -18,7 +18,7 @@ import java.util.Map;
  * The twin's command line (docs/simulation.md).
  *
  * <pre>
- * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|hetero|demo|all] [--out DIR] [--threads N] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|hetero|demo|all] [--out DIR] [--threads N] [--seeds 1-5] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar bench --runs A,D [--scenario NAME|all] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C|D] [--scenario NAME] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar demo [--baseline B|C|D] [--speed N] [--scenario NAME] [--repo DIR] [--out DIR] [--kubeconfig FILE] [key=value ...]
@@ -119,6 +119,9 @@ public final class Main {
         };
     }
 
+    /** The seeds whose placement and parking runs {@code bench} reports against issue 22's targets. */
+    static final String DEFAULT_SEEDS = "1-5";
+
     private static int bench(Map<String, String> options, Map<String, String> overrides) {
         String scenario = options.getOrDefault("scenario", "published");
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
@@ -127,6 +130,7 @@ public final class Main {
         if (options.containsKey("runs")) {
             return runs(names, options.get("runs"), overrides);
         }
+        List<Long> seeds = Targets.parseSeeds(options.getOrDefault("seeds", DEFAULT_SEEDS));
         for (String name : names) {
             SimConfig config = config(name, overrides);
             long start = System.nanoTime();
@@ -151,6 +155,13 @@ public final class Main {
             System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
+            start = System.nanoTime();
+            Targets t = Targets.run(name, overrides, seeds, threads);
+            Path targets = Report.write(t, out.resolve(name));
+            System.out.printf(Locale.ROOT, "  placement and parking, seeds %s (%.1f s wall):%n", options.getOrDefault("seeds", DEFAULT_SEEDS),
+                    (System.nanoTime() - start) / 1e9);
+            t.lines().forEach(l -> System.out.println("    " + l));
+            System.out.println("  targets: " + targets.toAbsolutePath());
         }
         return 0;
     }
@@ -310,6 +321,8 @@ public final class Main {
                 usage: java -jar joulie-sim.jar <command> [options] [key=value ...]
                   bench  [--scenario published|day|day-mixed|hetero|demo|all]       runs A, B, C, D, the lower bounds, the hindsight
                          [--out DIR] [--threads N]                                  optimum and the clairvoyant schedule; CSV, Markdown, PNG
+                         [--seeds 1-5]                                              then A and D with the efficient-load score and parking
+                                                                                    on these seeds, against issue 22's targets (targets.md)
                          [--runs A,D]                                               only these runs, one after the other: no bound, search, report
                   bounds [--scenario NAME|all] [--slot 900] [--steps 5]             the θ and the time-indexed lower bounds only
                          [--slowdown Infinity] [--round-cores true]                 (the LP's slot, grouping, performance deadline)

@@ -2,8 +2,9 @@ package io.joulie.sim;
 
 import io.joulie.api.v1alpha1.Profile;
 import io.joulie.planner.PodClass;
-import io.joulie.sim.optimum.TimeIndexedBound;
 import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.CategoryChart;
+import org.knowm.xchart.CategoryChartBuilder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
@@ -48,6 +49,40 @@ public final class Report {
             return dir.resolve("report.md");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the report to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The placement and parking runs over seeds: {@code targets.csv}, {@code targets.md} and {@code targets.png}. */
+    static final List<String> TARGET_FILES = List.of("targets.csv", "targets.md", "targets.png");
+
+    /** Writes {@link #TARGET_FILES}; returns the Markdown's path. */
+    public static Path write(Targets t, Path dir) {
+        System.setProperty("java.awt.headless", "true");
+        try {
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve("targets.csv"), t.csv());
+            Files.writeString(dir.resolve("targets.md"), t.markdown() + "\n![targets.png](targets.png)\n");
+            plotTargets(t, dir.resolve("targets.png"));
+            return dir.resolve("targets.md");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the targets to " + dir + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Per seed, the three savings the targets are about, in percent of A least-allocated's or A efficient-load's energy. */
+    private static void plotTargets(Targets t, Path file) throws IOException {
+        CategoryChart chart = new CategoryChartBuilder().width(1000).height(560)
+                .title("Energy to finish vs all performance, per seed (" + t.scenario() + ")").xAxisTitle("seed")
+                .yAxisTitle("% (negative = saved)").build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideSW);
+        List<String> seeds = t.seeds().keySet().stream().map(String::valueOf).toList();
+        for (Targets.Target target : List.of(Targets.Target.JOULIE_VS_DEFAULT, Targets.Target.JOULIE_OWN_PART,
+                Targets.Target.PARKING_VS_DEFAULT)) {
+            chart.addSeries(target.title() + " (goal " + target.goal() + ")", seeds,
+                    t.seeds().values().stream().map(target::of).toList());
+        }
+        try (OutputStream out = Files.newOutputStream(file)) {
+            BitmapEncoder.saveBitmap(chart, out, BitmapEncoder.BitmapFormat.PNG);
         }
     }
 
@@ -175,7 +210,7 @@ public final class Report {
                 + "nodes off are outside its action space, and outside H's and U's. The θ bound pools all time (it "
                 + "may run every job at its most efficient load even at the peak); the time-indexed bound, same action space, is "
                 + "an LP over %.0f-minute slots: each slot's node-time per type, work only after its arrival (its gap column is "
-                + "to the θ bound).%n%n", c.optimum().evaluations(), c.optimum().seed(), TimeIndexedBound.Options.DEFAULT.slotSeconds() / 60));
+                + "to the θ bound).%n%n", c.optimum().evaluations(), c.optimum().seed(), c.timeBound().slotSeconds() / 60));
         sb.append(String.format(Locale.ROOT, "## Power saved while busy: a fixed horizon of %.2f h%n%n", c.windowSeconds() / 3600));
         sb.append("| run | energy in the horizon (kWh) | vs A | jobs finished in it | kWh per finished job | vs A |\n");
         sb.append("|---|---:|---:|---:|---:|---:|\n");
@@ -212,7 +247,7 @@ public final class Report {
         sb.append(String.format(Locale.ROOT, "| time-indexed bound%s | lower bound | %.2f | %+.1f %% | %s; work after its arrival, "
                         + "node-time per %.0f-minute slot |%n", c.timeBound().solved() ? "" : " (LP not solved in time: the θ bound)",
                 c.timeBound().kWh(), c.timeBoundDeltaPercent(), Comparison.BOUND_ACTION_SPACE,
-                TimeIndexedBound.Options.DEFAULT.slotSeconds() / 60));
+                c.timeBound().slotSeconds() / 60));
         for (Baseline b : List.of(Baseline.H, Baseline.U)) {
             sb.append(String.format(Locale.ROOT, "| %s %s | feasible schedule%s | %.2f | %+.1f %% | %s |%n", b, b.title(),
                     b == Baseline.H || c.constructive().acceptable() ? "" : " (NOT within the service level: no upper bound)", c.get(b).energyKWh(),

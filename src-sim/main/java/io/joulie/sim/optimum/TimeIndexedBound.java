@@ -44,13 +44,14 @@ import java.util.Map;
  *
  * @param kWh         the bound: the LP's optimum plus every node's idle power for T_lb
  * @param gpuKWh      the GPU buckets' energy, their node-time after T_lb at idle power, and the boards' idle power
+ * @param slotSeconds the slot length solved with
  * @param slots       number of slots (the last one ends at T_lb)
  * @param variables   the LP's size
  * @param constraints the LP's size
  * @param solved      false when the solver did not reach the optimum within {@link #TIME_LIMIT_MILLIS}: the values are
  *                    then the θ bound's (a feasible but unfinished LP point is no bound)
  */
-public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variables, int constraints, boolean solved) {
+public record TimeIndexedBound(double kWh, double gpuKWh, double slotSeconds, int slots, int variables, int constraints, boolean solved) {
     /** The solver's wall-time limit: the calibrated day's LP does not finish in 17 minutes with ojAlgo (decision 185). */
     public static final long TIME_LIMIT_MILLIS = 120_000;
 
@@ -80,6 +81,27 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
 
     public static TimeIndexedBound of(SimConfig config, List<JobSpec> jobs) {
         return of(config, jobs, Options.DEFAULT);
+    }
+
+    /** The slot lengths {@link #solvedOrCoarser} tries, in order: the default's 15 minutes, then an hour. */
+    public static final double[] SLOTS = {900, 3600};
+
+    /**
+     * The bound with the default options, or, when the solver does not finish in its time limit, with longer slots
+     * ({@link #SLOTS}): a longer slot relaxes more (arrivals move further back, capacity pools over more time) and is
+     * still a bound; fewer slots make a smaller LP. The calibrated day solves with hour slots in under a minute where
+     * 15-minute slots did not finish in 17 (decision 212).
+     */
+    public static TimeIndexedBound solvedOrCoarser(SimConfig config, List<JobSpec> jobs) {
+        TimeIndexedBound b = null;
+        for (double slot : SLOTS) {
+            Options d = Options.DEFAULT;
+            b = of(config, jobs, new Options(slot, d.steps(), d.performanceSlowdown(), d.roundCores()));
+            if (b.solved()) {
+                return b;
+            }
+        }
+        return b;
     }
 
     public static TimeIndexedBound of(SimConfig config, List<JobSpec> jobs, Options options) {
@@ -241,7 +263,7 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
         model.options.time_abort = TIME_LIMIT_MILLIS;
         Optimisation.Result result = model.minimise();
         if (!result.getState().isOptimal()) {
-            return new TimeIndexedBound(theta.kWh(), theta.gpuKWh(), slots, model.countVariables(), model.countExpressions(), false);
+            return new TimeIndexedBound(theta.kWh(), theta.gpuKWh(), options.slotSeconds(), slots, model.countVariables(), model.countExpressions(), false);
         }
         double idleKWh = 0;
         double boardIdleKWh = 0;
@@ -255,7 +277,7 @@ public record TimeIndexedBound(double kWh, double gpuKWh, int slots, int variabl
         for (Variable v : gpuEnergy) {
             gpuDynamic += v.getContributionWeight() == null ? 0 : v.getValue().doubleValue() * v.getContributionWeight().doubleValue();
         }
-        return new TimeIndexedBound(result.getValue() + idleKWh + boardIdleKWh, gpuDynamic + boardIdleKWh, slots,
+        return new TimeIndexedBound(result.getValue() + idleKWh + boardIdleKWh, gpuDynamic + boardIdleKWh, options.slotSeconds(), slots,
                 model.countVariables(), model.countExpressions(), true);
     }
 

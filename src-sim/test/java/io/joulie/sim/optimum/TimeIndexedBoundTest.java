@@ -88,6 +88,28 @@ class TimeIndexedBoundTest {
         }
     }
 
+    /**
+     * Hour slots are unions of quarter-hour slots (the last one ends at T_lb in both), so the hour LP relaxes the
+     * quarter-hour one: θ ≤ LP(hour) ≤ LP(15 min). {@code solvedOrCoarser} keeps the 15-minute LP when it solves.
+     */
+    @Test
+    void longerSlotsLoosenTheBoundAndAreUsedOnlyWhenTheShortOnesDoNotSolve() {
+        SimConfig config = SimConfig.of(Map.of("cluster.nodes", "3", "workload.jobs", "60", "workload.seed", "2",
+                "workload.meanInterarrivalSeconds", "60", "workload.sensitivityMin", "0.2", "workload.ecoShare", "0.3"));
+        List<JobSpec> jobs = Workload.of(config.workload());
+        double theta = EnergyBound.of(config, jobs).kWh();
+        TimeIndexedBound quarter = TimeIndexedBound.of(config, jobs);
+        TimeIndexedBound hour = TimeIndexedBound.of(config, jobs, new TimeIndexedBound.Options(3600, 5, Double.POSITIVE_INFINITY, true));
+        assertThat(quarter.solved()).isTrue();
+        assertThat(hour.solved()).isTrue();
+        assertThat(hour.slotSeconds()).isEqualTo(3600);
+        assertThat(hour.slots()).isLessThan(quarter.slots());
+        assertThat(hour.kWh()).isGreaterThanOrEqualTo(theta * (1 - 1e-9)).isLessThanOrEqualTo(quarter.kWh() * (1 + 1e-9));
+        TimeIndexedBound chosen = TimeIndexedBound.solvedOrCoarser(config, jobs);
+        assertThat(chosen.slotSeconds()).isEqualTo(900);
+        assertThat(chosen.kWh()).isEqualTo(quarter.kWh());
+    }
+
     @Test
     void aDeadlineOnPerformanceOnlyWorkOnlyTightens() {
         SimConfig config = SimConfig.of(Map.of("cluster.nodes", "2", "workload.jobs", "30", "workload.seed", "5"));
