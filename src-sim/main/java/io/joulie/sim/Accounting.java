@@ -61,11 +61,11 @@ final class Accounting {
         series.add(new RunResult.Sample(t, power, energyJoules / 3.6e6, perf, draining, eco, running, pending));
     }
 
-    RunResult result(Baseline baseline, int jobsTotal, long wallMillis) {
+    RunResult result(Baseline baseline, int jobsTotal, long wallMillis, RunResult.Parking parking) {
         Map<PodClass, double[]> done = new EnumMap<>(PodClass.class);
         completion.forEach((c, v) -> done.put(c, Arrays.copyOf(v, completionCount.get(c))));
         return new RunResult(baseline, energyJoules / 3.6e6, gpuEnergyJoules / 3.6e6, jobsTotal, completed, makespan, done,
                 Arrays.copyOf(finishTimes, completed), violationSeconds,
-                evictions, transitions, ticks, series, wallMillis);
+                evictions, transitions, ticks, series, wallMillis, parking);
     }
 }

@@ -147,7 +147,9 @@ public final class Main {
             }
             System.out.printf(Locale.ROOT, "  θ bound                    %10.2f kWh to finish %+6.1f %%%n", c.bound().kWh(), c.boundDeltaPercent());
             System.out.printf(Locale.ROOT, "  time-indexed bound         %10.2f kWh to finish %+6.1f %%%s%n", c.timeBound().kWh(),
-                    c.timeBoundDeltaPercent(), c.timeBound().solved() ? "" : " (LP not solved within the time limit: the θ bound)");
+                    c.timeBoundDeltaPercent(), c.timeBound().solved()
+                            ? String.format(Locale.ROOT, " (%.0f-minute slots)", c.timeBound().slotSeconds() / 60)
+                            : " (LP not solved within the time limit at any slot length: the θ bound)");
             System.out.printf(Locale.ROOT, "  optimum bracketed: [%.2f, %.2f] kWh (best lower bound, best feasible schedule)%n",
                     Math.max(c.bound().kWh(), c.timeBound().kWh()), c.bestFeasibleKWh());
             System.out.println("  H: " + c.actionSpace(Baseline.H));

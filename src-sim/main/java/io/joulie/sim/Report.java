@@ -92,7 +92,7 @@ public final class Report {
                 + "jobs_total,jobs_completed,makespan_s,mean_completion_s,mean_completion_performance_s,p95_completion_performance_s,"
                 + "mean_completion_eco_s,mean_completion_unconstrained_s,performance_slowdown,eco_slowdown,unconstrained_slowdown,"
                 + "overall_slowdown,violation_s,evictions,transitions,planner_ticks,window_s,window_energy_kwh,window_energy_delta_pct,"
-                + "window_jobs_completed,wall_ms,action_space\n");
+                + "window_jobs_completed,parks,wakes,mean_parked_nodes,wall_ms,action_space\n");
         for (RunResult r : c.results().values()) {
             Baseline b = r.baseline();
             sb.append(String.join(",", b.name(), b.title(), num(r.energyKWh()), num(r.cpuEnergyKWh()), num(r.gpuEnergyKWh()),
@@ -107,6 +107,7 @@ public final class Report {
                     num(r.violationSeconds()), String.valueOf(r.evictions()), String.valueOf(r.transitions()),
                     String.valueOf(r.ticks()), num(c.windowSeconds()), num(r.energyKWhAt(c.windowSeconds())),
                     num(c.windowEnergyDeltaPercent(b)), String.valueOf(r.completedBy(c.windowSeconds())),
+                    String.valueOf(r.parking().parks()), String.valueOf(r.parking().wakes()), num(r.parking().meanParked()),
                     String.valueOf(r.wallMillis()), quoted(c.actionSpace(b)))).append('\n');
         }
         List<String> bound = new ArrayList<>(List.of("LB", "lower bound", num(c.bound().kWh()),
@@ -124,7 +125,8 @@ public final class Report {
         while (time.size() < bound.size() - 1) {
             time.add("");
         }
-        time.add(quoted(Comparison.BOUND_ACTION_SPACE + "; work after its arrival, node-time per 15-minute slot"));
+        time.add(quoted(String.format(Locale.ROOT, "%s; work after its arrival, node-time per %.0f-minute slot",
+                Comparison.BOUND_ACTION_SPACE, c.timeBound().slotSeconds() / 60)));
         sb.append(String.join(",", time)).append('\n');
         return sb.toString();
     }

@@ -25,15 +25,28 @@ import java.util.Map;
  * @param ticks              planner calls
  * @param series             one sample per planner interval
  * @param wallMillis         wall-clock time of the run
+ * @param parking            what parking did ({@link Parking#NONE} when it was off)
  */
 public record RunResult(Baseline baseline, double energyKWh, double gpuEnergyKWh, int jobsTotal, int jobsCompleted, double makespanSeconds,
                         Map<PodClass, double[]> completionTimes, double[] finishTimes, double violationSeconds, long evictions,
-                        long transitions, long ticks, List<Sample> series, long wallMillis) {
+                        long transitions, long ticks, List<Sample> series, long wallMillis, Parking parking) {
 
     /** The same run reported as another baseline (a schedule run as H, reported as U). */
     public RunResult as(Baseline b) {
         return new RunResult(b, energyKWh, gpuEnergyKWh, jobsTotal, jobsCompleted, makespanSeconds, completionTimes, finishTimes,
-                violationSeconds, evictions, transitions, ticks, series, wallMillis);
+                violationSeconds, evictions, transitions, ticks, series, wallMillis, parking);
+    }
+
+    /**
+     * What parking did in a run.
+     *
+     * @param parks      nodes powered off
+     * @param wakes      nodes powered on again
+     * @param meanParked nodes parked, on average over the parking controller's ticks
+     */
+    public record Parking(long parks, long wakes, double meanParked) {
+        /** A run without parking. */
+        public static final Parking NONE = new Parking(0, 0, 0);
     }
 
     /** The cluster at one instant. */

@@ -172,11 +172,10 @@ public final class Simulation {
             step++;
         }
         sample(t);
-        if (parking.enabled()) {
-            System.err.printf(java.util.Locale.ROOT, "%s parking: %d parks, %d wakes, %.1f nodes parked on average over %d ticks%n",
-                    baseline.name(), parks, wakes, parkingTicks == 0 ? 0.0 : (double) parkedNodeTicks / parkingTicks, parkingTicks);
-        }
-        return accounting.result(baseline, jobs.size(), (System.nanoTime() - wallStart) / 1_000_000);
+        RunResult.Parking parked = parking.enabled()
+                ? new RunResult.Parking(parks, wakes, parkingTicks == 0 ? 0.0 : (double) parkedNodeTicks / parkingTicks)
+                : RunResult.Parking.NONE;
+        return accounting.result(baseline, jobs.size(), (System.nanoTime() - wallStart) / 1_000_000, parked);
     }
 
     private void sample(double t) {

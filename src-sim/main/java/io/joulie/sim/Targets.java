@@ -49,14 +49,17 @@ public record Targets(String scenario, Map<Long, Map<Run, Outcome>> seeds) {
         }
     }
 
-    /** What one run measured: energy to finish, the performance-only jobs' completion mean and p95, violations. */
+    /**
+     * What one run measured: energy to finish, the performance-only jobs' completion mean and p95, violations, jobs,
+     * and what parking did.
+     */
     public record Outcome(double energyKWh, double performanceMeanSeconds, double performanceP95Seconds, double violationSeconds,
-                          int jobsCompleted, int jobsTotal) {
+                          int jobsCompleted, int jobsTotal, RunResult.Parking parking) {
 
         static Outcome of(RunResult r) {
             double[] perf = r.completionTimes().getOrDefault(PodClass.PERFORMANCE, new double[0]);
             return new Outcome(r.energyKWh(), RunResult.mean(perf), RunResult.quantile(perf, 0.95), r.violationSeconds(),
-                    r.jobsCompleted(), r.jobsTotal());
+                    r.jobsCompleted(), r.jobsTotal(), r.parking());
         }
     }
 
@@ -182,14 +185,15 @@ public record Targets(String scenario, Map<Long, Map<Run, Outcome>> seeds) {
     /** {@code targets.csv}: one row per seed and run, with the run's measures against the same seed's baselines. */
     public String csv() {
         StringBuilder sb = new StringBuilder("scenario,seed,run,energy_kwh,vs_a_least_allocated_pct,vs_a_efficient_load_pct,"
-                + "performance_mean_s,performance_p95_s,performance_mean_vs_a,performance_p95_vs_a,violation_s,jobs_completed,jobs_total\n");
+                + "performance_mean_s,performance_p95_s,performance_mean_vs_a,performance_p95_vs_a,violation_s,jobs_completed,jobs_total,parks,wakes,mean_parked_nodes\n");
         seeds.forEach((seed, runs) -> {
             Outcome a = runs.get(Run.A_DEFAULT);
             Outcome ae = runs.get(Run.A_EFFICIENT);
-            runs.forEach((run, o) -> sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.4f,%.4f,%.4f,%.2f,%.2f,%.5f,%.5f,%.1f,%d,%d%n",
+            runs.forEach((run, o) -> sb.append(String.format(Locale.ROOT, "%s,%d,%s,%.4f,%.4f,%.4f,%.2f,%.2f,%.5f,%.5f,%.1f,%d,%d,%d,%d,%.2f%n",
                     scenario, seed, run.name(), o.energyKWh(), delta(o, a), delta(o, ae), o.performanceMeanSeconds(),
                     o.performanceP95Seconds(), o.performanceMeanSeconds() / a.performanceMeanSeconds(),
-                    o.performanceP95Seconds() / a.performanceP95Seconds(), o.violationSeconds(), o.jobsCompleted(), o.jobsTotal())
+                    o.performanceP95Seconds() / a.performanceP95Seconds(), o.violationSeconds(), o.jobsCompleted(), o.jobsTotal(),
+                    o.parking().parks(), o.parking().wakes(), o.parking().meanParked())
                     .replace("NaN", "")));
         });
         return sb.toString();
@@ -203,15 +207,16 @@ public record Targets(String scenario, Map<Long, Map<Run, Outcome>> seeds) {
                 + "that score, and the same with parking (`parking.*` defaults). Energy to finish the same jobs; completion times of "
                 + "the performance-only jobs.\n\n");
         sb.append("| seed | run | energy to finish (kWh) | vs A least-allocated | vs A efficient-load | perf mean / p95 vs A "
-                + "least-allocated | violations (s) | jobs |\n|---:|---|---:|---:|---:|---|---:|---:|\n");
+                + "least-allocated | violations (s) | jobs | nodes parked (mean) / wakes |\n|---:|---|---:|---:|---:|---|---:|---:|---|\n");
         seeds.forEach((seed, runs) -> {
             Outcome a = runs.get(Run.A_DEFAULT);
             Outcome ae = runs.get(Run.A_EFFICIENT);
-            runs.forEach((run, o) -> sb.append(String.format(Locale.ROOT, "| %d | %s | %.2f | %s | %s | %.3fx / %.3fx | %.0f | %d / %d |%n",
+            runs.forEach((run, o) -> sb.append(String.format(Locale.ROOT, "| %d | %s | %.2f | %s | %s | %.3fx / %.3fx | %.0f | %d / %d | %s |%n",
                     seed, run.title(), o.energyKWh(), run == Run.A_DEFAULT ? "—" : String.format(Locale.ROOT, "%+.1f %%", delta(o, a)),
                     run == Run.A_EFFICIENT ? "—" : String.format(Locale.ROOT, "%+.1f %%", delta(o, ae)),
                     o.performanceMeanSeconds() / a.performanceMeanSeconds(), o.performanceP95Seconds() / a.performanceP95Seconds(),
-                    o.violationSeconds(), o.jobsCompleted(), o.jobsTotal()).replace("NaNx", "–")));
+                    o.violationSeconds(), o.jobsCompleted(), o.jobsTotal(), run.parking ? String.format(Locale.ROOT, "%.1f / %d",
+                            o.parking().meanParked(), o.parking().wakes()) : "–").replace("NaNx", "–")));
         });
         sb.append("\n| target | goal | min over seeds | max over seeds | every seed meets it |\n|---|---|---:|---:|---|\n");
         for (Target t : Target.values()) {

@@ -79,6 +79,11 @@ class ParkingTest {
         double withoutJ = idle * (1000 + 3900);
         double withJ = idle * 60 + 5 * 960 + idle * 300 + idle * 80 + 5 * 3500;
         assertThat((parked.energyKWh() - on.energyKWh()) * 3.6e6).isCloseTo(withJ - withoutJ, within(1e-3));
+        // parked at 60 and at 1,500, woken at 1,020; the run reports it (summary.csv, targets.csv)
+        assertThat(parked.parking().parks()).isEqualTo(2);
+        assertThat(parked.parking().wakes()).isEqualTo(1);
+        assertThat(parked.parking().meanParked()).isBetween(0.5, 1.0);
+        assertThat(on.parking()).isEqualTo(RunResult.Parking.NONE);
     }
 
     @Test

@@ -25,10 +25,10 @@ class TargetsTest {
     /** One seed's four runs by hand: energies of A least-allocated, A efficient-load, D, D + parking; D's perf mean/p95. */
     private static Map<Run, Outcome> seed(double a, double ae, double d, double p, double dMean, double dP95, double dViolations) {
         Map<Run, Outcome> runs = new EnumMap<>(Run.class);
-        runs.put(Run.A_DEFAULT, new Outcome(a, 100, 200, 0, 10, 10));
-        runs.put(Run.A_EFFICIENT, new Outcome(ae, 100, 200, 0, 10, 10));
-        runs.put(Run.D_EFFICIENT, new Outcome(d, dMean, dP95, dViolations, 10, 10));
-        runs.put(Run.D_PARKING, new Outcome(p, dMean, dP95 * 1.02, 0, 10, 10));
+        runs.put(Run.A_DEFAULT, new Outcome(a, 100, 200, 0, 10, 10, RunResult.Parking.NONE));
+        runs.put(Run.A_EFFICIENT, new Outcome(ae, 100, 200, 0, 10, 10, RunResult.Parking.NONE));
+        runs.put(Run.D_EFFICIENT, new Outcome(d, dMean, dP95, dViolations, 10, 10, RunResult.Parking.NONE));
+        runs.put(Run.D_PARKING, new Outcome(p, dMean, dP95 * 1.02, 0, 10, 10, new RunResult.Parking(4, 3, 1.5)));
         return runs;
     }
 
@@ -82,12 +82,14 @@ class TargetsTest {
                 .startsWith(Target.JOULIE_VS_DEFAULT.title()).contains("-6.0 % … -3.0 %").endsWith("NOT met)"));
         assertThat(t.markdown()).contains("| " + Target.VIOLATIONS.title() + " | 0 s | 0 s | 0 s | yes |")
                 .contains("| " + Target.JOULIE_VS_DEFAULT.title() + " | ≤ −5.0 % | -6.0 % | -3.0 % | **no** |")
-                .contains("| 2 | " + Run.D_EFFICIENT.title() + " | 97.00 | -3.0 % | -2.0 % | 1.015x / 1.030x | 0 | 10 / 10 |");
+                .contains("| 2 | " + Run.D_EFFICIENT.title() + " | 97.00 | -3.0 % | -2.0 % | 1.015x / 1.030x | 0 | 10 / 10 | – |")
+                .contains("| 2 | " + Run.D_PARKING.title() + " | 92.00 | -8.0 % | -7.1 % | 1.015x / 1.051x | 0 | 10 / 10 | 1.5 / 3 |");
         List<String> csv = t.csv().lines().toList();
         assertThat(csv).hasSize(1 + 2 * Run.values().length);
         int columns = csv.getFirst().split(",").length;
         assertThat(csv).allSatisfy(l -> assertThat(l.split(",", -1)).hasSize(columns));
-        assertThat(csv.get(7)).startsWith("hand,2,D_EFFICIENT,97.0000,-3.0000,-2.0202,");
+        assertThat(csv.get(7)).startsWith("hand,2,D_EFFICIENT,97.0000,-3.0000,-2.0202,").endsWith(",0,0,0.00");
+        assertThat(csv.get(8)).startsWith("hand,2,D_PARKING,92.0000,").endsWith(",10,10,4,3,1.50");
     }
 
     @Test
