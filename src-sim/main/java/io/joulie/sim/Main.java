@@ -20,6 +20,7 @@ import java.util.Map;
  * <pre>
  * java -jar src-sim/target/joulie-sim.jar bench [--scenario published|day|day-mixed|hetero|demo|all] [--out DIR] [--threads N] [--seeds 1-5] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar bench --runs A,D [--scenario NAME|all] [key=value ...]
+ * java -jar src-sim/target/joulie-sim.jar targets [--scenario NAME|all] [--seeds 1-5] [--out DIR] [--threads N] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar watch [--baseline B|C|D] [--scenario NAME] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar demo [--baseline B|C|D] [--speed N] [--scenario NAME] [--repo DIR] [--out DIR] [--kubeconfig FILE] [key=value ...]
  * java -jar src-sim/target/joulie-sim.jar params
@@ -109,6 +110,7 @@ public final class Main {
         return switch (args[0]) {
             case "bench" -> bench(options, overrides);
             case "bounds" -> bounds(options, overrides);
+            case "targets" -> targets(options, overrides);
             case "watch" -> watch(options, overrides);
             case "demo" -> demo(options, overrides);
             case "params" -> {
@@ -157,15 +159,32 @@ public final class Main {
             System.out.println("  θ and time-indexed bounds: " + Comparison.BOUND_ACTION_SPACE);
             System.out.println("  " + c.headline());
             System.out.println("  report: " + report.toAbsolutePath());
-            start = System.nanoTime();
-            Targets t = Targets.run(name, overrides, seeds, threads);
-            Path targets = Report.write(t, out.resolve(name));
-            System.out.printf(Locale.ROOT, "  placement and parking, seeds %s (%.1f s wall):%n", options.getOrDefault("seeds", DEFAULT_SEEDS),
-                    (System.nanoTime() - start) / 1e9);
-            t.lines().forEach(l -> System.out.println("    " + l));
-            System.out.println("  targets: " + targets.toAbsolutePath());
+            targets(name, overrides, seeds, threads, out);
         }
         return 0;
+    }
+
+    /** {@code targets}: only the placement and parking runs over seeds of {@code bench}, and their files. */
+    private static int targets(Map<String, String> options, Map<String, String> overrides) {
+        String scenario = options.getOrDefault("scenario", "day");
+        Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
+        int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
+        List<Long> seeds = Targets.parseSeeds(options.getOrDefault("seeds", DEFAULT_SEEDS));
+        for (String name : scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario)) {
+            System.out.println(name + ":");
+            targets(name, overrides, seeds, threads, out);
+        }
+        return 0;
+    }
+
+    private static void targets(String name, Map<String, String> overrides, List<Long> seeds, int threads, Path out) {
+        long start = System.nanoTime();
+        Targets t = Targets.run(name, overrides, seeds, threads);
+        Path targets = Report.write(t, out.resolve(name));
+        System.out.printf(Locale.ROOT, "  placement and parking, seeds %s (%.1f s wall):%n",
+                String.join(",", seeds.stream().map(String::valueOf).toList()), (System.nanoTime() - start) / 1e9);
+        t.lines().forEach(l -> System.out.println("    " + l));
+        System.out.println("  targets: " + targets.toAbsolutePath());
     }
 
     /**
@@ -326,6 +345,7 @@ public final class Main {
                          [--seeds 1-5]                                              then A and D with the efficient-load score and parking
                                                                                     on these seeds, against issue 22's targets (targets.md)
                          [--runs A,D]                                               only these runs, one after the other: no bound, search, report
+                  targets [--scenario day|NAME|all] [--seeds 1-5] [--out DIR]       only bench's placement and parking runs over seeds
                   bounds [--scenario NAME|all] [--slot 900] [--steps 5]             the θ and the time-indexed lower bounds only
                          [--slowdown Infinity] [--round-cores true]                 (the LP's slot, grouping, performance deadline)
                   watch  [--baseline B|C|D] [--scenario NAME]                       one run, printing each tick's node moves

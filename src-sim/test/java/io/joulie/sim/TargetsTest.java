@@ -142,5 +142,11 @@ class TargetsTest {
         assertThat(Files.readString(dir.resolve("published/targets.md"))).contains("Seeds 2, 3.");
         assertThat(Files.readAllLines(dir.resolve("published/targets.csv"))).hasSize(1 + 2 * Run.values().length);
         assertThatThrownBy(() -> Main.run(new String[]{"bench", "--seeds", "x"})).hasMessageContaining("--seeds");
+        // the targets alone: the same files, without the comparison's report
+        Path alone = dir.resolve("alone");
+        assertThat(Main.run(new String[]{"targets", "--scenario", "published", "--out", alone.toString(), "--seeds", "2,3",
+                "workload.jobs=30"})).isZero();
+        assertThat(alone.resolve("published/targets.csv")).hasSameTextualContentAs(dir.resolve("published/targets.csv"));
+        assertThat(alone.resolve("published/report.md")).doesNotExist();
     }
 }
