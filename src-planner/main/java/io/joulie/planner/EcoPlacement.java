@@ -59,6 +59,32 @@ public final class EcoPlacement {
         return Optional.of(b.build());
     }
 
+    /**
+     * Whether a namespace's default class ({@code joulie.io/workload-class=eco} on the Namespace, decision 213) applies
+     * to the Pod: it carries no {@code joulie.io/workload-class} annotation (any value is the Pod's own word) and does not
+     * name {@code joulie.io/power-profile} itself.
+     */
+    public static boolean takesNamespaceDefault(Pod pod) {
+        return pod != null && (pod.getMetadata() == null || pod.getMetadata().getAnnotations() == null
+                || !pod.getMetadata().getAnnotations().containsKey(JoulieApi.WORKLOAD_CLASS_ANNOTATION))
+                && !namesPowerProfile(pod.getSpec());
+    }
+
+    /**
+     * The Pod as a namespace with the eco default leaves it: when the default applies, a copy annotated
+     * {@code joulie.io/workload-class: eco} (so that every reader, demand_sized_v1's demand included, sees it declared)
+     * with the eco preference; otherwise what {@link #apply} makes of it.
+     */
+    public static Pod applyNamespaceDefault(Pod pod) {
+        return apply(takesNamespaceDefault(pod) ? declaredEco(pod) : pod);
+    }
+
+    /** A copy of the Pod annotated {@code joulie.io/workload-class: eco}. */
+    public static Pod declaredEco(Pod pod) {
+        return new PodBuilder(pod).editOrNewMetadata()
+                .addToAnnotations(JoulieApi.WORKLOAD_CLASS_ANNOTATION, JoulieApi.WORKLOAD_CLASS_ECO).endMetadata().build();
+    }
+
     /** The Pod as the rule leaves it: a copy with the eco preference, or the Pod itself. */
     public static Pod apply(Pod pod) {
         return affinityWithEcoPreference(pod)

@@ -40,6 +40,31 @@ class EcoPlacementTest {
     }
 
     @Test
+    void aNamespaceDefaultDeclaresEcoForPodsThatSayNothingThemselves() {
+        Pod bare = pod(null).build();
+        assertThat(EcoPlacement.takesNamespaceDefault(bare)).isTrue();
+        Pod out = EcoPlacement.applyNamespaceDefault(bare);
+        assertThat(PodClassifier.declaresEco(out.getMetadata())).as("demand_sized_v1 counts it as declared").isTrue();
+        assertThat(EcoPlacement.prefersEco(out.getSpec())).isTrue();
+        assertThat(bare.getMetadata().getAnnotations()).as("the input is not changed").isNullOrEmpty();
+        // once annotated, the default no longer applies, and the rule adds nothing more
+        assertThat(EcoPlacement.takesNamespaceDefault(out)).isFalse();
+        assertThat(EcoPlacement.applyNamespaceDefault(out)).isEqualTo(out);
+
+        // the Pod's own word: any workload class, or the power profile named in its spec
+        Pod standard = pod("standard").build();
+        assertThat(EcoPlacement.takesNamespaceDefault(standard)).isFalse();
+        assertThat(EcoPlacement.applyNamespaceDefault(standard)).isSameAs(standard);
+        Pod performance = pod(null).editSpec().withNodeSelector(Map.of(JoulieApi.POWER_PROFILE_LABEL, "performance")).endSpec().build();
+        assertThat(EcoPlacement.takesNamespaceDefault(performance)).isFalse();
+        assertThat(EcoPlacement.applyNamespaceDefault(performance)).isSameAs(performance);
+        // an eco-declared Pod in such a namespace is as anywhere else
+        Pod eco = pod("eco").build();
+        assertThat(EcoPlacement.takesNamespaceDefault(eco)).isFalse();
+        assertThat(EcoPlacement.applyNamespaceDefault(eco)).isEqualTo(EcoPlacement.apply(eco));
+    }
+
+    @Test
     void podsThatDoNotDeclareEcoAreLeftAlone() {
         assertThat(EcoPlacement.affinityWithEcoPreference(pod(null).build())).isEmpty();
         assertThat(EcoPlacement.affinityWithEcoPreference(pod("performance").build())).isEmpty();

@@ -29,6 +29,12 @@ public final class JoulieApi {
     public static final String WORKLOAD_CLASS_ANNOTATION = "joulie.io/workload-class";
     /** The {@link #WORKLOAD_CLASS_ANNOTATION} value of work that loses little at a lower frequency. */
     public static final String WORKLOAD_CLASS_ECO = "eco";
+    /**
+     * Namespace label that gives its Pods a default workload class: with {@value #WORKLOAD_CLASS_ECO}, the placement
+     * webhook annotates every Pod created there that names neither a workload class nor the power profile itself
+     * (decision 213). Same key as {@link #WORKLOAD_CLASS_ANNOTATION}.
+     */
+    public static final String WORKLOAD_CLASS_NAMESPACE_LABEL = "joulie.io/workload-class";
     /** The well-known node label that names a node's type: eco caps can be set per type. */
     public static final String NODE_TYPE_LABEL = "node.kubernetes.io/instance-type";
 

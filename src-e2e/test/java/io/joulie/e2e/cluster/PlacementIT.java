@@ -237,6 +237,53 @@ class PlacementIT extends ClusterScenario {
     }
 
     @Test
+    void aNamespaceWhoseDefaultIsEcoGivesThatClassToPodsThatNameNone() {
+        MutatingWebhookConfiguration registered = await().atMost(Duration.ofSeconds(60)).until(() -> cluster.admin
+                .admissionRegistration().v1().mutatingWebhookConfigurations().withName("joulie-pod-placement").get(),
+                c -> c != null && c.getWebhooks().size() == 2);
+        assertThat(registered.getWebhooks().get(1).getClientConfig().getUrl()).isEqualTo(cluster.webhookUrl() + "/namespace-eco");
+        cluster.kubectl(null, "label", "namespace", NS, JoulieApi.WORKLOAD_CLASS_NAMESPACE_LABEL + "=eco", "--overwrite").ok();
+        try {
+            // the API server's view of the namespace's labels may lag the label by a moment: try until it is used
+            awaitNamespaceDefault(true);
+            List<Pod> pods = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                pods.add(bare("ns-default-" + i, 1, false));
+            }
+            Pod standard = bare("ns-standard", 1, false);
+            standard.getMetadata().setAnnotations(Map.of(JoulieApi.WORKLOAD_CLASS_ANNOTATION, "standard"));
+            pods.add(standard);
+            pods.add(bare("ns-declared", 1, true));
+            place(pods, true);
+
+            for (Pod p : cluster.admin.pods().inNamespace(NS).list().getItems()) {
+                String name = p.getMetadata().getName();
+                boolean standardClass = name.equals("ns-standard");
+                assertThat(p.getMetadata().getAnnotations()).as(name).containsEntry(JoulieApi.WORKLOAD_CLASS_ANNOTATION,
+                        standardClass ? "standard" : JoulieApi.WORKLOAD_CLASS_ECO);
+                assertThat(EcoPlacement.prefersEco(p.getSpec())).as(name).isEqualTo(!standardClass);
+                if (!standardClass) {
+                    assertThat(NODES.get(p.getSpec().getNodeName())).as(name).isEqualTo("eco");
+                }
+            }
+        } finally {
+            cluster.kubectl(null, "label", "namespace", NS, JoulieApi.WORKLOAD_CLASS_NAMESPACE_LABEL + "-").ok();
+            removePods();
+            awaitNamespaceDefault(false);
+        }
+    }
+
+    /** Creates and deletes a probe Pod that names no class until it comes back with (or without) the eco preference. */
+    static void awaitNamespaceDefault(boolean applies) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+            Pod probe = cluster.admin.resource(bare("ns-probe", 1, false)).create();
+            cluster.admin.pods().inNamespace(NS).withName("ns-probe").withGracePeriod(0).delete();
+            await().atMost(Duration.ofSeconds(30)).until(() -> cluster.admin.pods().inNamespace(NS).withName("ns-probe").get() == null);
+            return EcoPlacement.prefersEco(probe.getSpec()) == applies;
+        });
+    }
+
+    @Test
     void ecoTolerantPodsFillTheEcoNodesFirst() {
         Map<String, Integer> requested = place(pods("eco", 22, 1, true));
 

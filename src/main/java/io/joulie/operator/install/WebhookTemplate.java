@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhook;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfiguration;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.MutatingWebhookConfigurationBuilder;
 import io.fabric8.kubernetes.api.model.admissionregistration.v1.WebhookClientConfig;
@@ -30,17 +32,25 @@ import java.util.function.Supplier;
  * that carry the {@code joulie.io/workload-class} annotation (a match condition), never in kube-system, the operator's
  * namespace or {@code spec.placement.excludedNamespaces}; it lets Pods through unchanged when the webhook cannot answer
  * unless {@code spec.placement.failurePolicy} is Fail. Its {@code caBundle} is the webhook's own certificate.
+ *
+ * <p>A second webhook of the same configuration gives Pods of namespaces labelled {@code joulie.io/workload-class=eco}
+ * that class by default (decision 213): the API server's namespace selector picks those namespaces, a match condition
+ * sends only Pods without the annotation, and the path tells the operator that the default applies, so that the
+ * operator reads no Namespace.
  */
 @ApplicationScoped
 public class WebhookTemplate {
     public static final String CONFIGURATION = "joulie-pod-placement";
     static final String WEBHOOK = "pod-placement.joulie.io";
+    static final String NAMESPACE_DEFAULT_WEBHOOK = "namespace-default.pod-placement.joulie.io";
     static final int SERVICE_PORT = 443;
     static final Map<String, String> LABELS = Map.of("app.kubernetes.io/name", "joulie-operator", "app.kubernetes.io/part-of",
             "joulie", "app.kubernetes.io/component", "webhook", "app.kubernetes.io/managed-by", "joulie-operator");
     /** Only Pods that carry the annotation are sent to the webhook at all. */
     static final String MATCH = "has(object.metadata.annotations) && '" + JoulieApi.WORKLOAD_CLASS_ANNOTATION
             + "' in object.metadata.annotations";
+    /** In a namespace whose default class is eco, only the Pods without the annotation (the others take {@link #MATCH}). */
+    static final String MATCH_UNDECLARED = "!(" + MATCH + ")";
 
     private final String namespace;
     private final OperatorConfig.Webhook config;
@@ -98,25 +108,37 @@ public class WebhookTemplate {
         JoulieSpec.Placement p = JoulieSpec.Placement.of(j.getSpec());
         List<String> excluded = new ArrayList<>(new LinkedHashSet<>(concat(List.of("kube-system", namespace),
                 p.excludedNamespacesOrEmpty())));
+        LabelSelectorRequirement notExcluded = new LabelSelectorRequirement("kubernetes.io/metadata.name", "NotIn", excluded);
+        LabelSelectorRequirement ecoDefault = new LabelSelectorRequirement(JoulieApi.WORKLOAD_CLASS_NAMESPACE_LABEL, "In",
+                List.of(JoulieApi.WORKLOAD_CLASS_ECO));
+        return new MutatingWebhookConfigurationBuilder().withNewMetadata().withName(CONFIGURATION).withLabels(LABELS).endMetadata()
+                .withWebhooks(webhook(p, WEBHOOK, PlacementWebhookServer.PATH, List.of(notExcluded), "declares-workload-class", MATCH),
+                        webhook(p, NAMESPACE_DEFAULT_WEBHOOK, PlacementWebhookServer.NAMESPACE_DEFAULT_PATH,
+                                List.of(notExcluded, ecoDefault), "no-workload-class", MATCH_UNDECLARED))
+                .build();
+    }
+
+    /** One webhook of the configuration: Pod creations in the selected namespaces that meet the condition, to this path. */
+    private MutatingWebhook webhook(JoulieSpec.Placement p, String name, String path, List<LabelSelectorRequirement> namespaces,
+                                    String conditionName, String condition) {
         WebhookClientConfigBuilder client = new WebhookClientConfigBuilder().withCaBundle(caBundle.get());
         if (config.url().isPresent()) {
-            client.withUrl(config.url().get());
+            // the configured URL is the main path's; the other paths hang below it
+            client.withUrl(config.url().get() + path.substring(PlacementWebhookServer.PATH.length()));
         } else {
             client.withNewService().withName(config.service()).withNamespace(namespace).withPort(SERVICE_PORT)
-                    .withPath(PlacementWebhookServer.PATH).endService();
+                    .withPath(path).endService();
         }
         WebhookClientConfig clientConfig = client.build();
-        return new MutatingWebhookConfigurationBuilder().withNewMetadata().withName(CONFIGURATION).withLabels(LABELS).endMetadata()
-                .addNewWebhook().withName(WEBHOOK).withAdmissionReviewVersions("v1").withSideEffects("None")
+        return new MutatingWebhookBuilder().withName(name).withAdmissionReviewVersions("v1").withSideEffects("None")
                 .withFailurePolicy(p.failurePolicyOrDefault()).withTimeoutSeconds(p.timeoutSecondsOrDefault())
                 .withMatchPolicy("Equivalent").withReinvocationPolicy("Never")
                 .addNewRule().withOperations("CREATE").withApiGroups("").withApiVersions("v1").withResources("pods")
                 .withScope("Namespaced").endRule()
-                .withNewNamespaceSelector().withMatchExpressions(new LabelSelectorRequirement("kubernetes.io/metadata.name",
-                        "NotIn", excluded)).endNamespaceSelector()
+                .withNewNamespaceSelector().withMatchExpressions(namespaces).endNamespaceSelector()
                 .withNewObjectSelector().endObjectSelector()
-                .addNewMatchCondition().withName("declares-workload-class").withExpression(MATCH).endMatchCondition()
-                .withClientConfig(clientConfig).endWebhook().build();
+                .addNewMatchCondition().withName(conditionName).withExpression(condition).endMatchCondition()
+                .withClientConfig(clientConfig).build();
     }
 
     private static List<String> concat(List<String> a, List<String> b) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.joulie.planner.EcoPlacement;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,10 @@ import java.util.Optional;
  * {@code /spec/affinity} (which replaces the affinity with itself plus the term). Every Pod is allowed: the webhook
  * only adds a preference, and what it cannot read it lets through unchanged, with the reason in the answer's warnings.
  * Pure: no client, no I/O.
+ *
+ * <p>Called for a namespace labelled {@code joulie.io/workload-class=eco} (the API server sends only those Pods to the
+ * namespace-default path, decision 213), a Pod that names neither a workload class nor the power profile is also
+ * annotated {@code joulie.io/workload-class: eco} in the same patch (its annotations written whole, with the class).
  */
 public final class PlacementAdmission {
     private final KubernetesSerialization json;
@@ -33,6 +38,8 @@ public final class PlacementAdmission {
     public enum Outcome {
         /** The Pod got the eco preference. */
         PATCHED,
+        /** The Pod got its namespace's default class (the annotation) and the eco preference. */
+        NAMESPACE_DEFAULT,
         /** Nothing to add: not eco-tolerant, or the Pod names the power profile itself. */
         UNCHANGED,
         /** Not a Pod create the webhook can read: allowed unchanged. */
@@ -43,8 +50,17 @@ public final class PlacementAdmission {
     public record Answer(String body, Outcome outcome) {
     }
 
-    /** The AdmissionReview to send back for this request body. */
+    /** The AdmissionReview to send back for this request body, the Pod's namespace having no default class. */
     public Answer review(String body) {
+        return review(body, false);
+    }
+
+    /**
+     * The AdmissionReview to send back for this request body.
+     *
+     * @param namespaceDefault the Pod's namespace makes eco its Pods' default class
+     */
+    public Answer review(String body, boolean namespaceDefault) {
         AdmissionReview in;
         try {
             in = json.unmarshal(body, AdmissionReview.class);
@@ -66,14 +82,24 @@ public final class PlacementAdmission {
         if (pod == null || !"Pod".equals(pod.getKind())) {
             outcome = Outcome.UNREADABLE;
         } else {
-            Optional<Affinity> affinity = EcoPlacement.affinityWithEcoPreference(pod);
-            if (affinity.isPresent()) {
-                String patch = json.asJson(List.of(Map.of("op", "add", "path", "/spec/affinity", "value", affinity.get())));
+            List<Map<String, Object>> ops = new ArrayList<>();
+            boolean byDefault = namespaceDefault && EcoPlacement.takesNamespaceDefault(pod);
+            if (byDefault) {
+                // the whole map, as for the affinity: "add" replaces a member that is there and makes one that is not, and
+                // the model cannot tell an absent map from an empty one
+                Map<String, String> annotations = EcoPlacement.declaredEco(pod).getMetadata().getAnnotations();
+                ops.add(pod.getMetadata() == null ? Map.of("op", "add", "path", "/metadata", "value", Map.of("annotations", annotations))
+                        : Map.of("op", "add", "path", "/metadata/annotations", "value", annotations));
+            }
+            Optional<Affinity> affinity = EcoPlacement.affinityWithEcoPreference(byDefault ? EcoPlacement.declaredEco(pod) : pod);
+            affinity.ifPresent(a -> ops.add(Map.of("op", "add", "path", "/spec/affinity", "value", a)));
+            if (ops.isEmpty()) {
+                outcome = Outcome.UNCHANGED;
+            } else {
+                String patch = json.asJson(ops);
                 response.withPatchType("JSONPatch")
                         .withPatch(Base64.getEncoder().encodeToString(patch.getBytes(StandardCharsets.UTF_8)));
-                outcome = Outcome.PATCHED;
-            } else {
-                outcome = Outcome.UNCHANGED;
+                outcome = byDefault ? Outcome.NAMESPACE_DEFAULT : Outcome.PATCHED;
             }
         }
         AdmissionResponse r = response.build();

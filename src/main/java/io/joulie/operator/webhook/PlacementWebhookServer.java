@@ -40,6 +40,8 @@ public class PlacementWebhookServer {
     private static final Logger LOG = Logger.getLogger(PlacementWebhookServer.class);
     /** The path the API server posts AdmissionReviews to. */
     public static final String PATH = "/mutate-pods";
+    /** The path the API server calls for Pods of namespaces whose default class is eco (decision 213). */
+    public static final String NAMESPACE_DEFAULT_PATH = PATH + "/namespace-eco";
     static final Duration RECHECK = Duration.ofMinutes(10);
     static final int MAX_BODY = 3 * 1024 * 1024;
 
@@ -133,7 +135,7 @@ public class PlacementWebhookServer {
                         .setPort(config.port()).setHost("0.0.0.0");
                 server = vertx.createHttpServer(options).requestHandler(this::handle).listen()
                         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-                LOG.infof("placement webhook serving HTTPS on port %d (%s)", server.actualPort(), PATH);
+                LOG.infof("placement webhook serving HTTPS on port %d (%s, %s)", server.actualPort(), PATH, NAMESPACE_DEFAULT_PATH);
             } else if (changed) {
                 server.updateSSLOptions(new SSLOptions().setKeyCertOptions(keyCert))
                         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -149,7 +151,8 @@ public class PlacementWebhookServer {
     }
 
     private void handle(HttpServerRequest request) {
-        if (!PATH.equals(request.path()) || request.method() != io.vertx.core.http.HttpMethod.POST) {
+        boolean namespaceDefault = NAMESPACE_DEFAULT_PATH.equals(request.path());
+        if (!(namespaceDefault || PATH.equals(request.path())) || request.method() != io.vertx.core.http.HttpMethod.POST) {
             request.response().setStatusCode(404).end();
             return;
         }
@@ -166,7 +169,8 @@ public class PlacementWebhookServer {
                 return;
             }
             try {
-                PlacementAdmission.Answer answer = admission.review(ar.result().toString(java.nio.charset.StandardCharsets.UTF_8));
+                PlacementAdmission.Answer answer = admission.review(ar.result().toString(java.nio.charset.StandardCharsets.UTF_8),
+                        namespaceDefault);
                 outcomes.get(answer.outcome()).increment();
                 request.response().putHeader("Content-Type", "application/json").end(answer.body());
             } catch (IllegalArgumentException e) {

@@ -86,6 +86,39 @@ class WebhookTemplateTest {
     }
 
     @Test
+    void namespacesLabelledEcoSendTheirUndeclaredPodsToTheNamespaceDefaultPath() {
+        List<MutatingWebhook> both = template(true, Optional.empty())
+                .configuration(joulie(new JoulieSpec.Placement(true, "Fail", 3, List.of("batch")))).getWebhooks();
+        assertThat(both).extracting(MutatingWebhook::getName)
+                .containsExactly("pod-placement.joulie.io", "namespace-default.pod-placement.joulie.io");
+        MutatingWebhook main = both.get(0);
+        MutatingWebhook w = both.get(1);
+        assertThat(w.getClientConfig().getService().getPath()).isEqualTo("/mutate-pods/namespace-eco");
+        assertThat(w.getClientConfig().getService().getName()).isEqualTo(main.getClientConfig().getService().getName());
+        assertThat(w.getClientConfig().getCaBundle()).isEqualTo("Q0E=");
+        assertThat(w.getFailurePolicy()).isEqualTo("Fail");
+        assertThat(w.getTimeoutSeconds()).isEqualTo(3);
+        assertThat(w.getRules()).isEqualTo(main.getRules());
+        // the excluded namespaces stay excluded; of the others only those labelled joulie.io/workload-class=eco
+        assertThat(w.getNamespaceSelector().getMatchExpressions()).hasSize(2);
+        assertThat(w.getNamespaceSelector().getMatchExpressions().get(0)).isEqualTo(main.getNamespaceSelector().getMatchExpressions().get(0));
+        assertThat(w.getNamespaceSelector().getMatchExpressions().get(0).getValues()).containsExactly("kube-system", "joulie-system", "batch");
+        assertThat(w.getNamespaceSelector().getMatchExpressions().get(1)).satisfies(e -> {
+            assertThat(e.getKey()).isEqualTo("joulie.io/workload-class");
+            assertThat(e.getOperator()).isEqualTo("In");
+            assertThat(e.getValues()).containsExactly("eco");
+        });
+        // exactly the Pods the main webhook does not take: no Pod is sent twice
+        assertThat(w.getMatchConditions()).singleElement().satisfies(c -> assertThat(c.getExpression())
+                .isEqualTo("!(" + main.getMatchConditions().get(0).getExpression() + ")"));
+
+        MutatingWebhook byUrl = template(true, Optional.of("https://127.0.0.1:9443/mutate-pods")).configuration(joulie(null))
+                .getWebhooks().get(1);
+        assertThat(byUrl.getClientConfig().getUrl()).isEqualTo("https://127.0.0.1:9443/mutate-pods/namespace-eco");
+        assertThat(byUrl.getClientConfig().getService()).isNull();
+    }
+
+    @Test
     void itIsWantedOnlyWhenServedAndNotTurnedOff() {
         assertThat(template(true, Optional.empty()).wanted(joulie(null))).isTrue();
         assertThat(template(true, Optional.empty()).wanted(joulie(new JoulieSpec.Placement(false, null, null, null)))).isFalse();
