@@ -121,6 +121,11 @@ public final class Main {
         };
     }
 
+    /** {@code --scenario}'s names: {@code all} is every scenario but the demo's. */
+    static List<String> scenarios(String scenario) {
+        return scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
+    }
+
     /** The seeds whose placement and parking runs {@code bench} reports against issue 22's targets. */
     static final String DEFAULT_SEEDS = "1-5";
 
@@ -128,7 +133,7 @@ public final class Main {
         String scenario = options.getOrDefault("scenario", "published");
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
         int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
-        List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
+        List<String> names = scenarios(scenario);
         if (options.containsKey("runs")) {
             return runs(names, options.get("runs"), overrides);
         }
@@ -170,7 +175,7 @@ public final class Main {
         Path out = Path.of(options.getOrDefault("out", "target/sim-results"));
         int threads = positive("threads", options.getOrDefault("threads", String.valueOf(Runtime.getRuntime().availableProcessors())));
         List<Long> seeds = Targets.parseSeeds(options.getOrDefault("seeds", DEFAULT_SEEDS));
-        for (String name : scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario)) {
+        for (String name : scenarios(scenario)) {
             System.out.println(name + ":");
             targets(name, overrides, seeds, threads, out);
         }
@@ -214,7 +219,7 @@ public final class Main {
     /** The θ bound and the time-indexed bound alone (no run of the twin): seconds, not minutes. */
     private static int bounds(Map<String, String> options, Map<String, String> overrides) {
         String scenario = options.getOrDefault("scenario", "published");
-        List<String> names = scenario.equals("all") ? List.of("published", "day", "day-mixed", "hetero") : List.of(scenario);
+        List<String> names = scenarios(scenario);
         for (String name : names) {
             SimConfig config = config(name, overrides);
             List<JobSpec> jobs = Workload.of(config.workload());
