@@ -258,7 +258,8 @@ public final class Report {
         double low = Math.max(c.bound().kWh(), c.timeBound().kWh());
         double high = c.bestFeasibleKWh();
         sb.append(String.format(Locale.ROOT, "%nThe optimum over the bounds' action set lies between %.2f and %.2f kWh (%+.1f %% and "
-                + "%+.1f %% of A): the best lower bound and the best feasible schedule found (H and U are inside that action set).%n%n",
+                + "%+.1f %% of A): the best lower bound and the best feasible schedule found (H, U, or a policy that meets the service "
+                + "level; all are inside that action set).%n%n",
                 low, high, 100 * (low / a - 1), 100 * (high / a - 1)));
         return sb.toString();
     }

@@ -137,7 +137,7 @@ public final class HindsightOptimizer {
     }
 
     /** Finishes every job, no violation, performance-only jobs' mean completion within {@code maxPerformanceCompletion}. */
-    static boolean acceptable(RunResult r, double maxPerformanceCompletion) {
+    public static boolean acceptable(RunResult r, double maxPerformanceCompletion) {
         double perf = r.meanCompletion(PodClass.PERFORMANCE);
         return r.finished() && r.violationSeconds() == 0 && !(perf > maxPerformanceCompletion);
     }
