@@ -46,5 +46,9 @@ class ComparisonTest {
         assertThat(anyPolicy).as("some policy meets the service level here, else the test shows nothing").isTrue();
         // the search started from the policies' own per-type choices
         assertThat(c.optimum().seeds().keySet()).contains(Baseline.D.title());
+        // the report names the seed H descends from: one of the seeds, and a total one when its first refinement won
+        String from = c.optimum().seed();
+        assertThat(c.optimum().seeds().keySet()).anySatisfy(k -> assertThat(from).startsWith(k));
+        assertThat(from.endsWith("(the best total seed, refined first)") || c.optimum().seeds().containsKey(from)).isTrue();
     }
 }

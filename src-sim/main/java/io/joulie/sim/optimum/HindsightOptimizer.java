@@ -79,7 +79,7 @@ public final class HindsightOptimizer {
      * @param run         the best run found (baseline H)
      * @param schedule    its schedule
      * @param evaluations runs of the twin spent by the search (seeds given with their run not counted)
-     * @param seed        the seed the search started from
+     * @param seed        the seed the result descends from (on several types the best total seed when its refinement won)
      * @param finestBlock the shortest block, in ticks, the refinement tried (1: single ticks reached)
      * @param seeds       every seed's energy to finish (kWh), NaN for a seed that is not acceptable, by name
      */
@@ -175,6 +175,7 @@ public final class HindsightOptimizer {
         int ticks = Math.max((int) Math.ceil(best.makespanSeconds() / config.tickSeconds()) + 1,
                 Arrays.stream(start.schedule().counts()).mapToInt(r -> r.length).max().orElse(1));
         Schedule schedule = stretch(start.schedule(), ticks);
+        String from = start.name();
         int finest = 0;
 
         // on several types, when the best seed is per type (a clairvoyant one), the best total seed is refined first with
@@ -192,6 +193,7 @@ public final class HindsightOptimizer {
             if (total.run().energyKWh() < best.energyKWh()) {
                 best = total.run();
                 schedule = total.schedule();
+                from = totalStart.name() + " (the best total seed, refined first)";
             }
         }
 
@@ -234,7 +236,7 @@ public final class HindsightOptimizer {
 
         Refined refined = refine(schedule, best, ticks, options.evaluations());
         finest = finest == 0 ? refined.finest() : refined.finest() == 0 ? finest : Math.min(finest, refined.finest());
-        return new Result(refined.run(), refined.schedule(), evaluations, start.name(), finest, seedEnergy);
+        return new Result(refined.run(), refined.schedule(), evaluations, from, finest, seedEnergy);
     }
 
     private record Refined(Schedule schedule, RunResult run, int finest) {
