@@ -277,6 +277,22 @@ class AgentUnderFaultsIT extends ClusterScenario {
             assertThat(label(node)).isEqualTo("performance");
         });
 
+        // one rescue for certain: every node eco, then a performance-only Pod bound straight onto one whose agent runs;
+        // its packages must reach the performance cap within the bound. The random phase's rescues are raced: a monitor
+        // pass (about 90 ms apart) sees a Pod Running below the cap only when it is quicker than the operator.
+        String rescued = NODES.get(1);
+        cluster.policy("{\"staticHpFrac\":0.0}");
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+            assertThat(cluster.states()).containsEntry(rescued, "ActiveEco");
+            assertThat(atPerformance(rescued)).isFalse();
+        });
+        assertThat(agents).containsKey(rescued);
+        long bound = System.currentTimeMillis();
+        cluster.admin.resource(pod("direct-rescue", rescued)).create();
+        await().atMost(BOUND).pollInterval(Duration.ofMillis(100)).until(() -> atPerformance(rescued));
+        System.out.printf("a performance-only Pod bound to eco node %s: its packages at the performance cap %d ms later%n",
+                rescued, System.currentTimeMillis() - bound);
+
         // the seeded random stream
         long seed = Long.getLong("e2e.faults.seed", 1);
         Random rnd = new Random(seed);
@@ -345,7 +361,8 @@ class AgentUnderFaultsIT extends ClusterScenario {
         assertThat(unexcused).isEmpty();
         // the run did what it claims: every fault, rescues on the hardware, agents restarted
         assertThat(faults.keySet()).containsAll(Set.of(Fault.values()));
-        assertThat(episodeCount.get()).as("performance-only Pods found below the performance cap (then raised)").isPositive();
+        // (the rescue on the hardware is asserted by the scripted one before the random phase; the episodes counted here
+        // are printed, not required: 0 to 5 in five runs of seed 1)
         assertThat(agentStarts.get()).isGreaterThan(NODES.size() + 1);
         assertThat(checks.get()).isGreaterThan(1_000);
     }
